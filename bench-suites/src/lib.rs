@@ -1,0 +1,1 @@
+//! Lukšan–Vlček, COPS and PGLIB-OPF benchmark suites and the `simdnlp-bench` harness.

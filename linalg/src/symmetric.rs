@@ -1,0 +1,65 @@
+//! The backend seam for sparse symmetric factorizations.
+//!
+//! The interior-point solver talks to linear solvers only through [`SymmetricSolver`]; no
+//! faer (or cuDSS) type appears in its signature, so a GPU backend implements the same trait.
+
+use crate::LinalgError;
+
+/// Number of positive, negative and zero eigenvalues of a symmetric matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Inertia {
+    /// Count of positive eigenvalues.
+    pub positive: usize,
+    /// Count of negative eigenvalues.
+    pub negative: usize,
+    /// Count of zero eigenvalues (numerically singular pivots).
+    pub zero: usize,
+}
+
+/// Outcome of a numeric factorization that did not fail for structural reasons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FactorStatus {
+    /// Factorization succeeded; [`SymmetricSolver::inertia`] is meaningful when the
+    /// backend provides inertia.
+    Success,
+    /// A Cholesky-type backend met a non-positive pivot: the matrix is not positive
+    /// definite. The interior-point method treats this as "wrong inertia".
+    NotPositiveDefinite,
+    /// The matrix is numerically singular (a zero pivot where the method cannot continue).
+    Singular,
+}
+
+/// A sparse symmetric direct solver: analyze once, factorize many times, solve many times.
+///
+/// Matrices are given as the **lower triangle** of a symmetric matrix in compressed sparse
+/// column form (`col_ptr` of length `n + 1`, `row_idx` sorted within each column, every
+/// `row_idx[k] >= col`). Values passed to [`SymmetricSolver::factorize`] follow the order of
+/// `row_idx` in [`SymmetricSolver::analyze`].
+pub trait SymmetricSolver: Send {
+    /// Symbolic analysis (fill-reducing ordering, symbolic factorization) of the pattern.
+    /// Called once per structure; later factorizations reuse it.
+    fn analyze(&mut self, n: usize, col_ptr: &[usize], row_idx: &[usize])
+    -> Result<(), LinalgError>;
+
+    /// Numeric factorization of the analyzed pattern with these values.
+    fn factorize(&mut self, values: &[f64]) -> Result<FactorStatus, LinalgError>;
+
+    /// Solve `A x = b` in place (`rhs` holds `b` on entry, `x` on exit) with the last
+    /// successful factorization.
+    fn solve_in_place(&mut self, rhs: &mut [f64]) -> Result<(), LinalgError>;
+
+    /// Solve for `nrhs` right-hand sides stored column-major in `rhs` (`n * nrhs` values).
+    fn solve_many_in_place(&mut self, rhs: &mut [f64], nrhs: usize) -> Result<(), LinalgError> {
+        let n = rhs.len() / nrhs.max(1);
+        for col in rhs.chunks_exact_mut(n.max(1)).take(nrhs) {
+            self.solve_in_place(col)?;
+        }
+        Ok(())
+    }
+
+    /// Whether [`SymmetricSolver::inertia`] returns counts for this backend.
+    fn provides_inertia(&self) -> bool;
+
+    /// Inertia of the last successful factorization, when the backend provides it.
+    fn inertia(&self) -> Option<Inertia>;
+}

@@ -1,1 +1,10 @@
 //! Lukšan–Vlček, COPS and PGLIB-OPF benchmark suites and the `simdnlp-bench` harness.
+//!
+//! - [`opf`]: the PGLIB-OPF data layer (MATPOWER parser, per-unit network, baselines).
+//! - [`handcoded`]: hand-written [`simdnlp_modeling::NlpModel`]s (AC polar OPF,
+//!   Lukšan–Vlček Rosenbrock) — the baseline that makes the modeling layer's abstraction
+//!   cost visible.
+//! - [`harness`]: the instance registry, the callback-timing protocol, the solve seam and
+//!   reporting (tables, JSON Lines, plots) behind the `simdnlp-bench` binary.
+
+pub mod opf;

@@ -7,4 +7,5 @@
 //! - [`harness`]: the instance registry, the callback-timing protocol, the solve seam and
 //!   reporting (tables, JSON Lines, plots) behind the `simdnlp-bench` binary.
 
+pub mod handcoded;
 pub mod opf;

@@ -1,0 +1,11 @@
+//! Hand-written [`simdnlp_modeling::NlpModel`]s with hand-derived derivatives: the
+//! baseline against which the modeling layer's abstraction cost is measured.
+
+pub mod acopf;
+pub mod rosenbrock;
+
+#[cfg(test)]
+pub(crate) mod fdcheck;
+
+pub use acopf::AcopfModel;
+pub use rosenbrock::{RosenbrockModel, RosenbrockSizeError};

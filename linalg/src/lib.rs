@@ -1,8 +1,28 @@
 //! Sparse symmetric linear algebra for simdnlp: COO/CSC types, assembly maps, symmetric
 //! factorizations with inertia on faer, and condensed KKT products.
+//!
+//! Layout of the crate:
+//! - [`sparse`]: fixed-structure COO patterns (validated), CSC patterns/matrices, and a
+//!   symmetric lower-triangle matrix-vector product.
+//! - [`assembly`]: [`assembly::KktBuilder`] / [`assembly::SymAssembly`], the map from several
+//!   COO value sources (Hessian, Jacobian, diagonals) to one lower-triangle CSC matrix, computed
+//!   once per structure; each numeric refill is one pass over the values.
+//! - [`condensed`]: [`condensed::CondensedKkt`], the pattern and O(nnz) numeric update of
+//!   `K = W + Σx + Jᵀ D J`.
+//! - [`faer_backend`]: [`FaerLlt`], [`FaerLdlt`], [`FaerLblt`] implementing
+//!   [`SymmetricSolver`] on faer's sparse Cholesky machinery.
+//! - [`refine`]: Ipopt-style iterative refinement on top of any [`SymmetricSolver`].
 
+pub mod assembly;
+pub mod condensed;
+pub mod faer_backend;
+pub mod refine;
+pub mod sparse;
 pub mod symmetric;
 
+pub use assembly::{KktBuilder, SourceId, SymAssembly};
+pub use faer_backend::{FaerLblt, FaerLdlt, FaerLlt, Parallelism};
+pub use sparse::{CooPattern, CscMatrix, CscPattern};
 pub use symmetric::{FactorStatus, Inertia, SymmetricSolver};
 
 /// Errors of the linear-algebra layer, with enough context to find the bad input.
@@ -38,4 +58,26 @@ pub enum LinalgError {
     /// The backend failed for a reason it reports.
     #[error("backend failure: {0}")]
     Backend(String),
+    /// A compressed sparse column pattern is malformed (column pointers not monotone, row
+    /// indices unsorted / duplicated within a column, or an entry above the diagonal where
+    /// only the lower triangle is allowed).
+    #[error("{what}: invalid CSC pattern in column {col}: {detail}")]
+    InvalidPattern {
+        /// Which input.
+        what: String,
+        /// The column where the problem was found.
+        col: usize,
+        /// What is wrong.
+        detail: String,
+    },
+    /// A numeric input (value, tolerance, option) is not acceptable.
+    #[error("{what}: invalid value {value}: {detail}")]
+    InvalidValue {
+        /// Which input.
+        what: String,
+        /// The offending value.
+        value: f64,
+        /// Why it is rejected.
+        detail: String,
+    },
 }

@@ -38,8 +38,12 @@ pub enum FactorStatus {
 pub trait SymmetricSolver: Send {
     /// Symbolic analysis (fill-reducing ordering, symbolic factorization) of the pattern.
     /// Called once per structure; later factorizations reuse it.
-    fn analyze(&mut self, n: usize, col_ptr: &[usize], row_idx: &[usize])
-    -> Result<(), LinalgError>;
+    fn analyze(
+        &mut self,
+        n: usize,
+        col_ptr: &[usize],
+        row_idx: &[usize],
+    ) -> Result<(), LinalgError>;
 
     /// Numeric factorization of the analyzed pattern with these values.
     fn factorize(&mut self, values: &[f64]) -> Result<FactorStatus, LinalgError>;

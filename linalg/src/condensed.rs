@@ -1,0 +1,1 @@
+//! Condensed KKT products (placeholder, filled in below).

@@ -1,0 +1,670 @@
+//! faer backends for [`SymmetricSolver`]: Cholesky [`FaerLlt`], LDLᵀ without pivoting
+//! [`FaerLdlt`], and intranode Bunch–Kaufman LBLᵀ [`FaerLblt`].
+//!
+//! All three share one core built on `faer::sparse::linalg::cholesky`:
+//! - [`SymmetricSolver::analyze`] validates the lower-triangle CSC pattern, computes the AMD
+//!   fill-reducing ordering and the symbolic factorization (faer chooses simplicial or
+//!   supernodal by a flop-ratio heuristic; [`FaerLblt`] forces supernodal), and allocates
+//!   **once** the factor storage and a workspace (`MemBuffer`) large enough for both the
+//!   numeric factorization and a one-right-hand-side solve.
+//! - [`SymmetricSolver::factorize`] and [`SymmetricSolver::solve_in_place`] then allocate
+//!   nothing. [`SymmetricSolver::solve_many_in_place`] grows the workspace only the first
+//!   time it sees more right-hand sides than it was sized for.
+//!
+//! Inertia:
+//! - [`FaerLlt`]: success means positive definite, inertia `(n, 0, 0)`; a non-positive pivot
+//!   gives [`FactorStatus::NotPositiveDefinite`].
+//! - [`FaerLdlt`]: the signs of the pivots `D` (Sylvester's law of inertia; the AMD
+//!   permutation does not change the inertia).
+//! - [`FaerLblt`]: the eigenvalue signs of each 1×1 / 2×2 block of the block-diagonal factor.
+//!
+//! A pivot (or 2×2-block eigenvalue) `d` counts as **zero** when
+//! `|d| <= zero_pivot_tol * max|A_ij|` (`zero_pivot_tol` defaults to
+//! [`DEFAULT_ZERO_PIVOT_TOL`]). When any pivot is zero the status is
+//! [`FactorStatus::Singular`] and [`SymmetricSolver::inertia`] still reports the counts
+//! (including `zero`); solving with such a factorization is allowed but meaningless. When
+//! faer's LDLᵀ meets an *exact* zero (or non-finite) pivot it stops: the status is
+//! `Singular` and the inertia is unavailable (`None`). Non-finite factor values from
+//! LBLᵀ also give `Singular` with no inertia.
+//!
+//! Note on LDLᵀ without pivoting for KKT matrices `[[H, Jᵀ], [J, -δc I]]`: with `δc = 0` the
+//! AMD ordering may eliminate a constraint row before any of its variables, which is an exact
+//! zero pivot (→ `Singular`). Quasi-definite matrices (`H + δw I` positive definite and
+//! `δc > 0`) are strongly factorizable for every ordering, so a small `δc > 0` (or the
+//! LBLᵀ backend) avoids this.
+
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::linalg::cholesky::lblt::factor::LbltParams;
+use faer::linalg::cholesky::ldlt::factor::{LdltParams, LdltRegularization};
+use faer::linalg::cholesky::llt::factor::{LltParams, LltRegularization};
+use faer::perm::PermRef;
+use faer::prelude::Reborrow;
+use faer::sparse::linalg::SupernodalThreshold;
+use faer::sparse::linalg::cholesky::{
+    CholeskySymbolicParams, IntranodeLbltRef, LdltRef, LltRef, SymbolicCholesky,
+    SymbolicCholeskyRaw, SymmetricOrdering, factorize_symbolic_cholesky,
+};
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMat};
+use faer::{Conj, MatMut, Par, Side, Spec};
+
+use crate::sparse::{check_csc, check_len};
+use crate::{FactorStatus, Inertia, LinalgError, SymmetricSolver};
+
+/// Default relative zero-pivot tolerance: a pivot `d` is zero when
+/// `|d| <= DEFAULT_ZERO_PIVOT_TOL * max|A_ij|`.
+pub const DEFAULT_ZERO_PIVOT_TOL: f64 = 1e-14;
+
+/// Parallelism of the factorization and solves. Our own type so that no faer type appears in
+/// public signatures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Parallelism {
+    /// Single-threaded (the default).
+    #[default]
+    Sequential,
+    /// Use the global rayon thread pool with this many threads; `0` means rayon's current
+    /// number of threads.
+    Rayon(usize),
+}
+
+impl Parallelism {
+    fn to_faer(self) -> Par {
+        match self {
+            Parallelism::Sequential => Par::Seq,
+            Parallelism::Rayon(t) => Par::rayon(t),
+        }
+    }
+}
+
+/// Optional dynamic regularization of the LDLᵀ pivots (faer's `LdltRegularization`); off by
+/// default. With `signs = Some(s)` (one entry per row of the original, unpermuted matrix,
+/// `+1`, `-1` or `0`), a pivot whose sign is wrong or whose magnitude is `<= epsilon` is
+/// replaced by `±delta`; with `signs = None` only pivots with `|d| <= epsilon` are replaced
+/// (keeping their sign). The reported inertia is that of the regularized factorization.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DynamicRegularization {
+    /// Expected pivot sign per row (length `n`), or `None`.
+    pub signs: Option<Vec<i8>>,
+    /// Threshold below which a pivot is replaced (absolute).
+    pub epsilon: f64,
+    /// Replacement magnitude (absolute, `> 0`).
+    pub delta: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Llt,
+    Ldlt,
+    Lblt,
+}
+
+/// Shared state of the three faer backends.
+struct Core {
+    kind: Kind,
+    par: Parallelism,
+    zero_pivot_tol: f64,
+    n: usize,
+    pattern: Option<SymbolicSparseColMat<usize>>,
+    symbolic: Option<SymbolicCholesky<usize>>,
+    l_values: Vec<f64>,
+    subdiag: Vec<f64>,
+    perm_fwd: Vec<usize>,
+    perm_inv: Vec<usize>,
+    mem: MemBuffer,
+    /// Number of right-hand sides the solve part of `mem` is sized for.
+    rhs_capacity: usize,
+    factor_req: StackReq,
+    analyzed: bool,
+    factored: bool,
+    inertia: Option<Inertia>,
+    dyn_reg: Option<DynamicRegularization>,
+}
+
+impl std::fmt::Debug for Core {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Core")
+            .field("kind", &self.kind)
+            .field("par", &self.par)
+            .field("n", &self.n)
+            .field("analyzed", &self.symbolic.is_some())
+            .field("factored", &self.factored)
+            .field("inertia", &self.inertia)
+            .finish()
+    }
+}
+
+fn backend_err(ctx: &str, e: impl std::fmt::Debug) -> LinalgError {
+    LinalgError::Backend(format!("{ctx}: {e:?}"))
+}
+
+fn alloc(req: StackReq) -> Result<MemBuffer, LinalgError> {
+    MemBuffer::try_new(req).map_err(|e| backend_err("workspace allocation", e))
+}
+
+/// Classifies a value as positive / negative / zero into `inertia`.
+fn count(inertia: &mut Inertia, d: f64, tol: f64) {
+    if d.abs() <= tol {
+        inertia.zero += 1;
+    } else if d > 0.0 {
+        inertia.positive += 1;
+    } else {
+        inertia.negative += 1;
+    }
+}
+
+impl Core {
+    fn new(kind: Kind, par: Parallelism) -> Self {
+        Self {
+            kind,
+            par,
+            zero_pivot_tol: DEFAULT_ZERO_PIVOT_TOL,
+            n: 0,
+            pattern: None,
+            symbolic: None,
+            l_values: Vec::new(),
+            subdiag: Vec::new(),
+            perm_fwd: Vec::new(),
+            perm_inv: Vec::new(),
+            mem: MemBuffer::new(StackReq::EMPTY),
+            rhs_capacity: 0,
+            factor_req: StackReq::EMPTY,
+            analyzed: false,
+            factored: false,
+            inertia: None,
+            dyn_reg: None,
+        }
+    }
+
+    fn factor_scratch(&self, symbolic: &SymbolicCholesky<usize>) -> StackReq {
+        let par = self.par.to_faer();
+        match self.kind {
+            Kind::Llt => symbolic
+                .factorize_numeric_llt_scratch::<f64>(par, Spec::<LltParams, f64>::default()),
+            Kind::Ldlt => symbolic
+                .factorize_numeric_ldlt_scratch::<f64>(par, Spec::<LdltParams, f64>::default()),
+            Kind::Lblt => symbolic.factorize_numeric_intranode_lblt_scratch::<f64>(
+                par,
+                Spec::<LbltParams, f64>::default(),
+            ),
+        }
+    }
+
+    fn analyze(
+        &mut self,
+        n: usize,
+        col_ptr: &[usize],
+        row_idx: &[usize],
+    ) -> Result<(), LinalgError> {
+        check_csc("analyze", n, n, col_ptr, row_idx, true)?;
+        self.analyzed = false;
+        self.factored = false;
+        self.inertia = None;
+        self.symbolic = None;
+        self.pattern = None;
+        self.n = n;
+        if n == 0 {
+            self.analyzed = true;
+            return Ok(());
+        }
+        let pattern =
+            SymbolicSparseColMat::new_checked(n, n, col_ptr.to_vec(), None, row_idx.to_vec());
+        let params = CholeskySymbolicParams {
+            supernodal_flop_ratio_threshold: if self.kind == Kind::Lblt {
+                // Intranode Bunch–Kaufman pivoting only exists on the supernodal path. faer's
+                // FORCE_SUPERNODAL (0.0) still picks simplicial when the flop count is zero
+                // (e.g. a diagonal matrix), a negative ratio forces it always.
+                SupernodalThreshold(-1.0)
+            } else {
+                SupernodalThreshold::AUTO
+            },
+            ..Default::default()
+        };
+        let symbolic =
+            factorize_symbolic_cholesky(pattern.rb(), Side::Lower, SymmetricOrdering::Amd, params)
+                .map_err(|e| backend_err("symbolic factorization", e))?;
+        let par = self.par.to_faer();
+        self.factor_req = self.factor_scratch(&symbolic);
+        let solve_req = symbolic.solve_in_place_scratch::<f64>(1, par);
+        self.mem = alloc(self.factor_req.or(solve_req))?;
+        self.rhs_capacity = 1;
+        self.l_values = vec![0.0; symbolic.len_val()];
+        if self.kind == Kind::Lblt {
+            self.subdiag = vec![0.0; n];
+            self.perm_fwd = (0..n).collect();
+            self.perm_inv = (0..n).collect();
+        }
+        self.symbolic = Some(symbolic);
+        self.pattern = Some(pattern);
+        self.analyzed = true;
+        Ok(())
+    }
+
+    fn factorize(&mut self, values: &[f64]) -> Result<FactorStatus, LinalgError> {
+        self.factored = false;
+        self.inertia = None;
+        if !self.analyzed {
+            return Err(LinalgError::InvalidState(
+                "factorize called before analyze".into(),
+            ));
+        }
+        if self.n == 0 {
+            check_len("factorize values", 0, values.len())?;
+            self.factored = true;
+            self.inertia = Some(Inertia::default());
+            return Ok(FactorStatus::Success);
+        }
+        let (Some(symbolic), Some(pattern)) = (self.symbolic.as_ref(), self.pattern.as_ref())
+        else {
+            return Err(LinalgError::InvalidState(
+                "factorize called before analyze".into(),
+            ));
+        };
+        check_len("factorize values", pattern.compute_nnz(), values.len())?;
+        let mut scale = 0.0f64;
+        for &v in values {
+            if !v.is_finite() {
+                return Err(LinalgError::InvalidValue {
+                    what: "factorize values".into(),
+                    value: v,
+                    detail: "matrix entries must be finite".into(),
+                });
+            }
+            scale = scale.max(v.abs());
+        }
+        let tol = self.zero_pivot_tol * scale;
+        let a = SparseColMatRef::new(pattern.rb(), values);
+        let par = self.par.to_faer();
+        let stack = MemStack::new(&mut self.mem);
+        match effective_kind(self.kind, symbolic) {
+            Kind::Llt => {
+                let res = symbolic.factorize_numeric_llt::<f64>(
+                    &mut self.l_values,
+                    a,
+                    Side::Lower,
+                    LltRegularization::default(),
+                    par,
+                    stack,
+                    Spec::<LltParams, f64>::default(),
+                );
+                match res {
+                    Ok(_) => {
+                        self.factored = true;
+                        self.inertia = Some(Inertia {
+                            positive: self.n,
+                            negative: 0,
+                            zero: 0,
+                        });
+                        Ok(FactorStatus::Success)
+                    }
+                    // The only numeric failure is a non-positive pivot.
+                    Err(_) => Ok(FactorStatus::NotPositiveDefinite),
+                }
+            }
+            Kind::Ldlt => {
+                if let Some(DynamicRegularization { signs: Some(s), .. }) = &self.dyn_reg {
+                    check_len("dynamic regularization signs", self.n, s.len())?;
+                }
+                let reg = match &self.dyn_reg {
+                    Some(r) => LdltRegularization {
+                        dynamic_regularization_signs: r.signs.as_deref(),
+                        dynamic_regularization_delta: r.delta,
+                        dynamic_regularization_epsilon: r.epsilon,
+                    },
+                    None => LdltRegularization::default(),
+                };
+                let res = symbolic.factorize_numeric_ldlt::<f64>(
+                    &mut self.l_values,
+                    a,
+                    Side::Lower,
+                    reg,
+                    par,
+                    stack,
+                    Spec::<LdltParams, f64>::default(),
+                );
+                if res.is_err() {
+                    return Ok(FactorStatus::Singular);
+                }
+                let inertia = ldlt_inertia(symbolic, &self.l_values, tol);
+                self.finish(inertia)
+            }
+            Kind::Lblt => {
+                let _ = symbolic.factorize_numeric_intranode_lblt::<f64>(
+                    &mut self.l_values,
+                    &mut self.subdiag,
+                    &mut self.perm_fwd,
+                    &mut self.perm_inv,
+                    a,
+                    Side::Lower,
+                    par,
+                    stack,
+                    Spec::<LbltParams, f64>::default(),
+                );
+                let inertia = lblt_inertia(symbolic, &self.l_values, &self.subdiag, tol);
+                self.finish(inertia)
+            }
+        }
+    }
+
+    /// Records the inertia (or its absence when the factor is non-finite) and the status.
+    fn finish(&mut self, inertia: Option<Inertia>) -> Result<FactorStatus, LinalgError> {
+        match inertia {
+            None => Ok(FactorStatus::Singular),
+            Some(i) => {
+                self.inertia = Some(i);
+                self.factored = true;
+                Ok(if i.zero > 0 {
+                    FactorStatus::Singular
+                } else {
+                    FactorStatus::Success
+                })
+            }
+        }
+    }
+
+    fn ensure_rhs_capacity(&mut self, nrhs: usize) -> Result<(), LinalgError> {
+        if nrhs <= self.rhs_capacity {
+            return Ok(());
+        }
+        if let Some(symbolic) = &self.symbolic {
+            let req = symbolic.solve_in_place_scratch::<f64>(nrhs, self.par.to_faer());
+            self.mem = alloc(self.factor_req.or(req))?;
+        }
+        self.rhs_capacity = nrhs;
+        Ok(())
+    }
+
+    fn solve(&mut self, rhs: &mut [f64], nrhs: usize) -> Result<(), LinalgError> {
+        if !self.factored {
+            return Err(LinalgError::InvalidState(
+                "solve called without a successful factorization".into(),
+            ));
+        }
+        check_len("solve rhs (n * nrhs)", self.n * nrhs, rhs.len())?;
+        if self.n == 0 || nrhs == 0 {
+            return Ok(());
+        }
+        self.ensure_rhs_capacity(nrhs)?;
+        let Some(symbolic) = self.symbolic.as_ref() else {
+            return Err(LinalgError::InvalidState(
+                "solve called before analyze".into(),
+            ));
+        };
+        let par = self.par.to_faer();
+        let stack = MemStack::new(&mut self.mem);
+        let x = MatMut::from_column_major_slice_mut(rhs, self.n, nrhs);
+        match effective_kind(self.kind, symbolic) {
+            Kind::Llt => LltRef::new(symbolic, &self.l_values).solve_in_place_with_conj(
+                Conj::No,
+                x,
+                par,
+                stack,
+            ),
+            Kind::Ldlt => LdltRef::new(symbolic, &self.l_values).solve_in_place_with_conj(
+                Conj::No,
+                x,
+                par,
+                stack,
+            ),
+            Kind::Lblt => {
+                let perm = PermRef::new_checked(&self.perm_fwd, &self.perm_inv, self.n);
+                IntranodeLbltRef::new(symbolic, &self.l_values, &self.subdiag, perm)
+                    .solve_in_place_with_conj(Conj::No, x, par, stack)
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The numeric method actually used: LBLᵀ on a simplicial structure (which the forced
+/// supernodal analysis should never produce) falls back to LDLᵀ, as faer itself does.
+fn effective_kind(kind: Kind, symbolic: &SymbolicCholesky<usize>) -> Kind {
+    match (kind, symbolic.raw()) {
+        (Kind::Lblt, SymbolicCholeskyRaw::Simplicial(_)) => Kind::Ldlt,
+        (k, _) => k,
+    }
+}
+
+/// Iterates the diagonal `D` of an LDLᵀ factor (simplicial: first entry of each column of
+/// L; supernodal: diagonal of each supernode's dense diagonal block).
+fn ldlt_inertia(symbolic: &SymbolicCholesky<usize>, l_values: &[f64], tol: f64) -> Option<Inertia> {
+    let mut inertia = Inertia::default();
+    let mut visit = |d: f64| -> bool {
+        if !d.is_finite() {
+            return false;
+        }
+        count(&mut inertia, d, tol);
+        true
+    };
+    match symbolic.raw() {
+        SymbolicCholeskyRaw::Simplicial(s) => {
+            let col_ptr = s.col_ptr();
+            for j in 0..s.nrows() {
+                if !visit(l_values[col_ptr[j]]) {
+                    return None;
+                }
+            }
+        }
+        SymbolicCholeskyRaw::Supernodal(s) => {
+            for sn in 0..s.n_supernodes() {
+                let (ncols, vals) = supernode_block(s, l_values, sn);
+                let nrows = vals.len() / ncols.max(1);
+                for j in 0..ncols {
+                    if !visit(vals[j * nrows + j]) {
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+    Some(inertia)
+}
+
+/// Number of columns and column-major values of supernode `sn`.
+fn supernode_block<'a>(
+    s: &faer::sparse::linalg::cholesky::supernodal::SymbolicSupernodalCholesky<usize>,
+    l_values: &'a [f64],
+    sn: usize,
+) -> (usize, &'a [f64]) {
+    let ncols = s.supernode_end()[sn] - s.supernode_begin()[sn];
+    let ptr = s.col_ptr_for_val();
+    (ncols, &l_values[ptr[sn]..ptr[sn + 1]])
+}
+
+/// Inertia of the block-diagonal factor of an intranode LBLᵀ: 1×1 pivots by sign, 2×2
+/// blocks `[[a, b], [b, c]]` (`b = subdiag[j] != 0`) by the signs of their two eigenvalues
+/// `(a + c)/2 ± sqrt(((a − c)/2)² + b²)`.
+fn lblt_inertia(
+    symbolic: &SymbolicCholesky<usize>,
+    l_values: &[f64],
+    subdiag: &[f64],
+    tol: f64,
+) -> Option<Inertia> {
+    let SymbolicCholeskyRaw::Supernodal(s) = symbolic.raw() else {
+        // The analysis forces the supernodal path for LBLT.
+        return None;
+    };
+    let mut inertia = Inertia::default();
+    for sn in 0..s.n_supernodes() {
+        let start = s.supernode_begin()[sn];
+        let (ncols, vals) = supernode_block(s, l_values, sn);
+        let nrows = vals.len() / ncols.max(1);
+        let mut j = 0;
+        while j < ncols {
+            let a = vals[j * nrows + j];
+            let b = subdiag[start + j];
+            if b == 0.0 || j + 1 == ncols {
+                if !a.is_finite() {
+                    return None;
+                }
+                count(&mut inertia, a, tol);
+                j += 1;
+            } else {
+                let c = vals[(j + 1) * nrows + (j + 1)];
+                if !(a.is_finite() && b.is_finite() && c.is_finite()) {
+                    return None;
+                }
+                let mean = 0.5 * (a + c);
+                let rad = (0.5 * (a - c)).hypot(b);
+                count(&mut inertia, mean + rad, tol);
+                count(&mut inertia, mean - rad, tol);
+                j += 2;
+            }
+        }
+    }
+    Some(inertia)
+}
+
+macro_rules! backend {
+    ($(#[$meta:meta])* $name:ident, $kind:expr) => {
+        $(#[$meta])*
+        #[derive(Debug)]
+        pub struct $name {
+            core: Core,
+        }
+
+        impl $name {
+            /// A new, not yet analyzed solver with the given parallelism.
+            pub fn new(par: Parallelism) -> Self {
+                Self { core: Core::new($kind, par) }
+            }
+
+            /// The parallelism in use.
+            pub fn parallelism(&self) -> Parallelism {
+                self.core.par
+            }
+
+            /// Changes the parallelism. Call before [`SymmetricSolver::analyze`]: the
+            /// workspace size depends on it, so the change takes effect at the next analysis.
+            pub fn set_parallelism(&mut self, par: Parallelism) {
+                self.core.par = par;
+            }
+
+            /// Sets the relative zero-pivot tolerance (see the module documentation).
+            ///
+            /// # Errors
+            /// [`LinalgError::InvalidValue`] when `tol` is negative or not finite.
+            pub fn set_zero_pivot_tol(&mut self, tol: f64) -> Result<(), LinalgError> {
+                if !(tol.is_finite() && tol >= 0.0) {
+                    return Err(LinalgError::InvalidValue {
+                        what: "zero pivot tolerance".into(),
+                        value: tol,
+                        detail: "must be finite and >= 0".into(),
+                    });
+                }
+                self.core.zero_pivot_tol = tol;
+                Ok(())
+            }
+
+            /// Whether the last analysis chose faer's supernodal path (`None` before
+            /// analysis or for `n == 0`).
+            pub fn is_supernodal(&self) -> Option<bool> {
+                self.core
+                    .symbolic
+                    .as_ref()
+                    .map(|s| matches!(s.raw(), SymbolicCholeskyRaw::Supernodal(_)))
+            }
+
+            /// Number of stored values of the factor (fill-in measure); 0 before analysis.
+            pub fn factor_nnz(&self) -> usize {
+                self.core.l_values.len()
+            }
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                Self::new(Parallelism::Sequential)
+            }
+        }
+
+        impl SymmetricSolver for $name {
+            fn analyze(
+                &mut self,
+                n: usize,
+                col_ptr: &[usize],
+                row_idx: &[usize],
+            ) -> Result<(), LinalgError> {
+                self.core.analyze(n, col_ptr, row_idx)
+            }
+
+            fn factorize(&mut self, values: &[f64]) -> Result<FactorStatus, LinalgError> {
+                self.core.factorize(values)
+            }
+
+            fn solve_in_place(&mut self, rhs: &mut [f64]) -> Result<(), LinalgError> {
+                self.core.solve(rhs, 1)
+            }
+
+            fn solve_many_in_place(
+                &mut self,
+                rhs: &mut [f64],
+                nrhs: usize,
+            ) -> Result<(), LinalgError> {
+                self.core.solve(rhs, nrhs)
+            }
+
+            fn provides_inertia(&self) -> bool {
+                true
+            }
+
+            fn inertia(&self) -> Option<Inertia> {
+                self.core.inertia
+            }
+        }
+    };
+}
+
+backend!(
+    /// Sparse Cholesky `LLᵀ` (faer chooses the supernodal or simplicial path). A matrix that
+    /// is not numerically positive definite gives [`FactorStatus::NotPositiveDefinite`];
+    /// success implies inertia `(n, 0, 0)`.
+    FaerLlt,
+    Kind::Llt
+);
+
+backend!(
+    /// Sparse `LDLᵀ` without pivoting (AMD ordering, faer chooses supernodal or simplicial);
+    /// inertia from the signs of `D`. Optional dynamic regularization via
+    /// [`FaerLdlt::set_dynamic_regularization`] (off by default).
+    FaerLdlt,
+    Kind::Ldlt
+);
+
+backend!(
+    /// Sparse `LBLᵀ` with Bunch–Kaufman pivoting inside each supernode (the supernodal path
+    /// is forced); inertia from the 1×1 / 2×2 blocks of `B`. Pivoting never crosses
+    /// supernode boundaries, so a zero pivot in a one-column supernode is still possible.
+    FaerLblt,
+    Kind::Lblt
+);
+
+impl FaerLdlt {
+    /// Enables (`Some`) or disables (`None`, the default) faer's dynamic regularization of
+    /// the LDLᵀ pivots, see [`DynamicRegularization`].
+    ///
+    /// # Errors
+    /// [`LinalgError::InvalidValue`] for a negative/non-finite `epsilon` or `delta`;
+    /// [`LinalgError::LengthMismatch`] when `signs` does not match the analyzed dimension
+    /// (checked at the next factorization otherwise).
+    pub fn set_dynamic_regularization(
+        &mut self,
+        reg: Option<DynamicRegularization>,
+    ) -> Result<(), LinalgError> {
+        if let Some(r) = &reg {
+            for (what, v) in [("epsilon", r.epsilon), ("delta", r.delta)] {
+                if !(v.is_finite() && v >= 0.0) {
+                    return Err(LinalgError::InvalidValue {
+                        what: format!("dynamic regularization {what}"),
+                        value: v,
+                        detail: "must be finite and >= 0".into(),
+                    });
+                }
+            }
+            if let Some(s) = &r.signs
+                && self.core.symbolic.is_some()
+            {
+                check_len("dynamic regularization signs", self.core.n, s.len())?;
+            }
+        }
+        self.core.dyn_reg = reg;
+        Ok(())
+    }
+}

@@ -1,0 +1,1 @@
+//! Iterative refinement (placeholder).

@@ -1,0 +1,459 @@
+//! Factorization backends against dense references: solutions, inertia vs dense eigenvalues,
+//! Cholesky failure, refactorization without re-analysis.
+
+mod common;
+
+use common::*;
+use simdnlp_linalg::{
+    FactorStatus, FaerLblt, FaerLdlt, FaerLlt, Inertia, LinalgError, Parallelism, SymmetricSolver,
+};
+
+fn backends() -> Vec<(&'static str, Box<dyn SymmetricSolver>)> {
+    vec![
+        ("llt", Box::new(FaerLlt::new(Parallelism::Sequential))),
+        ("ldlt", Box::new(FaerLdlt::new(Parallelism::Sequential))),
+        ("lblt", Box::new(FaerLblt::new(Parallelism::Sequential))),
+    ]
+}
+
+/// Factorizes, checks status and inertia against the dense eigenvalues, then solves two
+/// right-hand sides (single and many) to backward error 1e-10.
+fn check_solver(name: &str, solver: &mut dyn SymmetricSolver, a: &SymCoo, rng: &mut Rng) {
+    let (asm, vals) = a.to_csc();
+    solver
+        .analyze(asm.n(), asm.col_ptr(), asm.row_idx())
+        .unwrap();
+    let status = solver.factorize(&vals).unwrap();
+    assert_eq!(status, FactorStatus::Success, "{name}: status");
+    let expected = dense_inertia(&a.dense(), 1e-10);
+    assert_eq!(solver.inertia(), Some(expected), "{name}: inertia");
+    let n = asm.n();
+    let b = random_vec(rng, n);
+    let mut x = b.clone();
+    solver.solve_in_place(&mut x).unwrap();
+    let err = backward_error(&asm, &vals, &x, &b);
+    assert!(err < 1e-10, "{name}: backward error {err:e}");
+    // Three right-hand sides at once.
+    let bs: Vec<f64> = random_vec(rng, 3 * n);
+    let mut xs = bs.clone();
+    solver.solve_many_in_place(&mut xs, 3).unwrap();
+    for k in 0..3 {
+        let r = k * n..(k + 1) * n;
+        let err = backward_error(&asm, &vals, &xs[r.clone()], &bs[r]);
+        assert!(err < 1e-10, "{name}: rhs {k} backward error {err:e}");
+    }
+}
+
+#[test]
+fn spd_all_backends_small_and_medium() {
+    let mut rng = Rng::new(1);
+    for &(n, per_col) in &[(1, 0), (5, 2), (60, 3), (400, 4)] {
+        let a = random_spd(&mut rng, n, per_col);
+        for (name, mut s) in backends() {
+            check_solver(name, s.as_mut(), &a, &mut rng);
+            assert_eq!(
+                s.inertia(),
+                Some(Inertia {
+                    positive: n,
+                    negative: 0,
+                    zero: 0
+                })
+            );
+        }
+    }
+}
+
+#[test]
+fn spd_large_supernodal_path() {
+    // A 3D Laplacian-like SPD matrix (n = 1728): enough fill that faer picks the
+    // supernodal path for LLT/LDLT.
+    let mut rng = Rng::new(2);
+    let g = 12;
+    let n = g * g * g;
+    let mut a = SymCoo::new(n);
+    for i in 0..g {
+        for j in 0..g {
+            for l in 0..g {
+                let k = (i * g + j) * g + l;
+                a.push(k, k, 6.0 + 0.1 * rng.uniform());
+                if i + 1 < g {
+                    a.push(k + g * g, k, -1.0);
+                }
+                if j + 1 < g {
+                    a.push(k + g, k, -1.0);
+                }
+                if l + 1 < g {
+                    a.push(k + 1, k, -1.0);
+                }
+            }
+        }
+    }
+    let mut llt = FaerLlt::new(Parallelism::Sequential);
+    check_solver("llt", &mut llt, &a, &mut rng);
+    assert_eq!(llt.is_supernodal(), Some(true));
+    let mut ldlt = FaerLdlt::new(Parallelism::Sequential);
+    check_solver("ldlt", &mut ldlt, &a, &mut rng);
+    assert_eq!(ldlt.is_supernodal(), Some(true));
+    let mut lblt = FaerLblt::new(Parallelism::Sequential);
+    check_solver("lblt", &mut lblt, &a, &mut rng);
+    assert_eq!(lblt.is_supernodal(), Some(true));
+}
+
+#[test]
+fn quasi_definite_kkt_ldlt_and_lblt() {
+    let mut rng = Rng::new(3);
+    for &(n, m) in &[(10, 4), (120, 50), (300, 200)] {
+        let a = random_kkt(&mut rng, n, m, 3, 1e-4);
+        let expected = Inertia {
+            positive: n,
+            negative: m,
+            zero: 0,
+        };
+        assert_eq!(dense_inertia(&a.dense(), 1e-10), expected);
+        let mut ldlt = FaerLdlt::new(Parallelism::Sequential);
+        check_solver("ldlt", &mut ldlt, &a, &mut rng);
+        if n == 10 {
+            // Small: the simplicial D extraction on an indefinite matrix.
+            assert_eq!(ldlt.is_supernodal(), Some(false));
+        }
+        let mut lblt = FaerLblt::new(Parallelism::Sequential);
+        check_solver("lblt", &mut lblt, &a, &mut rng);
+        // Cholesky must refuse it.
+        let (asm, vals) = a.to_csc();
+        let mut llt = FaerLlt::new(Parallelism::Sequential);
+        llt.analyze(asm.n(), asm.col_ptr(), asm.row_idx()).unwrap();
+        assert_eq!(
+            llt.factorize(&vals).unwrap(),
+            FactorStatus::NotPositiveDefinite
+        );
+        assert_eq!(llt.inertia(), None);
+    }
+}
+
+#[test]
+fn quasi_definite_kkt_large() {
+    let mut rng = Rng::new(4);
+    let (n, m) = (1500, 600);
+    let a = random_kkt(&mut rng, n, m, 4, 1e-3);
+    let mut ldlt = FaerLdlt::new(Parallelism::Sequential);
+    check_solver("ldlt", &mut ldlt, &a, &mut rng);
+    assert_eq!(
+        ldlt.inertia(),
+        Some(Inertia {
+            positive: n,
+            negative: m,
+            zero: 0
+        })
+    );
+    // This one exercises the supernodal D extraction on an indefinite matrix.
+    assert_eq!(ldlt.is_supernodal(), Some(true));
+    let mut lblt = FaerLblt::new(Parallelism::Sequential);
+    check_solver("lblt", &mut lblt, &a, &mut rng);
+}
+
+#[test]
+fn indefinite_hessian_kkt() {
+    // H with mixed-sign diagonal (indefinite) coupled to J: inertia is not (n, m, 0).
+    let mut rng = Rng::new(5);
+    for &(n, m) in &[(30, 10), (200, 80)] {
+        let h = random_sym(&mut rng, n, 2, |j| if j % 3 == 0 { -3.0 } else { 3.0 });
+        let mut a = SymCoo::new(n + m);
+        for k in 0..h.vals.len() {
+            a.push(h.rows[k], h.cols[k], h.vals[k]);
+        }
+        for i in 0..m {
+            a.push(n + i, i % n, 1.0 + rng.uniform());
+            a.push(n + i, rng.below(n), rng.sym());
+            a.push(n + i, n + i, -1e-2);
+        }
+        let mut ldlt = FaerLdlt::new(Parallelism::Sequential);
+        check_solver("ldlt", &mut ldlt, &a, &mut rng);
+        let mut lblt = FaerLblt::new(Parallelism::Sequential);
+        check_solver("lblt", &mut lblt, &a, &mut rng);
+        let neg = ldlt.inertia().unwrap().negative;
+        assert!(
+            neg > m,
+            "indefinite H should add negative eigenvalues ({neg} <= {m})"
+        );
+    }
+}
+
+#[test]
+fn lblt_handles_zero_diagonal_2x2_blocks() {
+    // [[0, 1], [1, 0]] blocks need a 2x2 pivot: LDLT without pivoting hits an exact zero
+    // pivot, LBLT factorizes (the supernode holds the whole 2x2 block).
+    let mut a = SymCoo::new(6);
+    for b in 0..3 {
+        a.push(2 * b + 1, 2 * b, 1.0 + b as f64);
+        a.push(2 * b, 2 * b, 0.0);
+        a.push(2 * b + 1, 2 * b + 1, 0.0);
+    }
+    a.push(2, 0, 0.25);
+    a.push(5, 1, 0.5);
+    let (asm, vals) = a.to_csc();
+    let mut ldlt = FaerLdlt::new(Parallelism::Sequential);
+    ldlt.analyze(asm.n(), asm.col_ptr(), asm.row_idx()).unwrap();
+    assert_eq!(ldlt.factorize(&vals).unwrap(), FactorStatus::Singular);
+    assert_eq!(ldlt.inertia(), None);
+    let mut rng = Rng::new(6);
+    let mut lblt = FaerLblt::new(Parallelism::Sequential);
+    check_solver("lblt", &mut lblt, &a, &mut rng);
+    assert_eq!(
+        lblt.inertia(),
+        Some(Inertia {
+            positive: 3,
+            negative: 3,
+            zero: 0
+        })
+    );
+}
+
+#[test]
+fn singular_matrix_reports_zero_pivot() {
+    // diag(2, 1, -1) plus a rank-one block [[1, 1], [1, 1]] (eigenvalues 0 and 2).
+    let mut a = SymCoo::new(5);
+    a.push(0, 0, 2.0);
+    a.push(1, 1, 1.0);
+    a.push(2, 2, -1.0);
+    a.push(3, 3, 1.0);
+    a.push(4, 3, 1.0);
+    a.push(4, 4, 1.0);
+    let expected = dense_inertia(&a.dense(), 1e-10);
+    assert_eq!(
+        expected,
+        Inertia {
+            positive: 3,
+            negative: 1,
+            zero: 1
+        }
+    );
+    let (asm, vals) = a.to_csc();
+    for (name, mut s) in backends().into_iter().skip(1) {
+        s.analyze(asm.n(), asm.col_ptr(), asm.row_idx()).unwrap();
+        assert_eq!(
+            s.factorize(&vals).unwrap(),
+            FactorStatus::Singular,
+            "{name}"
+        );
+        // The zero pivot is exact here, so LDLT stops (no inertia); LBLT reports it.
+        if let Some(i) = s.inertia() {
+            assert_eq!(i, expected, "{name}");
+        }
+    }
+}
+
+#[test]
+fn near_singular_counts_zero_with_tolerance() {
+    // [[1, 1], [1, 1 + 1e-17·…]]: second pivot ~1e-16 relative → counted as zero.
+    let mut a = SymCoo::new(2);
+    a.push(0, 0, 1.0);
+    a.push(1, 0, 1.0);
+    a.push(1, 1, 1.0 + 1e-15);
+    let (asm, vals) = a.to_csc();
+    let mut ldlt = FaerLdlt::new(Parallelism::Sequential);
+    ldlt.set_zero_pivot_tol(1e-12).unwrap();
+    ldlt.analyze(2, asm.col_ptr(), asm.row_idx()).unwrap();
+    assert_eq!(ldlt.factorize(&vals).unwrap(), FactorStatus::Singular);
+    assert_eq!(
+        ldlt.inertia(),
+        Some(Inertia {
+            positive: 1,
+            negative: 0,
+            zero: 1
+        })
+    );
+    ldlt.set_zero_pivot_tol(0.0).unwrap();
+    assert_eq!(ldlt.factorize(&vals).unwrap(), FactorStatus::Success);
+    assert_eq!(
+        ldlt.inertia(),
+        Some(Inertia {
+            positive: 2,
+            negative: 0,
+            zero: 0
+        })
+    );
+}
+
+#[test]
+fn cholesky_fails_on_indefinite_and_semidefinite() {
+    let mut rng = Rng::new(7);
+    let mut a = random_spd(&mut rng, 50, 3);
+    a.push(17, 17, -1e3);
+    let (asm, vals) = a.to_csc();
+    let mut llt = FaerLlt::new(Parallelism::Sequential);
+    llt.analyze(asm.n(), asm.col_ptr(), asm.row_idx()).unwrap();
+    assert_eq!(
+        llt.factorize(&vals).unwrap(),
+        FactorStatus::NotPositiveDefinite
+    );
+    assert!(matches!(
+        llt.solve_in_place(&mut vec![0.0; 50]),
+        Err(LinalgError::InvalidState(_))
+    ));
+    // Semidefinite: exact zero pivot.
+    let mut z = SymCoo::new(3);
+    z.push(0, 0, 1.0);
+    z.push(1, 1, 0.0);
+    z.push(2, 2, 1.0);
+    let (asm, vals) = z.to_csc();
+    llt.analyze(3, asm.col_ptr(), asm.row_idx()).unwrap();
+    assert_eq!(
+        llt.factorize(&vals).unwrap(),
+        FactorStatus::NotPositiveDefinite
+    );
+}
+
+#[test]
+fn refactorization_matches_fresh_factorization() {
+    let mut rng = Rng::new(8);
+    let (n, m) = (200, 70);
+    let a = random_kkt(&mut rng, n, m, 3, 1e-3);
+    let (asm, vals) = a.to_csc();
+    let b = random_vec(&mut rng, n + m);
+    for (name, make) in [
+        (
+            "ldlt",
+            (|| Box::new(FaerLdlt::default()) as Box<dyn SymmetricSolver>) as fn() -> _,
+        ),
+        ("lblt", || Box::new(FaerLblt::default())),
+    ] {
+        let mut reused = make();
+        reused
+            .analyze(asm.n(), asm.col_ptr(), asm.row_idx())
+            .unwrap();
+        assert_eq!(reused.factorize(&vals).unwrap(), FactorStatus::Success);
+        for round in 0..3 {
+            // Change the values (same structure): scale and shift.
+            let new_vals: Vec<f64> = vals
+                .iter()
+                .map(|v| v * (1.0 + 0.3 * round as f64) + 0.01 * rng.sym())
+                .collect();
+            let mut fresh = make();
+            fresh
+                .analyze(asm.n(), asm.col_ptr(), asm.row_idx())
+                .unwrap();
+            let s1 = reused.factorize(&new_vals).unwrap();
+            let s2 = fresh.factorize(&new_vals).unwrap();
+            assert_eq!(s1, s2, "{name}");
+            assert_eq!(reused.inertia(), fresh.inertia(), "{name}");
+            let mut x1 = b.clone();
+            let mut x2 = b.clone();
+            reused.solve_in_place(&mut x1).unwrap();
+            fresh.solve_in_place(&mut x2).unwrap();
+            for (u, v) in x1.iter().zip(&x2) {
+                assert_eq!(u.to_bits(), v.to_bits(), "{name}: refactorization differs");
+            }
+        }
+    }
+}
+
+#[test]
+fn rayon_parallelism_gives_valid_results() {
+    let mut rng = Rng::new(9);
+    let a = random_kkt(&mut rng, 400, 150, 3, 1e-3);
+    let mut ldlt = FaerLdlt::new(Parallelism::Rayon(2));
+    check_solver("ldlt rayon", &mut ldlt, &a, &mut rng);
+    let mut lblt = FaerLblt::new(Parallelism::Rayon(0));
+    check_solver("lblt rayon", &mut lblt, &a, &mut rng);
+    let spd = random_spd(&mut rng, 300, 3);
+    let mut llt = FaerLlt::new(Parallelism::Rayon(2));
+    check_solver("llt rayon", &mut llt, &spd, &mut rng);
+}
+
+#[test]
+fn dynamic_regularization_fixes_wrong_signs() {
+    // KKT with zero (2,2) block: with expected signs (+ for x, - for constraints) and a
+    // delta, faer replaces bad pivots; inertia then is (n, m, 0).
+    let mut rng = Rng::new(10);
+    let (n, m) = (40, 15);
+    let a = random_kkt(&mut rng, n, m, 2, 0.0);
+    let (asm, vals) = a.to_csc();
+    let mut ldlt = FaerLdlt::default();
+    ldlt.analyze(asm.n(), asm.col_ptr(), asm.row_idx()).unwrap();
+    let signs: Vec<i8> = (0..n + m).map(|i| if i < n { 1 } else { -1 }).collect();
+    ldlt.set_dynamic_regularization(Some(simdnlp_linalg::faer_backend::DynamicRegularization {
+        signs: Some(signs),
+        epsilon: 1e-12,
+        delta: 1e-8,
+    }))
+    .unwrap();
+    assert_eq!(ldlt.factorize(&vals).unwrap(), FactorStatus::Success);
+    assert_eq!(
+        ldlt.inertia(),
+        Some(Inertia {
+            positive: n,
+            negative: m,
+            zero: 0
+        })
+    );
+}
+
+#[test]
+fn solver_errors_are_typed() {
+    let mut s = FaerLdlt::default();
+    // factorize before analyze
+    assert!(matches!(
+        s.factorize(&[1.0]),
+        Err(LinalgError::InvalidState(_))
+    ));
+    // solve before factorize
+    s.analyze(2, &[0, 2, 3], &[0, 1, 1]).unwrap();
+    assert!(matches!(
+        s.solve_in_place(&mut [1.0, 2.0]),
+        Err(LinalgError::InvalidState(_))
+    ));
+    // wrong value length
+    assert!(matches!(
+        s.factorize(&[1.0, 2.0]),
+        Err(LinalgError::LengthMismatch {
+            expected: 3,
+            got: 2,
+            ..
+        })
+    ));
+    // non-finite value
+    assert!(matches!(
+        s.factorize(&[1.0, f64::NAN, 1.0]),
+        Err(LinalgError::InvalidValue { .. })
+    ));
+    assert_eq!(
+        s.factorize(&[2.0, 1.0, 2.0]).unwrap(),
+        FactorStatus::Success
+    );
+    // wrong rhs length
+    assert!(matches!(
+        s.solve_in_place(&mut [1.0, 2.0, 3.0]),
+        Err(LinalgError::LengthMismatch { .. })
+    ));
+    // pattern errors at analyze
+    assert!(matches!(
+        s.analyze(2, &[0, 2, 3], &[0, 2, 1]),
+        Err(LinalgError::IndexOutOfRange { row: 2, .. })
+    ));
+    assert!(matches!(
+        s.analyze(2, &[0, 1, 2], &[1, 0]),
+        Err(LinalgError::InvalidPattern { col: 1, .. })
+    ));
+    assert!(matches!(
+        s.analyze(2, &[0, 2, 3], &[1, 0, 1]),
+        Err(LinalgError::InvalidPattern { col: 0, .. })
+    ));
+    assert!(matches!(
+        s.analyze(2, &[0, 2], &[0, 1]),
+        Err(LinalgError::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        s.set_zero_pivot_tol(-1.0),
+        Err(LinalgError::InvalidValue { .. })
+    ));
+}
+
+#[test]
+fn empty_matrix() {
+    for (_, mut s) in backends() {
+        s.analyze(0, &[0], &[]).unwrap();
+        assert_eq!(s.factorize(&[]).unwrap(), FactorStatus::Success);
+        assert_eq!(s.inertia(), Some(Inertia::default()));
+        s.solve_in_place(&mut []).unwrap();
+    }
+}

@@ -21,7 +21,9 @@ pub mod sparse;
 pub mod symmetric;
 
 pub use assembly::{KktBuilder, SourceId, SymAssembly};
-pub use faer_backend::{FaerLblt, FaerLdlt, FaerLlt, Parallelism};
+pub use condensed::CondensedKkt;
+pub use faer_backend::{DynamicRegularization, FaerLblt, FaerLdlt, FaerLlt, Parallelism};
+pub use refine::{RefineOptions, RefineStats, RefineWork, iterative_refinement, refine_solution};
 pub use sparse::{CooPattern, CscMatrix, CscPattern};
 pub use symmetric::{FactorStatus, Inertia, SymmetricSolver};
 

@@ -1,2 +1,42 @@
 //! Expression graphs, registered functions and the coloring-free sparse AD pattern compiler
 //! of simdnlp. See `CONTRACT.md` in this crate for the public API the modeling layer uses.
+//!
+//! # Overview
+//!
+//! - [`Expr`]: symbolic values built by operator overloading (`+ - * /`, powers, every
+//!   registered function as a method), simplified exactly at construction.
+//! - [`Pattern::compile`]: once per pattern, hash-conses the expression into a DAG, finds the
+//!   unique variable references (first-order slots) and the structurally nonzero
+//!   lower-triangle pairs (second-order slots), differentiates symbolically (reverse mode
+//!   for the gradient; reverse-over-reverse for the Hessian by default), and lowers value,
+//!   gradient and Hessian to straight-line register programs with common subexpressions
+//!   computed once.
+//! - The CPU batch interpreter runs each program over [`LANES`] data points at a time
+//!   (structure-of-arrays registers, one tight loop per instruction), optionally split
+//!   across rayon's pool ([`Parallelism`]); it allocates nothing after the [`Workspace`] is
+//!   made.
+//! - [`cuda::emit`] prints the same programs as CUDA C kernels, one thread per data point.
+
+mod data;
+mod error;
+mod eval;
+mod expr;
+mod graph;
+mod index;
+mod ops;
+mod pattern;
+mod print;
+mod program;
+mod scalar;
+
+pub mod cuda;
+
+pub use data::DataView;
+pub use error::AdError;
+pub use eval::{LANES, Parallelism, Workspace};
+pub use expr::{Expr, ParamRef, VarRef, funcs};
+pub use index::Index;
+pub use ops::{Bin, BinPart, BinaryF64, BinaryFn, Un, UnaryF64, UnaryFn};
+pub use pattern::{Pattern, ProgramStats, SecondOrder};
+pub use print::{DefaultNamer, Namer};
+pub use scalar::Scalar;

@@ -1,0 +1,383 @@
+//! The CPU batch interpreter: structure-of-arrays registers over `LANES` data points.
+
+use crate::data::DataView;
+use crate::index::{floor_div, floor_rem};
+use crate::ops::{Bin, BinOp, UnOp};
+use crate::program::{IIns, IOp, ISrc, Ins, Program, Src, VALUE};
+use crate::scalar::Scalar;
+
+/// Data points per batch: every instruction is one loop over this many lanes.
+pub const LANES: usize = 128;
+
+/// Scratch registers for one thread.
+#[derive(Clone, Debug)]
+pub(crate) struct Scratch<T> {
+    regs: Vec<T>,
+    iregs: Vec<i64>,
+}
+
+impl<T: Scalar> Scratch<T> {
+    pub(crate) fn new(nregs: usize, niregs: usize) -> Self {
+        Scratch {
+            regs: vec![T::zero(); nregs.max(1) * LANES],
+            iregs: vec![0; niregs.max(1) * LANES],
+        }
+    }
+
+    fn ensure(&mut self, nregs: usize, niregs: usize) {
+        // only grows when a workspace of another pattern is passed in
+        if self.regs.len() < nregs * LANES {
+            self.regs.resize(nregs * LANES, T::zero());
+        }
+        if self.iregs.len() < niregs * LANES {
+            self.iregs.resize(niregs * LANES, 0);
+        }
+    }
+}
+
+/// All scratch memory of a pattern's evaluations; create it once with
+/// [`crate::Pattern::workspace`], then evaluation allocates nothing.
+///
+/// It holds one register file per parallel task (`LANES × registers` values each): the
+/// sequential evaluators use the first, the parallel ones ([`Parallelism::Rayon`]) split
+/// the data points into at most [`Workspace::tasks`] contiguous ranges, each with its own
+/// register file. A workspace made for one pattern may be used for another; it then grows
+/// once to the larger size.
+#[derive(Clone, Debug)]
+pub struct Workspace<T> {
+    pub(crate) scratch: Vec<Scratch<T>>,
+}
+
+impl<T: Scalar> Workspace<T> {
+    /// Maximum number of parallel tasks this workspace supports.
+    pub fn tasks(&self) -> usize {
+        self.scratch.len()
+    }
+}
+
+/// How the evaluators split work across threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Parallelism {
+    /// One thread, in order.
+    #[default]
+    Sequential,
+    /// Split the data points across rayon's pool in contiguous ranges of at least
+    /// `min_batch` points (rounded up to whole batches of [`LANES`]).
+    Rayon {
+        /// Minimum number of data points per task.
+        min_batch: usize,
+    },
+}
+
+/// Where the outputs of one evaluation go.
+pub(crate) struct Outputs<'a, T> {
+    /// `out[(k - first) * step + slot]`
+    pub out: &'a mut [T],
+    /// value per point (gradient programs), `values[k - first]`
+    pub values: Option<&'a mut [T]>,
+    /// weights per point (Hessian programs), `weights[k - first]`
+    pub weights: Option<&'a [T]>,
+}
+
+#[inline(always)]
+fn split<T>(regs: &mut [T], dst: u32, n: usize) -> (&mut [T], &[T], &[T]) {
+    let (lo, rest) = regs.split_at_mut(dst as usize * LANES);
+    let (d, hi) = rest.split_at_mut(LANES);
+    (&mut d[..n], lo, hi)
+}
+
+#[inline(always)]
+fn reg<'a, T>(lo: &'a [T], hi: &'a [T], dst: u32, r: u32, n: usize) -> &'a [T] {
+    if r < dst {
+        let o = r as usize * LANES;
+        &lo[o..o + n]
+    } else {
+        let o = (r - dst - 1) as usize * LANES;
+        &hi[o..o + n]
+    }
+}
+
+#[inline(always)]
+fn bin_lanes<T: Scalar>(
+    regs: &mut [T],
+    dst: u32,
+    a: Src<T>,
+    b: Src<T>,
+    n: usize,
+    f: impl Fn(T, T) -> T,
+) {
+    let (d, lo, hi) = split(regs, dst, n);
+    match (a, b) {
+        (Src::R(ra), Src::R(rb)) => {
+            let a = reg(lo, hi, dst, ra, n);
+            let b = reg(lo, hi, dst, rb, n);
+            for ((o, &x), &y) in d.iter_mut().zip(a).zip(b) {
+                *o = f(x, y);
+            }
+        }
+        (Src::R(ra), Src::C(c)) => {
+            let a = reg(lo, hi, dst, ra, n);
+            for (o, &x) in d.iter_mut().zip(a) {
+                *o = f(x, c);
+            }
+        }
+        (Src::C(c), Src::R(rb)) => {
+            let b = reg(lo, hi, dst, rb, n);
+            for (o, &y) in d.iter_mut().zip(b) {
+                *o = f(c, y);
+            }
+        }
+        (Src::C(c1), Src::C(c2)) => {
+            let v = f(c1, c2);
+            d.iter_mut().for_each(|o| *o = v);
+        }
+    }
+}
+
+#[inline(always)]
+fn gather<T: Scalar>(
+    d: &mut [T],
+    src: &[T],
+    idx: ISrc,
+    off: i64,
+    ints: &[&[i64]],
+    iregs: &[i64],
+    b0: usize,
+) {
+    let n = d.len();
+    let nan = T::nan();
+    let look = |i: i64| {
+        src.get(i.wrapping_add(off) as usize)
+            .copied()
+            .unwrap_or(nan)
+    };
+    match idx {
+        ISrc::F(c) => {
+            let col = &ints[c as usize][b0..b0 + n];
+            for (o, &i) in d.iter_mut().zip(col) {
+                *o = look(i);
+            }
+        }
+        ISrc::R(r) => {
+            let o0 = r as usize * LANES;
+            for (o, &i) in d.iter_mut().zip(&iregs[o0..o0 + n]) {
+                *o = look(i);
+            }
+        }
+        ISrc::C(c) => {
+            let v = look(c);
+            d.iter_mut().for_each(|o| *o = v);
+        }
+    }
+}
+
+#[inline(always)]
+fn int_operand<'a>(
+    s: ISrc,
+    ints: &'a [&'a [i64]],
+    lo: &'a [i64],
+    b0: usize,
+    n: usize,
+) -> Result<&'a [i64], i64> {
+    match s {
+        ISrc::F(c) => Ok(&ints[c as usize][b0..b0 + n]),
+        ISrc::R(r) => {
+            let o = r as usize * LANES;
+            Ok(&lo[o..o + n])
+        }
+        ISrc::C(c) => Err(c),
+    }
+}
+
+fn run_int(iins: &[IIns], iregs: &mut [i64], ints: &[&[i64]], b0: usize, n: usize) {
+    for ins in iins {
+        // integer registers are assigned in order, so operands are always below dst
+        let (lo, rest) = iregs.split_at_mut(ins.dst as usize * LANES);
+        let d = &mut rest[..n];
+        let f = |a: i64, b: i64| match ins.op {
+            IOp::Add => a.wrapping_add(b),
+            IOp::Sub => a.wrapping_sub(b),
+            IOp::Mul => a.wrapping_mul(b),
+            IOp::FloorDiv => floor_div(a, b),
+            IOp::Rem => floor_rem(a, b),
+        };
+        let a = int_operand(ins.a, ints, lo, b0, n);
+        let b = int_operand(ins.b, ints, lo, b0, n);
+        match (a, b) {
+            (Ok(a), Ok(b)) => {
+                for ((o, &x), &y) in d.iter_mut().zip(a).zip(b) {
+                    *o = f(x, y);
+                }
+            }
+            (Ok(a), Err(c)) => {
+                for (o, &x) in d.iter_mut().zip(a) {
+                    *o = f(x, c);
+                }
+            }
+            (Err(c), Ok(b)) => {
+                for (o, &y) in d.iter_mut().zip(b) {
+                    *o = f(c, y);
+                }
+            }
+            (Err(c1), Err(c2)) => {
+                let v = f(c1, c2);
+                d.iter_mut().for_each(|o| *o = v);
+            }
+        }
+    }
+}
+
+/// Runs `p` on data points `first..last` (columns are validated by the caller).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run<T: Scalar>(
+    p: &Program<T>,
+    sc: &mut Scratch<T>,
+    data: &DataView<'_, T>,
+    x: &[T],
+    theta: &[T],
+    first: usize,
+    last: usize,
+    o: &mut Outputs<'_, T>,
+) {
+    sc.ensure(p.nregs, p.niregs);
+    let step = p.step;
+    let mut b0 = first;
+    while b0 < last {
+        let n = LANES.min(last - b0);
+        let rel = b0 - first;
+        run_int(&p.iins, &mut sc.iregs, data.ints, b0, n);
+        let regs = &mut sc.regs[..];
+        for ins in &p.ins {
+            match ins {
+                Ins::X { dst, idx, off } => {
+                    let d = &mut regs[*dst as usize * LANES..][..n];
+                    gather(d, x, *idx, *off, data.ints, &sc.iregs, b0);
+                }
+                Ins::P { dst, idx, off } => {
+                    let d = &mut regs[*dst as usize * LANES..][..n];
+                    gather(d, theta, *idx, *off, data.ints, &sc.iregs, b0);
+                }
+                Ins::D { dst, col } => {
+                    let d = &mut regs[*dst as usize * LANES..][..n];
+                    d.copy_from_slice(&data.reals[*col as usize][b0..b0 + n]);
+                }
+                Ins::I { dst, idx, off } => {
+                    let d = &mut regs[*dst as usize * LANES..][..n];
+                    match *idx {
+                        ISrc::F(c) => {
+                            for (o, &i) in d.iter_mut().zip(&data.ints[c as usize][b0..b0 + n]) {
+                                *o = T::from_f64(i.wrapping_add(*off) as f64);
+                            }
+                        }
+                        ISrc::R(r) => {
+                            for (o, &i) in d.iter_mut().zip(&sc.iregs[r as usize * LANES..][..n]) {
+                                *o = T::from_f64(i.wrapping_add(*off) as f64);
+                            }
+                        }
+                        ISrc::C(c) => {
+                            let v = T::from_f64(c.wrapping_add(*off) as f64);
+                            d.iter_mut().for_each(|o| *o = v);
+                        }
+                    }
+                }
+                Ins::Fill { dst, c } => {
+                    regs[*dst as usize * LANES..][..n]
+                        .iter_mut()
+                        .for_each(|o| *o = *c);
+                }
+                Ins::Un { op, dst, a } => {
+                    let (d, lo, hi) = split(regs, *dst, n);
+                    let a = reg(lo, hi, *dst, *a, n);
+                    match op {
+                        UnOp::B(u) => u.lanes(d, a),
+                        UnOp::Powi(k) => {
+                            for (o, &v) in d.iter_mut().zip(a) {
+                                *o = v.powi(*k);
+                            }
+                        }
+                        UnOp::Powf(pw) => {
+                            let pw = T::from_f64(*pw);
+                            for (o, &v) in d.iter_mut().zip(a) {
+                                *o = v.powf(pw);
+                            }
+                        }
+                        UnOp::User(f, ord) => {
+                            for (o, &v) in d.iter_mut().zip(a) {
+                                *o = T::from_f64(f.eval(*ord, Scalar::to_f64(v)));
+                            }
+                        }
+                    }
+                }
+                Ins::Bin { op, dst, a, b } => match op {
+                    BinOp::B(Bin::Add) => bin_lanes(regs, *dst, *a, *b, n, |x, y| x + y),
+                    BinOp::B(Bin::Sub) => bin_lanes(regs, *dst, *a, *b, n, |x, y| x - y),
+                    BinOp::B(Bin::Mul) => bin_lanes(regs, *dst, *a, *b, n, |x, y| x * y),
+                    BinOp::B(Bin::Div) => bin_lanes(regs, *dst, *a, *b, n, |x, y| x / y),
+                    BinOp::B(Bin::Pow) => bin_lanes(regs, *dst, *a, *b, n, |x, y| x.powf(y)),
+                    BinOp::B(Bin::Atan2) => bin_lanes(regs, *dst, *a, *b, n, |x, y| x.atan2(y)),
+                    BinOp::B(Bin::Hypot) => bin_lanes(regs, *dst, *a, *b, n, |x, y| x.hypot(y)),
+                    BinOp::B(Bin::Max) => {
+                        bin_lanes(regs, *dst, *a, *b, n, |x, y| Bin::Max.eval(x, y))
+                    }
+                    BinOp::B(Bin::Min) => {
+                        bin_lanes(regs, *dst, *a, *b, n, |x, y| Bin::Min.eval(x, y))
+                    }
+                    BinOp::B(Bin::Ge) => {
+                        bin_lanes(regs, *dst, *a, *b, n, |x, y| Bin::Ge.eval(x, y))
+                    }
+                    BinOp::B(Bin::Gt) => {
+                        bin_lanes(regs, *dst, *a, *b, n, |x, y| Bin::Gt.eval(x, y))
+                    }
+                    BinOp::User(f, part) => bin_lanes(regs, *dst, *a, *b, n, |x, y| {
+                        T::from_f64(f.eval(*part, Scalar::to_f64(x), Scalar::to_f64(y)))
+                    }),
+                },
+                Ins::Out { src, slot } => {
+                    let v: &[T] = match src {
+                        Src::R(r) => &regs[*r as usize * LANES..][..n],
+                        Src::C(_) => &[],
+                    };
+                    let get = |l: usize| match src {
+                        Src::R(_) => v[l],
+                        Src::C(c) => *c,
+                    };
+                    if *slot == VALUE {
+                        if let Some(vals) = o.values.as_deref_mut() {
+                            for (l, dv) in vals[rel..rel + n].iter_mut().enumerate() {
+                                *dv = get(l);
+                            }
+                        }
+                        continue;
+                    }
+                    let s = *slot as usize;
+                    let chunk = &mut o.out[rel * step..(rel + n) * step];
+                    match (o.weights, src) {
+                        (Some(w), Src::R(_)) => {
+                            for ((row, &wl), &vl) in
+                                chunk.chunks_exact_mut(step).zip(&w[rel..rel + n]).zip(v)
+                            {
+                                row[s] = wl * vl;
+                            }
+                        }
+                        (Some(w), Src::C(c)) => {
+                            for (row, &wl) in chunk.chunks_exact_mut(step).zip(&w[rel..rel + n]) {
+                                row[s] = wl * *c;
+                            }
+                        }
+                        (None, Src::R(_)) => {
+                            for (row, &vl) in chunk.chunks_exact_mut(step).zip(v) {
+                                row[s] = vl;
+                            }
+                        }
+                        (None, Src::C(c)) => {
+                            for row in chunk.chunks_exact_mut(step) {
+                                row[s] = *c;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        b0 += n;
+    }
+}

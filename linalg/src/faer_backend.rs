@@ -29,9 +29,11 @@
 //!
 //! Note on LDLᵀ without pivoting for KKT matrices `[[H, Jᵀ], [J, -δc I]]`: with `δc = 0` the
 //! AMD ordering may eliminate a constraint row before any of its variables, which is an exact
-//! zero pivot (→ `Singular`). Quasi-definite matrices (`H + δw I` positive definite and
-//! `δc > 0`) are strongly factorizable for every ordering, so a small `δc > 0` (or the
-//! LBLᵀ backend) avoids this.
+//! zero pivot (→ `Singular`); intranode LBLᵀ cannot pivot it away either when the
+//! constraint sits alone in its supernode. Two remedies: a small `δc > 0` (quasi-definite
+//! matrices are factorizable in every ordering), or the KKT-aware ordering
+//! [`FillOrdering::KktMatched`] (set with `set_ordering` before `analyze`), which eliminates
+//! each constraint right after a matched variable.
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::lblt::factor::LbltParams;
@@ -47,6 +49,7 @@ use faer::sparse::linalg::cholesky::{
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMat};
 use faer::{Conj, MatMut, Par, Side, Spec};
 
+use crate::ordering::{FillOrdering, invert, kkt_matched_ordering};
 use crate::sparse::{check_csc, check_len};
 use crate::{FactorStatus, Inertia, LinalgError, SymmetricSolver};
 
@@ -102,6 +105,7 @@ struct Core {
     kind: Kind,
     par: Parallelism,
     zero_pivot_tol: f64,
+    ordering: FillOrdering,
     n: usize,
     pattern: Option<SymbolicSparseColMat<usize>>,
     symbolic: Option<SymbolicCholesky<usize>>,
@@ -157,6 +161,7 @@ impl Core {
             kind,
             par,
             zero_pivot_tol: DEFAULT_ZERO_PIVOT_TOL,
+            ordering: FillOrdering::Amd,
             n: 0,
             pattern: None,
             symbolic: None,
@@ -218,9 +223,25 @@ impl Core {
             },
             ..Default::default()
         };
-        let symbolic =
-            factorize_symbolic_cholesky(pattern.rb(), Side::Lower, SymmetricOrdering::Amd, params)
-                .map_err(|e| backend_err("symbolic factorization", e))?;
+        let symbolic = match self.ordering {
+            FillOrdering::Amd => factorize_symbolic_cholesky(
+                pattern.rb(),
+                Side::Lower,
+                SymmetricOrdering::Amd,
+                params,
+            ),
+            FillOrdering::KktMatched { n_primal } => {
+                let fwd = kkt_matched_ordering(n, n_primal, col_ptr, row_idx)?;
+                let inv = invert(&fwd);
+                factorize_symbolic_cholesky(
+                    pattern.rb(),
+                    Side::Lower,
+                    SymmetricOrdering::Custom(PermRef::new_checked(&fwd, &inv, n)),
+                    params,
+                )
+            }
+        }
+        .map_err(|e| backend_err("symbolic factorization", e))?;
         let par = self.par.to_faer();
         self.factor_req = self.factor_scratch(&symbolic);
         let solve_req = symbolic.solve_in_place_scratch::<f64>(1, par);
@@ -552,6 +573,19 @@ macro_rules! backend {
                 }
                 self.core.zero_pivot_tol = tol;
                 Ok(())
+            }
+
+            /// Chooses the fill-reducing ordering used by the next
+            /// [`SymmetricSolver::analyze`] (default [`FillOrdering::Amd`]); see
+            /// [`crate::ordering`] for [`FillOrdering::KktMatched`], which makes KKT matrices
+            /// with a zero (2,2) block factorizable without pivoting.
+            pub fn set_ordering(&mut self, ordering: FillOrdering) {
+                self.core.ordering = ordering;
+            }
+
+            /// The ordering the next analysis will use.
+            pub fn ordering(&self) -> FillOrdering {
+                self.core.ordering
             }
 
             /// Whether the last analysis chose faer's supernodal path (`None` before

@@ -11,11 +11,14 @@
 //!   `K = W + Σx + Jᵀ D J`.
 //! - [`faer_backend`]: [`FaerLlt`], [`FaerLdlt`], [`FaerLblt`] implementing
 //!   [`SymmetricSolver`] on faer's sparse Cholesky machinery.
+//! - [`ordering`]: fill-reducing orderings, including a KKT-aware matched ordering that
+//!   makes `[[H, Jᵀ], [J, 0]]` factorizable by LDLᵀ without pivoting.
 //! - [`refine`]: Ipopt-style iterative refinement on top of any [`SymmetricSolver`].
 
 pub mod assembly;
 pub mod condensed;
 pub mod faer_backend;
+pub mod ordering;
 pub mod refine;
 pub mod sparse;
 pub mod symmetric;
@@ -23,6 +26,7 @@ pub mod symmetric;
 pub use assembly::{KktBuilder, SourceId, SymAssembly};
 pub use condensed::CondensedKkt;
 pub use faer_backend::{DynamicRegularization, FaerLblt, FaerLdlt, FaerLlt, Parallelism};
+pub use ordering::FillOrdering;
 pub use refine::{RefineOptions, RefineStats, RefineWork, iterative_refinement, refine_solution};
 pub use sparse::{CooPattern, CscMatrix, CscPattern};
 pub use symmetric::{FactorStatus, Inertia, SymmetricSolver};

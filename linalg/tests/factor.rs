@@ -5,7 +5,8 @@ mod common;
 
 use common::*;
 use simdnlp_linalg::{
-    FactorStatus, FaerLblt, FaerLdlt, FaerLlt, Inertia, LinalgError, Parallelism, SymmetricSolver,
+    FactorStatus, FaerLblt, FaerLdlt, FaerLlt, FillOrdering, Inertia, LinalgError, Parallelism,
+    SymmetricSolver,
 };
 
 fn backends() -> Vec<(&'static str, Box<dyn SymmetricSolver>)> {
@@ -456,4 +457,87 @@ fn empty_matrix() {
         assert_eq!(s.inertia(), Some(Inertia::default()));
         s.solve_in_place(&mut []).unwrap();
     }
+}
+
+#[test]
+fn kkt_matched_ordering_handles_zero_constraint_block() {
+    // δc = 0: AMD puts some constraint first (exact zero pivot → Singular) while the
+    // KKT-matched ordering factorizes with LDLT (no pivoting) and LBLT.
+    let mut rng = Rng::new(41);
+    for &(n, m) in &[(10, 4), (200, 80), (1200, 500)] {
+        let a = random_kkt(&mut rng, n, m, 3, 0.0);
+        let (asm, vals) = a.to_csc();
+        let mut amd = FaerLdlt::default();
+        amd.analyze(asm.n(), asm.col_ptr(), asm.row_idx()).unwrap();
+        assert_eq!(
+            amd.factorize(&vals).unwrap(),
+            FactorStatus::Singular,
+            "n={n}"
+        );
+        let expected = Inertia {
+            positive: n,
+            negative: m,
+            zero: 0,
+        };
+        if n <= 200 {
+            assert_eq!(dense_inertia(&a.dense(), 1e-10), expected);
+        }
+        let mut ldlt = FaerLdlt::default();
+        ldlt.set_ordering(FillOrdering::KktMatched { n_primal: n });
+        check_solver("ldlt matched", &mut ldlt, &a, &mut rng);
+        assert_eq!(ldlt.inertia(), Some(expected));
+        let mut lblt = FaerLblt::default();
+        lblt.set_ordering(FillOrdering::KktMatched { n_primal: n });
+        check_solver("lblt matched", &mut lblt, &a, &mut rng);
+        assert_eq!(lblt.inertia(), Some(expected));
+        // The ordering works on the same pattern for the LLT of an SPD matrix too.
+        assert_eq!(ldlt.ordering(), FillOrdering::KktMatched { n_primal: n });
+    }
+}
+
+#[test]
+fn kkt_matched_ordering_rank_deficient_jacobian() {
+    // Two identical constraint rows: the KKT matrix is singular (one zero eigenvalue).
+    let mut rng = Rng::new(42);
+    let n = 30;
+    let h = random_spd(&mut rng, n, 2);
+    let mut a = SymCoo::new(n + 3);
+    for k in 0..h.vals.len() {
+        a.push(h.rows[k], h.cols[k], h.vals[k]);
+    }
+    for (r, c, v) in [
+        (0, 3, 1.0),
+        (0, 7, 2.0),
+        (1, 3, 1.0),
+        (1, 7, 2.0),
+        (2, 11, 1.5),
+    ] {
+        a.push(n + r, c, v);
+    }
+    for r in 0..3 {
+        a.push(n + r, n + r, 0.0);
+    }
+    let expected = dense_inertia(&a.dense(), 1e-10);
+    assert_eq!(
+        expected,
+        Inertia {
+            positive: n,
+            negative: 2,
+            zero: 1
+        }
+    );
+    let (asm, vals) = a.to_csc();
+    let mut ldlt = FaerLdlt::default();
+    ldlt.set_ordering(FillOrdering::KktMatched { n_primal: n });
+    ldlt.analyze(asm.n(), asm.col_ptr(), asm.row_idx()).unwrap();
+    assert_eq!(ldlt.factorize(&vals).unwrap(), FactorStatus::Singular);
+    if let Some(i) = ldlt.inertia() {
+        assert_eq!(i, expected);
+    }
+    // An invalid n_primal is a typed error at analysis.
+    ldlt.set_ordering(FillOrdering::KktMatched { n_primal: n + 10 });
+    assert!(matches!(
+        ldlt.analyze(asm.n(), asm.col_ptr(), asm.row_idx()),
+        Err(LinalgError::InvalidValue { .. })
+    ));
 }

@@ -4,7 +4,8 @@
 //! Problem: Hessian `H` = 5-point 2D Laplacian on a `g × g` grid (plus a random diagonal
 //! shift, so `H` is SPD), `Σx` a positive diagonal, and a Jacobian `J` with `m = g²/4` rows,
 //! each coupling 4 neighbouring grid variables. Systems:
-//! - LDLᵀ and LBLᵀ on the full KKT `[[H + Σx, Jᵀ], [J, −δc I]]` (δc = 1e-8),
+//! - LDLᵀ and LBLᵀ on the full KKT `[[H + Σx, Jᵀ], [J, −δc I]]` (δc = 1e-8, AMD ordering),
+//! - LDLᵀ and LBLᵀ on the same KKT with δc = 0 and the KKT-matched ordering,
 //! - LLᵀ on the condensed SPD matrix `K = H + Σx + Jᵀ D J` (D = 100).
 //!
 //! Usage (release): `cargo bench -p simdnlp-linalg --bench kkt -- [grid] [reps] [threads]`
@@ -15,8 +16,29 @@ use std::time::Instant;
 
 use simdnlp_linalg::sparse::sym_lower_matvec;
 use simdnlp_linalg::{
-    CondensedKkt, FaerLblt, FaerLdlt, FaerLlt, KktBuilder, Parallelism, SymmetricSolver,
+    CondensedKkt, FaerLblt, FaerLdlt, FaerLlt, FillOrdering, KktBuilder, Parallelism,
+    SymmetricSolver,
 };
+
+/// Factor size (stored values of L) of a backend, for the fill column.
+trait Fill: SymmetricSolver {
+    fn fill(&self) -> usize;
+}
+impl Fill for FaerLlt {
+    fn fill(&self) -> usize {
+        self.factor_nnz()
+    }
+}
+impl Fill for FaerLdlt {
+    fn fill(&self) -> usize {
+        self.factor_nnz()
+    }
+}
+impl Fill for FaerLblt {
+    fn fill(&self) -> usize {
+        self.factor_nnz()
+    }
+}
 
 /// SplitMix64 (deterministic, no dependency).
 struct Rng(u64);
@@ -109,7 +131,7 @@ fn ms(t: Instant) -> f64 {
 fn run(
     label: &str,
     par_label: &str,
-    solver: &mut dyn SymmetricSolver,
+    solver: &mut dyn Fill,
     n: usize,
     col_ptr: &[usize],
     row_idx: &[usize],
@@ -140,13 +162,20 @@ fn run(
         .iter()
         .zip(&b)
         .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+    // Normwise backward error ‖Ax − b‖∞ / (‖A‖∞ ‖x‖∞ + ‖b‖∞).
+    let abs_vals: Vec<f64> = vals.iter().map(|v| v.abs()).collect();
+    sym_lower_matvec(col_ptr, row_idx, &abs_vals, &vec![1.0; n], &mut ax).expect("matvec");
+    let norm_a = ax.iter().fold(0.0f64, |m, v| m.max(*v));
+    let amax = |v: &[f64]| v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    let berr = res / (norm_a * amax(&x) + amax(&b));
     let inertia = solver.inertia().map_or("-".to_string(), |i| {
         format!("({}, {}, {})", i.positive, i.negative, i.zero)
     });
     println!(
-        "{label:<22} {par_label:<10} n={n:<8} nnz(A)={:<9} analyze={t_an:>9.1} factor={:>9.1} \
-         solve={:>7.1}  status={:?} inertia={inertia} |r|inf={res:.1e}",
+        "{label:<24} {par_label:<6} n={n:<7} nnz(A)={:<8} nnz(L)={:<9} analyze={t_an:>7.1} \
+         factor={:>8.1} solve={:>6.1} status={:?} inertia={inertia} berr={berr:.1e}",
         row_idx.len(),
+        solver.fill(),
         median(tf),
         median(ts),
         status.expect("at least one repetition"),
@@ -186,6 +215,10 @@ fn main() {
     asm.assemble(&[&p.hv, &p.jv, &p.sx, &dc], &mut kkt_vals)
         .expect("assemble");
     let t_asm = ms(t);
+    // The same KKT with δc = 0 (for the KKT-matched ordering).
+    let mut kkt0_vals = vec![0.0; asm.nnz()];
+    asm.assemble(&[&p.hv, &p.jv, &p.sx, &vec![0.0; m]], &mut kkt0_vals)
+        .expect("assemble");
     println!(
         "KKT assembly: build map {t_build:.1} ms, numeric refill {t_asm:.2} ms, nnz(lower) = {}",
         asm.nnz()
@@ -238,6 +271,31 @@ fn main() {
             asm.col_ptr(),
             asm.row_idx(),
             &kkt_vals,
+            reps,
+        );
+        let matched = FillOrdering::KktMatched { n_primal: n };
+        let mut ldlt = FaerLdlt::new(par);
+        ldlt.set_ordering(matched);
+        run(
+            "LDLT kkt dc=0 matched",
+            par_label,
+            &mut ldlt,
+            n + m,
+            asm.col_ptr(),
+            asm.row_idx(),
+            &kkt0_vals,
+            reps,
+        );
+        let mut lblt = FaerLblt::new(par);
+        lblt.set_ordering(matched);
+        run(
+            "LBLT kkt dc=0 matched",
+            par_label,
+            &mut lblt,
+            n + m,
+            asm.col_ptr(),
+            asm.row_idx(),
+            &kkt0_vals,
             reps,
         );
     }

@@ -15,6 +15,8 @@
 //!   makes `[[H, Jᵀ], [J, 0]]` factorizable by LDLᵀ without pivoting.
 //! - [`refine`]: Ipopt-style iterative refinement on top of any [`SymmetricSolver`].
 
+#![warn(missing_docs)]
+
 pub mod assembly;
 pub mod condensed;
 pub mod faer_backend;

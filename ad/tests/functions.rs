@@ -1,3 +1,4 @@
+#![allow(clippy::type_complexity, clippy::needless_range_loop)]
 //! Every registered function's first and second derivatives against high-order finite
 //! differences on many points of its domain.
 

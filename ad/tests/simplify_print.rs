@@ -1,3 +1,4 @@
+#![allow(clippy::erasing_op)]
 //! Construction-time simplification rules, index folding, printing, slots and CSE.
 
 use simdnlp_ad::*;

@@ -199,7 +199,7 @@ fn user_fns<T: Scalar>(p: &Program<T>, out: &mut String, seen: &mut Vec<String>)
                         if !seen.contains(&fname) {
                             let _ = writeln!(
                                 out,
-                                "__device__ inline double {fname}(double A) {{ return {body}; }}"
+                                "#ifndef SN_{fname}\n#define SN_{fname}\n__device__ inline double {fname}(double A) {{ return {body}; }}\n#endif"
                             );
                             seen.push(fname);
                         }
@@ -217,7 +217,7 @@ fn user_fns<T: Scalar>(p: &Program<T>, out: &mut String, seen: &mut Vec<String>)
                         if !seen.contains(&fname) {
                             let _ = writeln!(
                                 out,
-                                "__device__ inline double {fname}(double A, double B) {{ return {body}; }}"
+                                "#ifndef SN_{fname}\n#define SN_{fname}\n__device__ inline double {fname}(double A, double B) {{ return {body}; }}\n#endif"
                             );
                             seen.push(fname);
                         }

@@ -8,4 +8,5 @@
 //!   reporting (tables, JSON Lines, plots) behind the `simdnlp-bench` binary.
 
 pub mod handcoded;
+pub mod harness;
 pub mod opf;

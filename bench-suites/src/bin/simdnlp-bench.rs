@@ -1,1 +1,35 @@
-fn main() {}
+//! `simdnlp-bench`: the benchmark harness binary (see `simdnlp_bench::harness::cli`).
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use simdnlp_bench::harness::cli::{Cli, Command, run_callbacks, run_solve};
+use simdnlp_bench::harness::{Registry, solve::default_solver};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let mut stdout = std::io::stdout().lock();
+    let res = match &cli.command {
+        Command::Callbacks(a) => {
+            let reg = Registry::with_defaults(a.sel.pglib_dir.clone());
+            run_callbacks(a, &reg, &mut stdout).map(|_| ())
+        }
+        Command::Solve(a) => {
+            let reg = Registry::with_defaults(a.sel.pglib_dir.clone());
+            let solver = default_solver();
+            run_solve(a, &reg, solver.as_deref(), &mut stdout).map(|_| ())
+        }
+    };
+    match res {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("simdnlp-bench: error: {e}");
+            let mut src = std::error::Error::source(&e);
+            while let Some(s) = src {
+                eprintln!("  caused by: {s}");
+                src = s.source();
+            }
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,456 @@
+//! Command line of `simdnlp-bench` (clap) and the two modes.
+//!
+//! ```text
+//! simdnlp-bench solve     --suite {lv,cops,opf} [--size small|medium|large|all]
+//!                         [--instance NAME[:SIZE]]... [--tol T] [--kkt augmented|condensed]
+//!                         [--backend auto|cpu|handcoded] [--json FILE] [--plot FILE]
+//! simdnlp-bench callbacks --suite ... [--size ...] [--instance ...] [--threads K]
+//!                         [--backend auto|cpu|handcoded] [--seconds S] [--json FILE] [--plot FILE]
+//! ```
+
+use std::fs::File;
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde::Serialize;
+
+use super::registry::{
+    BackendSel, DynModel, Instance, InstanceSpec, Registry, SizeClass, SizeSel, Suite,
+};
+use super::report::{
+    CallbackRecord, SolveRecord, callbacks_table, rel_err, solve_table, summarize, summary_table,
+};
+use super::solve::{KktChoice, SolveBackend, SolveSettings};
+use super::timing::{TimingConfig, time_callbacks};
+use super::{BenchError, plot};
+
+/// `simdnlp-bench`: benchmark the modeling layer's callbacks and the solver.
+#[derive(Debug, Parser)]
+#[command(name = "simdnlp-bench", version, about)]
+pub struct Cli {
+    /// Mode.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The two modes.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Solve each instance; report status, iterations, objective vs reference, times.
+    Solve(SolveArgs),
+    /// Time obj/cons/grad/jac_coord/hess_coord per instance (the paper's protocol).
+    Callbacks(CallbacksArgs),
+}
+
+/// Instance selection and outputs shared by both modes.
+#[derive(Debug, Clone, Args)]
+pub struct Selection {
+    /// Suite.
+    #[arg(long, value_enum)]
+    pub suite: Suite,
+    /// Preset size class(es) to run.
+    #[arg(long, value_enum, default_value = "small")]
+    pub size: SizeSel,
+    /// Run only these instances: NAME, NAME:N, NAME:NXxNY or NAME:small|medium|large
+    /// (repeatable).
+    #[arg(long = "instance", value_name = "NAME[:SIZE]")]
+    pub instances: Vec<InstanceSpec>,
+    /// Implementation: the modeling layer (cpu), hand-coded models, or cpu where
+    /// available and hand-coded otherwise (auto).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub backend: BackendSel,
+    /// PGLIB-OPF case directory (default: $SIMDNLP_PGLIB_DIR or ../shared/data/pglib-opf
+    /// next to the workspace).
+    #[arg(long, value_name = "DIR")]
+    pub pglib_dir: Option<PathBuf>,
+    /// Write one JSON object per instance (JSON Lines) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Plot per-instance times to FILE (.svg or .png).
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+}
+
+/// Arguments of `solve`.
+#[derive(Debug, Clone, Args)]
+pub struct SolveArgs {
+    /// Instances and outputs.
+    #[command(flatten)]
+    pub sel: Selection,
+    /// Convergence tolerance.
+    #[arg(long, default_value_t = 1e-8)]
+    pub tol: f64,
+    /// KKT formulation.
+    #[arg(long, value_enum, default_value = "augmented")]
+    pub kkt: KktChoice,
+}
+
+/// Arguments of `callbacks`.
+#[derive(Debug, Clone, Args)]
+pub struct CallbacksArgs {
+    /// Instances and outputs.
+    #[command(flatten)]
+    pub sel: Selection,
+    /// Worker threads for model evaluation (a rayon pool of this size).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Minimum duration of one timed batch, seconds.
+    #[arg(long, default_value_t = 0.5)]
+    pub seconds: f64,
+}
+
+/// JSON Lines output: one object per line, flushed per instance.
+struct JsonLines {
+    path: PathBuf,
+    w: BufWriter<File>,
+}
+
+impl JsonLines {
+    fn create(path: Option<&PathBuf>) -> Result<Option<Self>, BenchError> {
+        let Some(path) = path else { return Ok(None) };
+        let f = File::create(path).map_err(|source| BenchError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(Some(Self {
+            path: path.clone(),
+            w: BufWriter::new(f),
+        }))
+    }
+
+    fn write<T: Serialize>(&mut self, rec: &T) -> Result<(), BenchError> {
+        let io = |source| BenchError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        serde_json::to_writer(&mut self.w, rec).map_err(|e| io(e.into()))?;
+        self.w.write_all(b"\n").map_err(io)?;
+        self.w.flush().map_err(io)
+    }
+}
+
+fn progress(n: usize) -> ProgressBar {
+    let pb = ProgressBar::new(n as u64);
+    if std::io::stdout().is_terminal() {
+        if let Ok(style) =
+            ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} [{elapsed_precise}] {msg}")
+        {
+            pb.set_style(style);
+        }
+    } else {
+        pb.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    pb
+}
+
+fn select(reg: &Registry, sel: &Selection) -> Result<Vec<Instance>, BenchError> {
+    let sizes: Vec<SizeClass> = sel.size.classes();
+    reg.select(sel.suite, &sizes, &sel.instances, sel.backend)
+}
+
+fn build(inst: &Instance) -> Result<(DynModel, f64), BenchError> {
+    let t0 = Instant::now();
+    let m = inst.build()?;
+    Ok((m, t0.elapsed().as_secs_f64()))
+}
+
+/// Runs callbacks mode: times every selected instance, writes JSON Lines and the plot if
+/// asked, prints the table and the class summary to `out`; returns the records.
+pub fn run_callbacks(
+    args: &CallbacksArgs,
+    reg: &Registry,
+    out: &mut dyn Write,
+) -> Result<Vec<CallbackRecord>, BenchError> {
+    if args.threads == 0 {
+        return Err(BenchError::Arg("--threads must be at least 1".into()));
+    }
+    if !(args.seconds > 0.0 && args.seconds.is_finite()) {
+        return Err(BenchError::Arg("--seconds must be positive".into()));
+    }
+    let instances = select(reg, &args.sel)?;
+    let mut json = JsonLines::create(args.sel.json.as_ref())?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads)
+        .build()
+        .map_err(|e| BenchError::Arg(format!("cannot start {} threads: {e}", args.threads)))?;
+    let cfg = TimingConfig {
+        batch_seconds: args.seconds,
+        batches: 3,
+    };
+    let pb = progress(instances.len());
+    let mut recs = Vec::with_capacity(instances.len());
+    for inst in &instances {
+        pb.set_message(inst.label());
+        let (model, build_s) = build(inst)?;
+        let meta = model.meta();
+        let times = pool.install(|| time_callbacks(model.as_ref(), &cfg));
+        let mut rec = CallbackRecord {
+            suite: inst.suite.to_string(),
+            instance: inst.name.clone(),
+            param: inst.param.to_string(),
+            size: SizeClass::of_nnz(meta.nnzj.max(meta.nnzh)),
+            backend: inst.backend.to_string(),
+            threads: args.threads,
+            nvar: meta.nvar,
+            ncon: meta.ncon,
+            nnzj: meta.nnzj,
+            nnzh: meta.nnzh,
+            build_s,
+            obj_s: 0.0,
+            cons_s: 0.0,
+            grad_s: 0.0,
+            jac_s: 0.0,
+            hess_s: 0.0,
+            composite_s: 0.0,
+        };
+        rec.set_times(&times);
+        if let Some(j) = json.as_mut() {
+            j.write(&rec)?;
+        }
+        recs.push(rec);
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    let io = |source| BenchError::Io {
+        path: PathBuf::from("<stdout>"),
+        source,
+    };
+    write!(out, "{}", callbacks_table(&recs)).map_err(io)?;
+    writeln!(out).map_err(io)?;
+    write!(out, "{}", summary_table(&summarize(&recs))).map_err(io)?;
+    if let Some(p) = &args.sel.plot {
+        plot::plot_callbacks(p, &recs).map_err(|msg| BenchError::Plot {
+            path: p.clone(),
+            msg,
+        })?;
+    }
+    Ok(recs)
+}
+
+/// Runs solve mode with `solver` (`None`: not wired → [`BenchError::SolverNotWired`]
+/// before anything is built).
+pub fn run_solve(
+    args: &SolveArgs,
+    reg: &Registry,
+    solver: Option<&dyn SolveBackend>,
+    out: &mut dyn Write,
+) -> Result<Vec<SolveRecord>, BenchError> {
+    let Some(solver) = solver else {
+        return Err(BenchError::SolverNotWired);
+    };
+    if !(args.tol.is_finite() && args.tol > 0.0) {
+        return Err(BenchError::Arg("--tol must be positive".into()));
+    }
+    let instances = select(reg, &args.sel)?;
+    let mut json = JsonLines::create(args.sel.json.as_ref())?;
+    let settings = SolveSettings {
+        tol: args.tol,
+        kkt: args.kkt,
+    };
+    let pb = progress(instances.len());
+    let mut recs = Vec::with_capacity(instances.len());
+    for inst in &instances {
+        pb.set_message(inst.label());
+        let (model, build_s) = build(inst)?;
+        let meta = model.meta();
+        let t0 = Instant::now();
+        let res = solver.solve(model.as_ref(), &settings);
+        let solve_s = t0.elapsed().as_secs_f64();
+        let (status, success, iterations, objective, error) = match res {
+            Ok(o) => (o.status, o.success, o.iterations, Some(o.objective), None),
+            Err(msg) => ("error".to_string(), false, 0, None, Some(msg)),
+        };
+        let rec = SolveRecord {
+            suite: inst.suite.to_string(),
+            instance: inst.name.clone(),
+            param: inst.param.to_string(),
+            size: SizeClass::of_nnz(meta.nnzj.max(meta.nnzh)),
+            backend: inst.backend.to_string(),
+            nvar: meta.nvar,
+            ncon: meta.ncon,
+            nnzj: meta.nnzj,
+            nnzh: meta.nnzh,
+            status,
+            success,
+            iterations,
+            objective,
+            reference: inst.reference,
+            rel_err: objective.zip(inst.reference).map(|(o, r)| rel_err(o, r)),
+            build_s,
+            solve_s,
+            error,
+        };
+        if let Some(j) = json.as_mut() {
+            j.write(&rec)?;
+        }
+        recs.push(rec);
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    write!(out, "{}", solve_table(&recs)).map_err(|source| BenchError::Io {
+        path: PathBuf::from("<stdout>"),
+        source,
+    })?;
+    if let Some(p) = &args.sel.plot {
+        plot::plot_solve(p, &recs).map_err(|msg| BenchError::Plot {
+            path: p.clone(),
+            msg,
+        })?;
+    }
+    Ok(recs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::registry::{SizeParam, SizeSpec};
+    use crate::harness::solve::{FnSolver, SolveOutcome};
+
+    fn parse(args: &[&str]) -> Cli {
+        Cli::try_parse_from(std::iter::once("simdnlp-bench").chain(args.iter().copied())).unwrap()
+    }
+
+    #[test]
+    fn cli_parses_instances() {
+        let c = parse(&[
+            "solve",
+            "--suite",
+            "cops",
+            "--instance",
+            "rocket:400",
+            "--instance",
+            "bearing:50x50",
+            "--tol",
+            "1e-6",
+            "--kkt",
+            "condensed",
+        ]);
+        let Command::Solve(a) = c.command else {
+            panic!("not solve")
+        };
+        assert_eq!(a.sel.suite, Suite::Cops);
+        assert_eq!(a.sel.instances.len(), 2);
+        assert_eq!(a.sel.instances[0].name, "rocket");
+        assert_eq!(
+            a.sel.instances[0].size,
+            Some(SizeSpec::Param(SizeParam::N(400)))
+        );
+        assert_eq!(
+            a.sel.instances[1].size,
+            Some(SizeSpec::Param(SizeParam::Grid(50, 50)))
+        );
+        assert_eq!((a.tol, a.kkt), (1e-6, KktChoice::Condensed));
+        let c = parse(&[
+            "callbacks",
+            "--suite",
+            "opf",
+            "--instance",
+            "case118_ieee",
+            "--threads",
+            "4",
+            "--backend",
+            "handcoded",
+            "--size",
+            "all",
+        ]);
+        let Command::Callbacks(a) = c.command else {
+            panic!("not callbacks")
+        };
+        assert_eq!(a.sel.instances[0].name, "case118_ieee");
+        assert_eq!(a.sel.instances[0].size, None);
+        assert_eq!((a.threads, a.seconds), (4, 0.5));
+        assert_eq!(a.sel.size, SizeSel::All);
+        assert!(
+            Cli::try_parse_from([
+                "simdnlp-bench",
+                "solve",
+                "--suite",
+                "cops",
+                "--instance",
+                "rocket:x"
+            ])
+            .is_err()
+        );
+        assert!(Cli::try_parse_from(["simdnlp-bench", "solve", "--suite", "nope"]).is_err());
+    }
+
+    #[test]
+    fn callbacks_mode_end_to_end() {
+        let reg = Registry::with_defaults(None);
+        let dir = std::env::temp_dir();
+        let json = dir.join(format!("simdnlp-bench-cb-{}.jsonl", std::process::id()));
+        let args = CallbacksArgs {
+            sel: Selection {
+                suite: Suite::Opf,
+                size: SizeSel::Small,
+                instances: vec!["case5_pjm".parse().unwrap(), "case14_ieee".parse().unwrap()],
+                backend: BackendSel::Handcoded,
+                pglib_dir: None,
+                json: Some(json.clone()),
+                plot: None,
+            },
+            threads: 1,
+            seconds: 1e-4,
+        };
+        let mut out = Vec::new();
+        let recs = run_callbacks(&args, &reg, &mut out).unwrap();
+        assert_eq!(recs.len(), 2);
+        assert_eq!((recs[0].nvar, recs[0].ncon), (44, 53));
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("case14_ieee") && text.contains("composite"));
+        let lines = std::fs::read_to_string(&json).unwrap();
+        let _ = std::fs::remove_file(&json);
+        assert_eq!(lines.lines().count(), 2);
+        for l in lines.lines() {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            for k in [
+                "suite", "instance", "size", "backend", "nnzj", "nnzh", "obj_s", "cons_s",
+                "grad_s", "jac_s", "hess_s",
+            ] {
+                assert!(v.get(k).is_some(), "missing {k}");
+            }
+            assert_eq!(v["suite"], "opf");
+            assert_eq!(v["backend"], "handcoded");
+        }
+    }
+
+    #[test]
+    fn solve_mode_through_the_seam() {
+        let reg = Registry::with_defaults(None);
+        let args = SolveArgs {
+            sel: Selection {
+                suite: Suite::Opf,
+                size: SizeSel::Small,
+                instances: vec!["case5_pjm".parse().unwrap()],
+                backend: BackendSel::Auto,
+                pglib_dir: None,
+                json: None,
+                plot: None,
+            },
+            tol: 1e-8,
+            kkt: KktChoice::Augmented,
+        };
+        let mut out = Vec::new();
+        assert!(matches!(
+            run_solve(&args, &reg, None, &mut out),
+            Err(BenchError::SolverNotWired)
+        ));
+        // A fake solver that reports the start point's objective plus 17552.
+        let fake = FnSolver::new("fake", |m, s| {
+            assert_eq!(s.kkt, KktChoice::Augmented);
+            Ok(SolveOutcome {
+                status: "Solve_Succeeded".into(),
+                success: true,
+                iterations: 3,
+                objective: m.obj(&m.meta().x0) + 17552.0 * 1.001,
+            })
+        });
+        let recs = run_solve(&args, &reg, Some(&fake), &mut out).unwrap();
+        assert_eq!(recs[0].reference, Some(1.7552e4));
+        assert!((recs[0].rel_err.unwrap() - 1e-3).abs() < 1e-12);
+        assert!(String::from_utf8(out).unwrap().contains("Solve_Succeeded"));
+    }
+}

@@ -1,0 +1,434 @@
+//! Benchmark records (one JSON object per instance), stdout tables and size-class
+//! summaries.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::registry::SizeClass;
+use super::stats::{CallbackWeights, SGM_SHIFT_S, composite, sgm};
+
+/// One instance of callbacks mode. Times are seconds per call.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CallbackRecord {
+    /// Suite (`lv`, `cops`, `opf`).
+    pub suite: String,
+    /// Problem name (`rosenbrock`, `case118_ieee`).
+    pub instance: String,
+    /// Size parameter as given (`2000`, `50x50`; empty for OPF).
+    pub param: String,
+    /// Size class from `max(nnzj, nnzh)`.
+    pub size: SizeClass,
+    /// `cpu` or `handcoded`.
+    pub backend: String,
+    /// Worker threads (`--threads`).
+    pub threads: usize,
+    /// Variables.
+    pub nvar: usize,
+    /// Constraint rows.
+    pub ncon: usize,
+    /// Jacobian COO entries.
+    pub nnzj: usize,
+    /// Lower-triangle Hessian COO entries.
+    pub nnzh: usize,
+    /// Model construction time (s), data reading included.
+    pub build_s: f64,
+    /// `obj` time per call (s).
+    pub obj_s: f64,
+    /// `cons` time per call (s).
+    pub cons_s: f64,
+    /// `grad` time per call (s).
+    pub grad_s: f64,
+    /// `jac_coord` time per call (s).
+    pub jac_s: f64,
+    /// `hess_coord` time per call (s).
+    pub hess_s: f64,
+    /// Composite cost (s): 115 obj + 115 cons + 114 grad + 114 jac + 113 hess.
+    pub composite_s: f64,
+}
+
+impl CallbackRecord {
+    /// The five callback times.
+    pub fn times(&self) -> CallbackWeights {
+        CallbackWeights {
+            obj: self.obj_s,
+            cons: self.cons_s,
+            grad: self.grad_s,
+            jac: self.jac_s,
+            hess: self.hess_s,
+        }
+    }
+
+    /// Sets the five times and the composite from `t`.
+    pub fn set_times(&mut self, t: &CallbackWeights) {
+        self.obj_s = t.obj;
+        self.cons_s = t.cons;
+        self.grad_s = t.grad;
+        self.jac_s = t.jac;
+        self.hess_s = t.hess;
+        self.composite_s = composite(t);
+    }
+}
+
+/// One instance of solve mode.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SolveRecord {
+    /// Suite.
+    pub suite: String,
+    /// Problem name.
+    pub instance: String,
+    /// Size parameter as given (empty for OPF).
+    pub param: String,
+    /// Size class from `max(nnzj, nnzh)`.
+    pub size: SizeClass,
+    /// `cpu` or `handcoded`.
+    pub backend: String,
+    /// Variables.
+    pub nvar: usize,
+    /// Constraint rows.
+    pub ncon: usize,
+    /// Jacobian COO entries.
+    pub nnzj: usize,
+    /// Hessian COO entries.
+    pub nnzh: usize,
+    /// Solver status, or `error` when the solver did not run.
+    pub status: String,
+    /// Converged.
+    pub success: bool,
+    /// Iterations.
+    pub iterations: usize,
+    /// Final objective (`null` when the solver did not run).
+    pub objective: Option<f64>,
+    /// Reference objective (BASELINE.md, COPS report), if known.
+    pub reference: Option<f64>,
+    /// `|objective − reference| / max(1, |reference|)`.
+    pub rel_err: Option<f64>,
+    /// Model construction time (s).
+    pub build_s: f64,
+    /// Solve wall time (s).
+    pub solve_s: f64,
+    /// Error message when the solver did not run.
+    pub error: Option<String>,
+}
+
+/// `|obj − reference| / max(1, |reference|)`.
+pub fn rel_err(objective: f64, reference: f64) -> f64 {
+    (objective - reference).abs() / reference.abs().max(1.0)
+}
+
+/// A duration in engineering units (`812ns`, `3.41µs`, `12.0ms`, `1.25s`).
+pub fn fmt_time(s: f64) -> String {
+    if !s.is_finite() {
+        return "-".to_string();
+    }
+    let (v, u) = if s < 1e-6 {
+        (s * 1e9, "ns")
+    } else if s < 1e-3 {
+        (s * 1e6, "µs")
+    } else if s < 1.0 {
+        (s * 1e3, "ms")
+    } else {
+        (s, "s")
+    };
+    if v < 10.0 {
+        format!("{v:.2}{u}")
+    } else if v < 100.0 {
+        format!("{v:.1}{u}")
+    } else {
+        format!("{v:.0}{u}")
+    }
+}
+
+fn label(instance: &str, param: &str) -> String {
+    if param.is_empty() {
+        instance.to_string()
+    } else {
+        format!("{instance}:{param}")
+    }
+}
+
+/// The per-instance callbacks table.
+pub fn callbacks_table(recs: &[CallbackRecord]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<24} {:<6} {:<9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10}",
+        "instance",
+        "size",
+        "backend",
+        "nvar",
+        "ncon",
+        "nnzj",
+        "nnzh",
+        "obj",
+        "cons",
+        "grad",
+        "jac",
+        "hess",
+        "composite"
+    );
+    for r in recs {
+        let _ = writeln!(
+            s,
+            "{:<24} {:<6} {:<9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10}",
+            label(&r.instance, &r.param),
+            r.size.as_str(),
+            r.backend,
+            r.nvar,
+            r.ncon,
+            r.nnzj,
+            r.nnzh,
+            fmt_time(r.obj_s),
+            fmt_time(r.cons_s),
+            fmt_time(r.grad_s),
+            fmt_time(r.jac_s),
+            fmt_time(r.hess_s),
+            fmt_time(r.composite_s)
+        );
+    }
+    s
+}
+
+/// Per size class: the SGM (σ = 10 µs) of each callback's time and of the composite.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClassSummary {
+    /// The class.
+    pub size: SizeClass,
+    /// Number of instances.
+    pub count: usize,
+    /// SGM of the callback times (s).
+    pub sgm: CallbackWeights,
+    /// SGM of the per-instance composite costs (s).
+    pub composite_sgm: f64,
+}
+
+/// Class summaries of `recs` (classes without instances are left out).
+pub fn summarize(recs: &[CallbackRecord]) -> Vec<ClassSummary> {
+    let mut out = Vec::new();
+    for c in SizeClass::ALL {
+        let rs: Vec<&CallbackRecord> = recs.iter().filter(|r| r.size == c).collect();
+        if rs.is_empty() {
+            continue;
+        }
+        let col = |f: fn(&CallbackRecord) -> f64| {
+            let v: Vec<f64> = rs.iter().map(|r| f(r)).collect();
+            sgm(&v, SGM_SHIFT_S).unwrap_or(f64::NAN)
+        };
+        out.push(ClassSummary {
+            size: c,
+            count: rs.len(),
+            sgm: CallbackWeights {
+                obj: col(|r| r.obj_s),
+                cons: col(|r| r.cons_s),
+                grad: col(|r| r.grad_s),
+                jac: col(|r| r.jac_s),
+                hess: col(|r| r.hess_s),
+            },
+            composite_sgm: col(|r| r.composite_s),
+        });
+    }
+    out
+}
+
+/// The class-summary table.
+pub fn summary_table(sum: &[ClassSummary]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "SGM (shift 10µs) per size class; composite = SGM over instances of \
+         115 obj + 115 cons + 114 grad + 114 jac + 113 hess"
+    );
+    let _ = writeln!(
+        s,
+        "{:<7} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10}",
+        "class", "count", "obj", "cons", "grad", "jac", "hess", "composite"
+    );
+    for c in sum {
+        let _ = writeln!(
+            s,
+            "{:<7} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10}",
+            c.size.as_str(),
+            c.count,
+            fmt_time(c.sgm.obj),
+            fmt_time(c.sgm.cons),
+            fmt_time(c.sgm.grad),
+            fmt_time(c.sgm.jac),
+            fmt_time(c.sgm.hess),
+            fmt_time(c.composite_sgm)
+        );
+    }
+    s
+}
+
+/// The per-instance solve table.
+pub fn solve_table(recs: &[SolveRecord]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<24} {:<6} {:>9} {:>9} {:<22} {:>5} {:>14} {:>14} {:>9} {:>9} {:>9}",
+        "instance",
+        "size",
+        "nvar",
+        "ncon",
+        "status",
+        "iter",
+        "objective",
+        "reference",
+        "rel_err",
+        "build",
+        "solve"
+    );
+    let num = |v: Option<f64>, p: usize| v.map_or("-".to_string(), |v| format!("{v:.p$e}"));
+    for r in recs {
+        let _ = writeln!(
+            s,
+            "{:<24} {:<6} {:>9} {:>9} {:<22} {:>5} {:>14} {:>14} {:>9} {:>9} {:>9}",
+            label(&r.instance, &r.param),
+            r.size.as_str(),
+            r.nvar,
+            r.ncon,
+            r.status,
+            r.iterations,
+            num(r.objective, 6),
+            num(r.reference, 6),
+            num(r.rel_err, 1),
+            fmt_time(r.build_s),
+            fmt_time(r.solve_s)
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn sample_callback(size: SizeClass, t: f64) -> CallbackRecord {
+        let mut r = CallbackRecord {
+            suite: "lv".into(),
+            instance: "rosenbrock".into(),
+            param: "20".into(),
+            size,
+            backend: "handcoded".into(),
+            threads: 1,
+            nvar: 20,
+            ncon: 18,
+            nnzj: 54,
+            nnzh: 39,
+            build_s: 1e-6,
+            obj_s: 0.0,
+            cons_s: 0.0,
+            grad_s: 0.0,
+            jac_s: 0.0,
+            hess_s: 0.0,
+            composite_s: 0.0,
+        };
+        r.set_times(&CallbackWeights {
+            obj: t,
+            cons: t,
+            grad: t,
+            jac: t,
+            hess: t,
+        });
+        r
+    }
+
+    #[test]
+    fn callback_json_keys() {
+        let r = sample_callback(SizeClass::Small, 1e-6);
+        let v = serde_json::to_value(&r).unwrap();
+        for k in [
+            "suite",
+            "instance",
+            "size",
+            "backend",
+            "nnzj",
+            "nnzh",
+            "obj_s",
+            "cons_s",
+            "grad_s",
+            "jac_s",
+            "hess_s",
+            "composite_s",
+            "nvar",
+            "ncon",
+            "threads",
+            "build_s",
+            "param",
+        ] {
+            assert!(v.get(k).is_some(), "missing key {k}");
+        }
+        assert_eq!(v["size"], "small");
+        assert!((v["composite_s"].as_f64().unwrap() - 571e-6).abs() < 1e-15);
+    }
+
+    #[test]
+    fn solve_json_keys() {
+        let r = SolveRecord {
+            suite: "opf".into(),
+            instance: "case5_pjm".into(),
+            param: String::new(),
+            size: SizeClass::Small,
+            backend: "handcoded".into(),
+            nvar: 44,
+            ncon: 53,
+            nnzj: 1,
+            nnzh: 1,
+            status: "Solve_Succeeded".into(),
+            success: true,
+            iterations: 10,
+            objective: Some(17551.9),
+            reference: Some(17552.0),
+            rel_err: Some(rel_err(17551.9, 17552.0)),
+            build_s: 0.1,
+            solve_s: 0.2,
+            error: None,
+        };
+        let v = serde_json::to_value(&r).unwrap();
+        for k in [
+            "suite",
+            "instance",
+            "size",
+            "nvar",
+            "ncon",
+            "nnzj",
+            "nnzh",
+            "status",
+            "success",
+            "iterations",
+            "objective",
+            "reference",
+            "rel_err",
+            "build_s",
+            "solve_s",
+        ] {
+            assert!(v.get(k).is_some(), "missing key {k}");
+        }
+    }
+
+    #[test]
+    fn summaries_per_class() {
+        let recs = [
+            sample_callback(SizeClass::Small, 1e-6),
+            sample_callback(SizeClass::Small, 4e-6),
+            sample_callback(SizeClass::Large, 1e-3),
+        ];
+        let s = summarize(&recs);
+        assert_eq!(s.len(), 2);
+        assert_eq!((s[0].size, s[0].count), (SizeClass::Small, 2));
+        let want = sgm(&[1e-6, 4e-6], SGM_SHIFT_S).unwrap();
+        assert!((s[0].sgm.obj - want).abs() < 1e-18);
+        let wc = sgm(&[571e-6, 4.0 * 571e-6], SGM_SHIFT_S).unwrap();
+        assert!((s[0].composite_sgm - wc).abs() < 1e-15);
+        assert!(summary_table(&s).contains("large"));
+        assert!(callbacks_table(&recs).contains("rosenbrock:20"));
+    }
+
+    #[test]
+    fn time_format() {
+        assert_eq!(fmt_time(8.12e-7), "812ns");
+        assert_eq!(fmt_time(3.414e-6), "3.41µs");
+        assert_eq!(fmt_time(0.012), "12.0ms");
+        assert_eq!(fmt_time(1.25), "1.25s");
+    }
+}

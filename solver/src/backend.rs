@@ -1,0 +1,191 @@
+//! The device seam of the interior-point method.
+//!
+//! The algorithm in [`crate::ipm`] only ever talks to vectors through a [`Backend`]: it
+//! allocates them at setup, combines them with the element-wise kernels and reductions
+//! below, evaluates the model into them and asks the backend to factorize and solve the KKT
+//! system. It never reads or writes a vector element itself, so a GPU backend (vectors in
+//! device memory, kernels on the device, cuDSS for the KKT system) can run the algorithm
+//! unchanged. [`crate::cpu::CpuBackend`] is the implementation on `Vec<f64>` and faer.
+//!
+//! Problem layout every backend shares (see [`crate::layout::Layout`]): the primal vector
+//! `w = (x, s)` has `n` model variables followed by one slack per inequality row; the
+//! constraint residual `r(w)` has one entry per model row (`c_j(x) − s_k` for an inequality
+//! row with slack `k`, `c_j(x) − b_j` for an equality row); bounds on `w` are stored
+//! compressed: `lower_idx` lists the components with a finite lower bound, `upper_idx`
+//! those with a finite upper bound.
+
+use crate::layout::Layout;
+use crate::options::Options;
+use crate::result::{CallbackCounts, SolverError};
+use simdnlp_modeling::NlpModel;
+
+/// Outcome of a KKT factorization as the inertia-correction logic sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KktStatus {
+    /// The matrix has the inertia of a step that is a descent direction: `nw` positive and
+    /// `m` negative eigenvalues (augmented), or Cholesky succeeded (condensed).
+    Correct,
+    /// Wrong inertia (augmented) or a non-positive pivot (condensed): increase δ_w.
+    WrongInertia,
+    /// Zero eigenvalues (augmented): the Jacobian is rank deficient, regularize with δ_c.
+    Singular,
+}
+
+/// Vectors, kernels, model evaluation and KKT linear algebra on one device.
+///
+/// Lengths are the caller's responsibility (the algorithm allocates every vector from the
+/// layout); implementations may panic on mismatched lengths, which is a bug in the solver,
+/// not a user error.
+pub trait Backend {
+    /// A dense vector of `f64` on the device.
+    type Vector;
+    /// A list of indices on the device (for gathers and scatters).
+    type Index;
+
+    /// A backend for `model` laid out as `layout` (symbolic analysis of the KKT pattern
+    /// happens here).
+    fn create(model: &dyn NlpModel, layout: &Layout, opts: &Options) -> Result<Self, SolverError>
+    where
+        Self: Sized;
+
+    // ------------------------------------------------------------ allocation (setup only)
+    /// A vector of `n` zeros.
+    fn zeros(&self, n: usize) -> Self::Vector;
+    /// A vector holding a copy of host data.
+    fn vector_from_host(&self, v: &[f64]) -> Self::Vector;
+    /// An index list holding a copy of host data.
+    fn index_from_host(&self, idx: &[usize]) -> Self::Index;
+    /// Copy a vector to host memory (`out.len()` equals the vector's length).
+    fn to_host(&self, v: &Self::Vector, out: &mut [f64]);
+    /// Overwrite a vector with host data.
+    fn copy_from_host(&self, v: &mut Self::Vector, src: &[f64]);
+
+    // ------------------------------------------------------------ BLAS-1
+    /// `v[i] = a`.
+    fn fill(&self, v: &mut Self::Vector, a: f64);
+    /// `dst = src`.
+    fn copy(&self, dst: &mut Self::Vector, src: &Self::Vector);
+    /// `y = a x + y`.
+    fn axpy(&self, a: f64, x: &Self::Vector, y: &mut Self::Vector);
+    /// `y = a x + b y`.
+    fn axpby(&self, a: f64, x: &Self::Vector, b: f64, y: &mut Self::Vector);
+    /// `v = a v`.
+    fn scale(&self, a: f64, v: &mut Self::Vector);
+    /// `xᵀy`.
+    fn dot(&self, x: &Self::Vector, y: &Self::Vector) -> f64;
+    /// `max |v_i|` (NaN if any entry is NaN; 0 for an empty vector).
+    fn norm_inf(&self, v: &Self::Vector) -> f64;
+    /// `Σ |v_i|` (NaN propagates).
+    fn norm_1(&self, v: &Self::Vector) -> f64;
+
+    // ------------------------------------------------------------ element-wise kernels
+    /// `dst_i = x_i y_i`.
+    fn mul(&self, dst: &mut Self::Vector, x: &Self::Vector, y: &Self::Vector);
+    /// `dst_i = x_i / y_i`.
+    fn div(&self, dst: &mut Self::Vector, x: &Self::Vector, y: &Self::Vector);
+    /// `dst_i = a / x_i`.
+    fn recip(&self, dst: &mut Self::Vector, a: f64, x: &Self::Vector);
+    /// `dst_i = src[idx_i]`.
+    fn gather(&self, dst: &mut Self::Vector, src: &Self::Vector, idx: &Self::Index);
+    /// `dst[idx_i] += a src_i`.
+    fn scatter_add(&self, a: f64, src: &Self::Vector, idx: &Self::Index, dst: &mut Self::Vector);
+    /// `dst_i = sign · (src[idx_i] − off_i)`: bound slacks `w − l` (`sign = 1`) and
+    /// `u − w` (`sign = −1`).
+    fn gather_slack(
+        &self,
+        dst: &mut Self::Vector,
+        src: &Self::Vector,
+        idx: &Self::Index,
+        off: &Self::Vector,
+        sign: f64,
+    );
+
+    // ------------------------------------------------------------ interior-point kernels
+    /// `Σ ln x_i` (−∞ or NaN if some `x_i ≤ 0`).
+    fn sum_ln(&self, x: &Self::Vector) -> f64;
+    /// Fraction-to-boundary: the largest `α ∈ (0, 1]` with `x + α dx ≥ (1 − τ) x`.
+    fn max_step(&self, x: &Self::Vector, dx: &Self::Vector, tau: f64) -> f64;
+    /// Bound-multiplier step from the primal slack step:
+    /// `dz_i = (μ − z_i ds_i) / s_i − z_i`.
+    fn bound_dual_step(
+        &self,
+        dz: &mut Self::Vector,
+        z: &Self::Vector,
+        s: &Self::Vector,
+        ds: &Self::Vector,
+        mu: f64,
+    );
+    /// `max |s_i z_i − μ|`.
+    fn compl_inf(&self, s: &Self::Vector, z: &Self::Vector, mu: f64) -> f64;
+    /// `min s_i z_i` (+∞ for empty vectors).
+    fn min_product(&self, s: &Self::Vector, z: &Self::Vector) -> f64;
+    /// Safeguard `z_i ← clamp(z_i, μ/(κ s_i), κ μ/s_i)`; returns the largest change.
+    fn safeguard_bound_mult(
+        &self,
+        z: &mut Self::Vector,
+        s: &Self::Vector,
+        mu: f64,
+        kappa: f64,
+    ) -> f64;
+    /// Move `w` strictly inside `[lo, up]` (full-length bound vectors with ±∞) as Ipopt's
+    /// `bound_push`/`bound_frac` rule: `p_L = min(push · max(1, |lo|), frac · (up − lo))`,
+    /// `w ← clamp(w, lo + p_L, up − p_U)`. `push`/`frac` are per-component vectors.
+    fn push_into_bounds(
+        &self,
+        w: &mut Self::Vector,
+        lo: &Self::Vector,
+        up: &Self::Vector,
+        push: &Self::Vector,
+        frac: &Self::Vector,
+    );
+    /// `z_i ← max(z_i, a)`.
+    fn clamp_below(&self, z: &mut Self::Vector, a: f64);
+    /// `max_i |dx_i| / (1 + |x_i|)` (the tiny-step measure).
+    fn max_rel_step(&self, dx: &Self::Vector, x: &Self::Vector) -> f64;
+
+    // ------------------------------------------------------------ model evaluation
+    /// Objective `f(x)` at `w = (x, s)` (as the model returns it).
+    fn eval_obj(&mut self, model: &dyn NlpModel, w: &Self::Vector) -> f64;
+    /// Objective gradient into the `x` part of `g` (zero on the slack part).
+    fn eval_grad(&mut self, model: &dyn NlpModel, w: &Self::Vector, g: &mut Self::Vector);
+    /// Constraint residual `r(w)` (see the module docs).
+    fn eval_residual(&mut self, model: &dyn NlpModel, w: &Self::Vector, r: &mut Self::Vector);
+    /// Model constraint values `c(x)` (no slacks, no right-hand sides).
+    fn eval_cons(&mut self, model: &dyn NlpModel, w: &Self::Vector, c: &mut Self::Vector);
+    /// Set the slack part of `w` to the model's row values `c_j(x)` of the slack rows.
+    fn set_slacks_from_cons(&mut self, model: &dyn NlpModel, w: &mut Self::Vector);
+    /// Evaluate and keep the Jacobian at `w`.
+    fn eval_jac(&mut self, model: &dyn NlpModel, w: &Self::Vector);
+    /// Evaluate and keep the Lagrangian Hessian `σ∇²f + Σ y_j ∇²c_j` at `w`.
+    fn eval_hess(&mut self, model: &dyn NlpModel, w: &Self::Vector, y: &Self::Vector, sigma: f64);
+    /// `out = a J(w)ᵀ y + b out` with the kept Jacobian of the residual (slack columns
+    /// included).
+    fn jt_mul(&self, a: f64, y: &Self::Vector, b: f64, out: &mut Self::Vector);
+
+    /// Callback/factorization counts and per-phase times (seconds: callbacks,
+    /// factorization, solves) accumulated since the backend was created.
+    fn counters(&self) -> (CallbackCounts, [f64; 3]);
+
+    // ------------------------------------------------------------ KKT system
+    /// Assemble and factorize
+    /// `[[W + diag(σ) + δ_w I, Jᵀ], [J, −δ_c I]]` (or its condensed form) with the kept
+    /// Hessian (replaced by zero when `hessian` is false) and Jacobian.
+    fn kkt_factorize(
+        &mut self,
+        sigma: &Self::Vector,
+        delta_w: f64,
+        delta_c: f64,
+        hessian: bool,
+    ) -> Result<KktStatus, SolverError>;
+    /// Solve the last factorized system for `(dw, dy)` with right-hand side `(rw, ry)`,
+    /// refining iteratively on the full system. Returns `false` when the refined solution
+    /// is still inaccurate (relative residual above `1e-6`): the matrix is numerically
+    /// singular and needs regularization.
+    fn kkt_solve(
+        &mut self,
+        rw: &Self::Vector,
+        ry: &Self::Vector,
+        dw: &mut Self::Vector,
+        dy: &mut Self::Vector,
+    ) -> Result<bool, SolverError>;
+}

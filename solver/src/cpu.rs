@@ -1,0 +1,628 @@
+//! CPU backend: `Vec<f64>` vectors, plain loops, faer factorizations through
+//! [`simdnlp_linalg`].
+
+use crate::backend::{Backend, KktStatus};
+use crate::layout::Layout;
+use crate::options::{KktKind, LinearSolverKind, Options};
+use crate::result::{CallbackCounts, SolverError};
+use simdnlp_linalg::condensed::CondensedKkt;
+use simdnlp_linalg::ordering::FillOrdering;
+use simdnlp_linalg::sparse::sym_lower_matvec;
+use simdnlp_linalg::{
+    FactorStatus, FaerLblt, FaerLdlt, FaerLlt, KktBuilder, Parallelism, SymAssembly,
+    SymmetricSolver,
+};
+use simdnlp_modeling::NlpModel;
+use std::time::Instant;
+
+/// The augmented or condensed KKT machinery of the CPU backend.
+enum Kkt {
+    /// `[[W + Σ + δw, Jᵀ], [J, −δc]]` over `(w, y)`.
+    Augmented {
+        asm: SymAssembly,
+        /// Constant −1 values of the slack columns of `J`.
+        minus_ones: Vec<f64>,
+    },
+    /// `K = W + Σx + δw + Jᵀ D J` over `x`, every row carrying a slack.
+    Condensed { pat: CondensedKkt },
+}
+
+/// CPU implementation of [`Backend`].
+pub struct CpuBackend {
+    n: usize,
+    m: usize,
+    nw: usize,
+    slack_rows: Vec<usize>,
+    rhs: Vec<f64>,
+    jrows: Vec<usize>,
+    jcols: Vec<usize>,
+    jvals: Vec<f64>,
+    hrows: Vec<usize>,
+    hcols: Vec<usize>,
+    hvals: Vec<f64>,
+    hzero: Vec<f64>,
+    hess_used: bool,
+    cbuf: Vec<f64>,
+    kkt: Kkt,
+    solver: Box<dyn SymmetricSolver>,
+    kvals: Vec<f64>,
+    diag_w: Vec<f64>,
+    diag_c: Vec<f64>,
+    sol: Vec<f64>,
+    res: Vec<f64>,
+    corr: Vec<f64>,
+    rhs_full: Vec<f64>,
+    /// Last factorization parameters (for residuals of the condensed system).
+    delta: (f64, f64),
+    min_ref: usize,
+    max_ref: usize,
+    res_tol: f64,
+    counts: CallbackCounts,
+    times: [f64; 3],
+}
+
+fn check_structure(
+    what: &'static str,
+    rows: &[usize],
+    cols: &[usize],
+    nrows: usize,
+    ncols: usize,
+    lower: bool,
+) -> Result<(), SolverError> {
+    for (k, (&r, &c)) in rows.iter().zip(cols).enumerate() {
+        if r >= nrows || c >= ncols || (lower && r < c) {
+            return Err(SolverError::BadStructure {
+                what,
+                entry: k,
+                row: r,
+                col: c,
+                nrows,
+                ncols,
+            });
+        }
+    }
+    Ok(())
+}
+
+impl CpuBackend {
+    fn timed<R>(&mut self, slot: usize, f: impl FnOnce(&mut Self) -> R) -> R {
+        let t = Instant::now();
+        let r = f(self);
+        self.times[slot] += t.elapsed().as_secs_f64();
+        r
+    }
+
+    /// `res = rhs_full − K sol` for the full (uncondensed) KKT matrix of the last
+    /// factorization.
+    fn full_residual(&self, res: &mut [f64]) -> Result<(), SolverError> {
+        let (n, nw) = (self.n, self.nw);
+        match &self.kkt {
+            Kkt::Augmented { asm, .. } => {
+                sym_lower_matvec(asm.col_ptr(), asm.row_idx(), &self.kvals, &self.sol, res)?;
+            }
+            Kkt::Condensed { .. } => {
+                let (vw, vy) = self.sol.split_at(nw);
+                let (ow, oy) = res.split_at_mut(nw);
+                ow.iter_mut().for_each(|a| *a = 0.0);
+                oy.iter_mut().for_each(|a| *a = 0.0);
+                if self.hess_used {
+                    for (k, (&r, &c)) in self.hrows.iter().zip(&self.hcols).enumerate() {
+                        let h = self.hvals[k];
+                        ow[r] += h * vw[c];
+                        if r != c {
+                            ow[c] += h * vw[r];
+                        }
+                    }
+                }
+                for i in 0..nw {
+                    ow[i] += self.diag_w[i] * vw[i];
+                }
+                for (k, (&r, &c)) in self.jrows.iter().zip(&self.jcols).enumerate() {
+                    let a = self.jvals[k];
+                    oy[r] += a * vw[c];
+                    ow[c] += a * vy[r];
+                }
+                for (k, &j) in self.slack_rows.iter().enumerate() {
+                    oy[j] -= vw[n + k];
+                    ow[n + k] -= vy[j];
+                }
+                for j in 0..self.m {
+                    oy[j] -= self.delta.1 * vy[j];
+                }
+            }
+        }
+        for (r, b) in res.iter_mut().zip(&self.rhs_full) {
+            *r = b - *r;
+        }
+        Ok(())
+    }
+
+    /// Solve with the factorization only (no refinement): `rhs_full` → `corr`.
+    fn raw_solve(&mut self) -> Result<(), SolverError> {
+        let (n, nw) = (self.n, self.nw);
+        match &self.kkt {
+            Kkt::Augmented { .. } => {
+                self.corr.copy_from_slice(&self.rhs_full);
+                self.solver.solve_in_place(&mut self.corr)?;
+            }
+            Kkt::Condensed { .. } => {
+                // b = (b_x, b_s, b_y); every row j has slack k with row slack_rows[k] = j
+                // (condensed layouts put every row in order). D = Σ_s + δw.
+                let (bw, by) = self.rhs_full.split_at(nw);
+                let (cx, rest) = self.corr.split_at_mut(n);
+                let (cs, cy) = rest.split_at_mut(nw - n);
+                // t_j = D_j b_y_j + b_s_j  (stored in cy temporarily)
+                for (k, &j) in self.slack_rows.iter().enumerate() {
+                    cy[j] = self.diag_w[n + k] * by[j] + bw[n + k];
+                }
+                cx.copy_from_slice(&bw[..n]);
+                for (k, (&r, &c)) in self.jrows.iter().zip(&self.jcols).enumerate() {
+                    cx[c] += self.jvals[k] * cy[r];
+                }
+                self.solver.solve_in_place(cx)?;
+                // ds = J dx − b_y ; dy = D ds − b_s
+                for v in cy.iter_mut() {
+                    *v = 0.0;
+                }
+                for (k, (&r, &c)) in self.jrows.iter().zip(&self.jcols).enumerate() {
+                    cy[r] += self.jvals[k] * cx[c];
+                }
+                for (k, &j) in self.slack_rows.iter().enumerate() {
+                    let ds = cy[j] - by[j];
+                    cs[k] = ds;
+                    cy[j] = self.diag_w[n + k] * ds - bw[n + k];
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Relative zero-pivot tolerance given to the faer backends. Their default (`1e-14 ·
+/// max|A_ij|`) calls genuine pivots zero once the barrier diagonal Σ is large (late
+/// iterations: `max|A_ij| ~ 1e10`); rank deficiency is caught instead by the inertia rule
+/// (too few negative eigenvalues → δ_c) and by the refinement accuracy check.
+const ZERO_PIVOT_TOL: f64 = 1e-20;
+
+fn make_solver(
+    kind: LinearSolverKind,
+    condensed: bool,
+    n_primal: usize,
+) -> Result<Box<dyn SymmetricSolver>, SolverError> {
+    if condensed {
+        let mut s = FaerLlt::new(Parallelism::Sequential);
+        s.set_zero_pivot_tol(ZERO_PIVOT_TOL)?;
+        return Ok(Box::new(s));
+    }
+    let ord = FillOrdering::KktMatched { n_primal };
+    Ok(match kind {
+        LinearSolverKind::Ldlt => {
+            let mut s = FaerLdlt::new(Parallelism::Sequential);
+            s.set_ordering(ord);
+            s.set_zero_pivot_tol(ZERO_PIVOT_TOL)?;
+            Box::new(s)
+        }
+        LinearSolverKind::Lblt => {
+            let mut s = FaerLblt::new(Parallelism::Sequential);
+            s.set_ordering(ord);
+            s.set_zero_pivot_tol(ZERO_PIVOT_TOL)?;
+            Box::new(s)
+        }
+    })
+}
+
+fn nan_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+impl Backend for CpuBackend {
+    type Vector = Vec<f64>;
+    type Index = Vec<usize>;
+
+    fn create(model: &dyn NlpModel, lay: &Layout, opts: &Options) -> Result<Self, SolverError> {
+        let meta = model.meta();
+        let (n, m, nw) = (lay.n, lay.m, lay.nw());
+        let mut jrows = vec![0; meta.nnzj];
+        let mut jcols = vec![0; meta.nnzj];
+        model.jac_structure(&mut jrows, &mut jcols);
+        check_structure("jacobian", &jrows, &jcols, m, n, false)?;
+        let mut hrows = vec![0; meta.nnzh];
+        let mut hcols = vec![0; meta.nnzh];
+        model.hess_structure(&mut hrows, &mut hcols);
+        check_structure("hessian", &hrows, &hcols, n, n, true)?;
+        let condensed = opts.kkt == KktKind::Condensed;
+        let mut solver = make_solver(opts.linear_solver, condensed, nw)?;
+        let (kkt, nk) = if condensed {
+            let pat = CondensedKkt::new(n, m, &hrows, &hcols, &jrows, &jcols)?;
+            solver.analyze(n, pat.col_ptr(), pat.row_idx())?;
+            let nk = pat.nnz();
+            (Kkt::Condensed { pat }, nk)
+        } else {
+            let mut b = KktBuilder::new(nw + m);
+            b.block(&hrows, &hcols, 0, 0)?;
+            b.block(&jrows, &jcols, nw, 0)?;
+            let srows: Vec<usize> = lay.slack_rows.clone();
+            let scols: Vec<usize> = (0..lay.ns).collect();
+            b.block(&srows, &scols, nw, n)?;
+            b.diagonal(0, nw)?;
+            b.diagonal(nw, m)?;
+            let asm = b.build();
+            solver.analyze(nw + m, asm.col_ptr(), asm.row_idx())?;
+            let nk = asm.nnz();
+            (
+                Kkt::Augmented {
+                    asm,
+                    minus_ones: vec![-1.0; lay.ns],
+                },
+                nk,
+            )
+        };
+        Ok(Self {
+            n,
+            m,
+            nw,
+            slack_rows: lay.slack_rows.clone(),
+            rhs: lay.rhs.clone(),
+            jrows,
+            jcols,
+            jvals: vec![0.0; meta.nnzj],
+            hvals: vec![0.0; meta.nnzh],
+            hrows,
+            hcols,
+            hess_used: false,
+            hzero: vec![0.0; meta.nnzh],
+            cbuf: vec![0.0; m],
+            kkt,
+            solver,
+            kvals: vec![0.0; nk],
+            diag_w: vec![0.0; nw],
+            diag_c: vec![0.0; m],
+            sol: vec![0.0; nw + m],
+            res: vec![0.0; nw + m],
+            corr: vec![0.0; nw + m],
+            rhs_full: vec![0.0; nw + m],
+            delta: (0.0, 0.0),
+            min_ref: opts.min_refinement_steps,
+            max_ref: opts.max_refinement_steps,
+            res_tol: opts.residual_ratio_max,
+            counts: CallbackCounts::default(),
+            times: [0.0; 3],
+        })
+    }
+
+    fn zeros(&self, n: usize) -> Vec<f64> {
+        vec![0.0; n]
+    }
+    fn vector_from_host(&self, v: &[f64]) -> Vec<f64> {
+        v.to_vec()
+    }
+    fn index_from_host(&self, idx: &[usize]) -> Vec<usize> {
+        idx.to_vec()
+    }
+    fn to_host(&self, v: &Vec<f64>, out: &mut [f64]) {
+        out.copy_from_slice(v);
+    }
+    fn copy_from_host(&self, v: &mut Vec<f64>, src: &[f64]) {
+        v.copy_from_slice(src);
+    }
+
+    fn fill(&self, v: &mut Vec<f64>, a: f64) {
+        v.iter_mut().for_each(|x| *x = a);
+    }
+    fn copy(&self, dst: &mut Vec<f64>, src: &Vec<f64>) {
+        dst.copy_from_slice(src);
+    }
+    fn axpy(&self, a: f64, x: &Vec<f64>, y: &mut Vec<f64>) {
+        y.iter_mut().zip(x).for_each(|(yi, xi)| *yi += a * xi);
+    }
+    fn axpby(&self, a: f64, x: &Vec<f64>, b: f64, y: &mut Vec<f64>) {
+        y.iter_mut()
+            .zip(x)
+            .for_each(|(yi, xi)| *yi = a * xi + b * *yi);
+    }
+    fn scale(&self, a: f64, v: &mut Vec<f64>) {
+        v.iter_mut().for_each(|x| *x *= a);
+    }
+    fn dot(&self, x: &Vec<f64>, y: &Vec<f64>) -> f64 {
+        x.iter().zip(y).map(|(a, b)| a * b).sum()
+    }
+    fn norm_inf(&self, v: &Vec<f64>) -> f64 {
+        v.iter().fold(0.0, |m, x| nan_max(m, x.abs()))
+    }
+    fn norm_1(&self, v: &Vec<f64>) -> f64 {
+        v.iter().map(|x| x.abs()).sum()
+    }
+    fn mul(&self, dst: &mut Vec<f64>, x: &Vec<f64>, y: &Vec<f64>) {
+        for ((d, a), b) in dst.iter_mut().zip(x).zip(y) {
+            *d = a * b;
+        }
+    }
+    fn div(&self, dst: &mut Vec<f64>, x: &Vec<f64>, y: &Vec<f64>) {
+        for ((d, a), b) in dst.iter_mut().zip(x).zip(y) {
+            *d = a / b;
+        }
+    }
+    fn recip(&self, dst: &mut Vec<f64>, a: f64, x: &Vec<f64>) {
+        dst.iter_mut().zip(x).for_each(|(d, v)| *d = a / v);
+    }
+    fn gather(&self, dst: &mut Vec<f64>, src: &Vec<f64>, idx: &Vec<usize>) {
+        dst.iter_mut().zip(idx).for_each(|(d, &i)| *d = src[i]);
+    }
+    fn scatter_add(&self, a: f64, src: &Vec<f64>, idx: &Vec<usize>, dst: &mut Vec<f64>) {
+        src.iter().zip(idx).for_each(|(s, &i)| dst[i] += a * s);
+    }
+    fn gather_slack(
+        &self,
+        dst: &mut Vec<f64>,
+        src: &Vec<f64>,
+        idx: &Vec<usize>,
+        off: &Vec<f64>,
+        sign: f64,
+    ) {
+        for ((d, &i), o) in dst.iter_mut().zip(idx).zip(off) {
+            *d = sign * (src[i] - o);
+        }
+    }
+
+    fn sum_ln(&self, x: &Vec<f64>) -> f64 {
+        x.iter()
+            .map(|v| if *v > 0.0 { v.ln() } else { f64::NAN })
+            .sum()
+    }
+    fn max_step(&self, x: &Vec<f64>, dx: &Vec<f64>, tau: f64) -> f64 {
+        let mut a: f64 = 1.0;
+        for (xi, di) in x.iter().zip(dx) {
+            if *di < 0.0 {
+                a = a.min(-tau * xi / di);
+            }
+        }
+        a
+    }
+    fn bound_dual_step(
+        &self,
+        dz: &mut Vec<f64>,
+        z: &Vec<f64>,
+        s: &Vec<f64>,
+        ds: &Vec<f64>,
+        mu: f64,
+    ) {
+        for (((d, zi), si), dsi) in dz.iter_mut().zip(z).zip(s).zip(ds) {
+            *d = (mu - zi * dsi) / si - zi;
+        }
+    }
+    fn compl_inf(&self, s: &Vec<f64>, z: &Vec<f64>, mu: f64) -> f64 {
+        s.iter()
+            .zip(z)
+            .fold(0.0, |m, (a, b)| nan_max(m, (a * b - mu).abs()))
+    }
+    fn min_product(&self, s: &Vec<f64>, z: &Vec<f64>) -> f64 {
+        s.iter()
+            .zip(z)
+            .fold(f64::INFINITY, |m, (a, b)| m.min(a * b))
+    }
+    fn safeguard_bound_mult(&self, z: &mut Vec<f64>, s: &Vec<f64>, mu: f64, kappa: f64) -> f64 {
+        let mut dmax: f64 = 0.0;
+        for (zi, si) in z.iter_mut().zip(s) {
+            let lo = mu / (kappa * si);
+            let hi = kappa * mu / si;
+            let nz = zi.max(lo).min(hi);
+            dmax = dmax.max((nz - *zi).abs());
+            *zi = nz;
+        }
+        dmax
+    }
+    fn push_into_bounds(
+        &self,
+        w: &mut Vec<f64>,
+        lo: &Vec<f64>,
+        up: &Vec<f64>,
+        push: &Vec<f64>,
+        frac: &Vec<f64>,
+    ) {
+        for i in 0..w.len() {
+            let (l, u) = (lo[i], up[i]);
+            let gap = u - l;
+            let mut v = w[i];
+            if l.is_finite() {
+                let mut p = push[i] * l.abs().max(1.0);
+                if u.is_finite() {
+                    p = p.min(frac[i] * gap);
+                }
+                v = v.max(l + p);
+            }
+            if u.is_finite() {
+                let mut p = push[i] * u.abs().max(1.0);
+                if l.is_finite() {
+                    p = p.min(frac[i] * gap);
+                }
+                v = v.min(u - p);
+            }
+            if l.is_finite() && u.is_finite() && !(v > l && v < u) {
+                v = l + 0.5 * gap;
+            }
+            w[i] = v;
+        }
+    }
+    fn clamp_below(&self, z: &mut Vec<f64>, a: f64) {
+        z.iter_mut().for_each(|v| *v = v.max(a));
+    }
+    fn max_rel_step(&self, dx: &Vec<f64>, x: &Vec<f64>) -> f64 {
+        dx.iter()
+            .zip(x)
+            .fold(0.0, |m, (d, v)| nan_max(m, d.abs() / (1.0 + v.abs())))
+    }
+
+    fn eval_obj(&mut self, model: &dyn NlpModel, w: &Vec<f64>) -> f64 {
+        let n = self.n;
+        self.timed(0, |s| {
+            s.counts.obj += 1;
+            model.obj(&w[..n])
+        })
+    }
+    fn eval_grad(&mut self, model: &dyn NlpModel, w: &Vec<f64>, g: &mut Vec<f64>) {
+        let n = self.n;
+        self.timed(0, |s| {
+            s.counts.grad += 1;
+            model.grad(&w[..n], &mut g[..n]);
+            g[n..].iter_mut().for_each(|v| *v = 0.0);
+        })
+    }
+    fn eval_residual(&mut self, model: &dyn NlpModel, w: &Vec<f64>, r: &mut Vec<f64>) {
+        let n = self.n;
+        self.timed(0, |s| {
+            s.counts.cons += 1;
+            model.cons(&w[..n], r);
+            for (rj, bj) in r.iter_mut().zip(&s.rhs) {
+                *rj -= bj;
+            }
+            for (k, &j) in s.slack_rows.iter().enumerate() {
+                r[j] -= w[n + k];
+            }
+        })
+    }
+    fn eval_cons(&mut self, model: &dyn NlpModel, w: &Vec<f64>, c: &mut Vec<f64>) {
+        let n = self.n;
+        self.timed(0, |s| {
+            s.counts.cons += 1;
+            model.cons(&w[..n], c);
+        })
+    }
+    fn set_slacks_from_cons(&mut self, model: &dyn NlpModel, w: &mut Vec<f64>) {
+        let n = self.n;
+        self.timed(0, |s| {
+            s.counts.cons += 1;
+            model.cons(&w[..n], &mut s.cbuf);
+            for (k, &j) in s.slack_rows.iter().enumerate() {
+                w[n + k] = s.cbuf[j];
+            }
+        })
+    }
+    fn eval_jac(&mut self, model: &dyn NlpModel, w: &Vec<f64>) {
+        let n = self.n;
+        self.timed(0, |s| {
+            s.counts.jac += 1;
+            model.jac_coord(&w[..n], &mut s.jvals);
+        })
+    }
+    fn eval_hess(&mut self, model: &dyn NlpModel, w: &Vec<f64>, y: &Vec<f64>, sigma: f64) {
+        let n = self.n;
+        self.timed(0, |s| {
+            s.counts.hess += 1;
+            model.hess_coord(&w[..n], y, sigma, &mut s.hvals);
+        })
+    }
+    fn jt_mul(&self, a: f64, y: &Vec<f64>, b: f64, out: &mut Vec<f64>) {
+        let n = self.n;
+        out.iter_mut().for_each(|v| *v *= b);
+        for (k, (&r, &c)) in self.jrows.iter().zip(&self.jcols).enumerate() {
+            out[c] += a * self.jvals[k] * y[r];
+        }
+        for (k, &j) in self.slack_rows.iter().enumerate() {
+            out[n + k] -= a * y[j];
+        }
+    }
+
+    fn counters(&self) -> (CallbackCounts, [f64; 3]) {
+        (self.counts, self.times)
+    }
+
+    fn kkt_factorize(
+        &mut self,
+        sigma: &Vec<f64>,
+        delta_w: f64,
+        delta_c: f64,
+        hessian: bool,
+    ) -> Result<KktStatus, SolverError> {
+        self.timed(1, |s| {
+            s.counts.factorizations += 1;
+            s.delta = (delta_w, delta_c);
+            for (d, v) in s.diag_w.iter_mut().zip(sigma) {
+                *d = v + delta_w;
+            }
+            s.diag_c.iter_mut().for_each(|v| *v = -delta_c);
+            let h: &[f64] = if hessian { &s.hvals } else { &s.hzero };
+            s.hess_used = hessian;
+            let st = match &s.kkt {
+                Kkt::Augmented { asm, minus_ones } => {
+                    asm.assemble(
+                        &[h, &s.jvals, minus_ones, &s.diag_w, &s.diag_c],
+                        &mut s.kvals,
+                    )?;
+                    s.solver.factorize(&s.kvals)?
+                }
+                Kkt::Condensed { pat } => {
+                    let n = s.n;
+                    // D_j = Σ_s + δw of the slack of row j (every row has one, in order).
+                    for (k, &j) in s.slack_rows.iter().enumerate() {
+                        s.diag_c[j] = s.diag_w[n + k];
+                    }
+                    pat.assemble(h, &s.diag_w[..n], &s.jvals, &s.diag_c, &mut s.kvals)?;
+                    s.solver.factorize(&s.kvals)?
+                }
+            };
+            let nk = match &s.kkt {
+                Kkt::Augmented { .. } => (s.nw, s.m),
+                Kkt::Condensed { .. } => (s.n, 0),
+            };
+            Ok(match st {
+                FactorStatus::NotPositiveDefinite => KktStatus::WrongInertia,
+                FactorStatus::Singular => KktStatus::Singular,
+                FactorStatus::Success => match s.solver.inertia() {
+                    Some(i) if i.zero > 0 || i.negative < nk.1 => KktStatus::Singular,
+                    Some(i) if i.positive == nk.0 && i.negative == nk.1 => KktStatus::Correct,
+                    Some(_) => KktStatus::WrongInertia,
+                    None => KktStatus::Correct,
+                },
+            })
+        })
+    }
+
+    fn kkt_solve(
+        &mut self,
+        rw: &Vec<f64>,
+        ry: &Vec<f64>,
+        dw: &mut Vec<f64>,
+        dy: &mut Vec<f64>,
+    ) -> Result<bool, SolverError> {
+        self.timed(2, |s| {
+            let nw = s.nw;
+            s.rhs_full[..nw].copy_from_slice(rw);
+            s.rhs_full[nw..].copy_from_slice(ry);
+            s.raw_solve()?;
+            s.sol.copy_from_slice(&s.corr);
+            let bnorm = s.rhs_full.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            // iterative refinement on the full system
+            let mut steps = 0;
+            let accurate = loop {
+                let mut res = std::mem::take(&mut s.res);
+                s.full_residual(&mut res)?;
+                let rnorm = res.iter().fold(0.0f64, |m, v| nan_max(m, v.abs()));
+                let xnorm = s.sol.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+                let ratio = rnorm / (xnorm.min(1e6) + bnorm).max(1e-300);
+                let stop = (steps >= s.min_ref && ratio <= s.res_tol)
+                    || steps >= s.max_ref
+                    || !ratio.is_finite();
+                if stop {
+                    s.res = res;
+                    break ratio <= 1e-6;
+                }
+                // solve K c = res, sol += c
+                std::mem::swap(&mut s.rhs_full, &mut res);
+                s.raw_solve()?;
+                std::mem::swap(&mut s.rhs_full, &mut res);
+                s.res = res;
+                for (x, c) in s.sol.iter_mut().zip(&s.corr) {
+                    *x += c;
+                }
+                steps += 1;
+            };
+            dw.copy_from_slice(&s.sol[..nw]);
+            dy.copy_from_slice(&s.sol[nw..]);
+            Ok(accurate)
+        })
+    }
+}

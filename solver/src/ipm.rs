@@ -1,0 +1,1232 @@
+//! The interior-point algorithm (Wächter & Biegler 2006), written against [`Backend`].
+//!
+//! Nothing in this module reads or writes a vector element: every vector operation is a
+//! backend kernel, so the same code runs wherever the backend keeps its vectors. The only
+//! host traffic is at setup, at the entry of the restoration phase (building the
+//! restoration problem) and at the end (reading the solution).
+
+use crate::backend::{Backend, KktStatus};
+use crate::layout::Layout;
+use crate::models::RestoModel;
+use crate::options::{MuStrategy, Options, PrintLevel};
+use crate::result::{CallbackCounts, SolverError, Status};
+use simdnlp_modeling::NlpModel;
+use std::time::Instant;
+
+/// How the iterate is initialized (host data, in the scaled problem's units).
+pub(crate) struct Start {
+    /// Primal point `w = (x, s)`, length `nw`; the slack part is ignored when
+    /// `compute_slacks` is set (slacks start at `c(x)`).
+    pub w: Vec<f64>,
+    /// Start slacks at the constraint values instead of `w`'s slack part.
+    pub compute_slacks: bool,
+    /// Constraint multipliers (`None`: least-squares estimate).
+    pub y: Option<Vec<f64>>,
+    /// Lower-bound multipliers over `w` (full length; `None`: `bound_mult_init_val`).
+    pub zl: Option<Vec<f64>>,
+    /// Upper-bound multipliers over `w` (full length; `None`: `bound_mult_init_val`).
+    pub zu: Option<Vec<f64>>,
+    /// Lower bound applied to given bound multipliers.
+    pub z_min: f64,
+    /// Initial barrier parameter.
+    pub mu: f64,
+    /// `bound_push` / `bound_frac` for variables.
+    pub push: (f64, f64),
+    /// `bound_push` / `bound_frac` for slacks.
+    pub slack_push: (f64, f64),
+}
+
+/// How `run` ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Exit {
+    /// A final status.
+    Done(Status),
+    /// (Restoration phase only) the outer problem accepted the current iterate.
+    RestorationAccepted,
+}
+
+/// Restoration-phase exit test: given the restoration iterate, does the original problem
+/// accept it?
+pub(crate) type Hook<'h, V> = &'h mut dyn FnMut(&V) -> bool;
+
+enum Acc {
+    Accept { f_type: bool },
+    Reject,
+    RejectFilter,
+}
+
+enum Ls {
+    Accepted {
+        alpha: f64,
+        alpha_z: f64,
+        trials: usize,
+        tiny: bool,
+    },
+    Restoration {
+        trials: usize,
+    },
+}
+
+/// Interior-point state on one backend for one (scaled) model.
+pub(crate) struct Ipm<'a, B: Backend> {
+    be: &'a mut B,
+    model: &'a dyn NlpModel,
+    lay: &'a Layout,
+    o: &'a Options,
+    /// Signed objective scaling of `model` relative to the user's objective.
+    obj_scale: f64,
+    /// Label printed in the log (`""` or `"r"` for restoration).
+    tag: &'static str,
+    t0: Instant,
+
+    li: B::Index,
+    ui: B::Index,
+    lo_v: B::Vector,
+    up_v: B::Vector,
+    damp_l: B::Vector,
+    damp_u: B::Vector,
+    lo_full: B::Vector,
+    up_full: B::Vector,
+    dual_unscale: B::Vector,
+    viol_unscale: B::Vector,
+
+    /// Current iterate.
+    pub w: B::Vector,
+    pub y: B::Vector,
+    pub zl: B::Vector,
+    pub zu: B::Vector,
+    sl: B::Vector,
+    su: B::Vector,
+    f: f64,
+    gf: B::Vector,
+    r: B::Vector,
+    glag: B::Vector,
+    gphi: B::Vector,
+
+    wt: B::Vector,
+    slt: B::Vector,
+    sut: B::Vector,
+    rt: B::Vector,
+    ft: f64,
+
+    dw: B::Vector,
+    dy: B::Vector,
+    dzl: B::Vector,
+    dzu: B::Vector,
+    dsl: B::Vector,
+    dsu: B::Vector,
+    sigma: B::Vector,
+    rw: B::Vector,
+    ry: B::Vector,
+    tl: B::Vector,
+    tu: B::Vector,
+    tw: B::Vector,
+    tm: B::Vector,
+    rsoc: B::Vector,
+    dw2: B::Vector,
+    dy2: B::Vector,
+
+    /// Barrier parameter.
+    pub mu: f64,
+    tau: f64,
+    theta_max: f64,
+    theta_min: f64,
+    filter: Vec<(f64, f64)>,
+    delta_w_last: f64,
+    /// Iterations done (restoration iterations included).
+    pub iter: usize,
+    /// Iteration limit of this run.
+    pub max_iter: usize,
+    acceptable_count: usize,
+    filter_reject_count: usize,
+    filter_resets: usize,
+    force_mu_decrease: bool,
+    last_tiny: bool,
+    adaptive: bool,
+    /// Unscaled measures at the last evaluated iterate.
+    pub dual_inf_u: f64,
+    pub constr_viol_u: f64,
+    pub compl_u: f64,
+    /// Counts from restoration phases (their own backends).
+    pub resto_counts: CallbackCounts,
+    /// Times (callbacks, factorization, solves) from restoration phases.
+    pub resto_times: [f64; 3],
+    // log state
+    last_alpha: (f64, f64),
+    last_ls: usize,
+    last_reg: f64,
+    last_dnorm: f64,
+    host_w: Vec<f64>,
+}
+
+fn fmt_lg(v: f64) -> String {
+    if v > 0.0 {
+        format!("{:5.1}", v.log10())
+    } else {
+        "    -".to_string()
+    }
+}
+
+impl<'a, B: Backend> Ipm<'a, B> {
+    /// Allocate the state. `dual_unscale` (length `nw`) and `viol_unscale` (length `m`)
+    /// convert scaled dual infeasibility and residuals back to user units.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        be: &'a mut B,
+        model: &'a dyn NlpModel,
+        lay: &'a Layout,
+        o: &'a Options,
+        obj_scale: f64,
+        dual_unscale: &[f64],
+        viol_unscale: &[f64],
+        tag: &'static str,
+    ) -> Self {
+        let (nw, m) = (lay.nw(), lay.m);
+        let (nl, nu) = (lay.lower_idx.len(), lay.upper_idx.len());
+        let lo_c: Vec<f64> = lay.lower_idx.iter().map(|&i| lay.lo[i]).collect();
+        let up_c: Vec<f64> = lay.upper_idx.iter().map(|&i| lay.up[i]).collect();
+        let z = |n: usize| be.zeros(n);
+        let (w, gf, glag, gphi, wt, dw, sigma, rw, tw, dw2) = (
+            z(nw),
+            z(nw),
+            z(nw),
+            z(nw),
+            z(nw),
+            z(nw),
+            z(nw),
+            z(nw),
+            z(nw),
+            z(nw),
+        );
+        let (y, r, rt, dy, ry, tm, rsoc, dy2) = (z(m), z(m), z(m), z(m), z(m), z(m), z(m), z(m));
+        let (zl, sl, slt, dzl, dsl, tl) = (z(nl), z(nl), z(nl), z(nl), z(nl), z(nl));
+        let (zu, su, sut, dzu, dsu, tu) = (z(nu), z(nu), z(nu), z(nu), z(nu), z(nu));
+        Self {
+            li: be.index_from_host(&lay.lower_idx),
+            ui: be.index_from_host(&lay.upper_idx),
+            lo_v: be.vector_from_host(&lo_c),
+            up_v: be.vector_from_host(&up_c),
+            damp_l: be.vector_from_host(&lay.damp_l),
+            damp_u: be.vector_from_host(&lay.damp_u),
+            lo_full: be.vector_from_host(&lay.lo),
+            up_full: be.vector_from_host(&lay.up),
+            dual_unscale: be.vector_from_host(dual_unscale),
+            viol_unscale: be.vector_from_host(viol_unscale),
+            w,
+            y,
+            zl,
+            zu,
+            sl,
+            su,
+            f: 0.0,
+            gf,
+            r,
+            glag,
+            gphi,
+            wt,
+            slt,
+            sut,
+            rt,
+            ft: 0.0,
+            dw,
+            dy,
+            dzl,
+            dzu,
+            dsl,
+            dsu,
+            sigma,
+            rw,
+            ry,
+            tl,
+            tu,
+            tw,
+            tm,
+            rsoc,
+            dw2,
+            dy2,
+            mu: o.mu_init,
+            tau: 0.99,
+            theta_max: 0.0,
+            theta_min: 0.0,
+            filter: Vec::with_capacity(o.max_iter.clamp(16, 100_000) + 16),
+            delta_w_last: 0.0,
+            iter: 0,
+            max_iter: o.max_iter,
+            acceptable_count: 0,
+            filter_reject_count: 0,
+            filter_resets: 0,
+            force_mu_decrease: false,
+            last_tiny: false,
+            adaptive: o.mu_strategy == MuStrategy::AdaptiveLoqo,
+            dual_inf_u: f64::INFINITY,
+            constr_viol_u: f64::INFINITY,
+            compl_u: f64::INFINITY,
+            resto_counts: CallbackCounts::default(),
+            resto_times: [0.0; 3],
+            last_alpha: (0.0, 0.0),
+            last_ls: 0,
+            last_reg: 0.0,
+            last_dnorm: 0.0,
+            host_w: vec![0.0; nw],
+            be,
+            model,
+            lay,
+            o,
+            obj_scale,
+            tag,
+            t0: Instant::now(),
+        }
+    }
+
+    /// Objective of the current iterate in the user's units.
+    pub fn objective_unscaled(&self) -> f64 {
+        self.f / self.obj_scale
+    }
+
+    /// Access to the backend (for reading results).
+    pub fn backend(&self) -> &B {
+        self.be
+    }
+
+    // ------------------------------------------------------------------ evaluation helpers
+
+    fn slacks_of(&self, w: &B::Vector, sl: &mut B::Vector, su: &mut B::Vector) {
+        self.be.gather_slack(sl, w, &self.li, &self.lo_v, 1.0);
+        self.be.gather_slack(su, w, &self.ui, &self.up_v, -1.0);
+    }
+
+    /// Barrier function φ with the κ_d damping of one-sided bounds.
+    fn barrier(&self, f: f64, sl: &B::Vector, su: &B::Vector) -> f64 {
+        let be = &*self.be;
+        let ln = be.sum_ln(sl) + be.sum_ln(su);
+        let damp = be.dot(&self.damp_l, sl) + be.dot(&self.damp_u, su);
+        f - self.mu * ln + self.o.kappa_d * self.mu * damp
+    }
+
+    /// Gradient of the Lagrangian `∇f + Jᵀy − P_L z_L + P_U z_U` into `glag`.
+    fn compute_glag(&mut self) {
+        let be = &*self.be;
+        be.copy(&mut self.glag, &self.gf);
+        be.jt_mul(1.0, &self.y, 1.0, &mut self.glag);
+        be.scatter_add(-1.0, &self.zl, &self.li, &mut self.glag);
+        be.scatter_add(1.0, &self.zu, &self.ui, &mut self.glag);
+    }
+
+    /// Barrier gradient `∇φ` into `gphi`.
+    fn compute_gphi(&mut self) {
+        let be = &*self.be;
+        let mu = self.mu;
+        be.copy(&mut self.gphi, &self.gf);
+        be.recip(&mut self.tl, mu, &self.sl);
+        be.scatter_add(-1.0, &self.tl, &self.li, &mut self.gphi);
+        be.recip(&mut self.tu, mu, &self.su);
+        be.scatter_add(1.0, &self.tu, &self.ui, &mut self.gphi);
+        let kd = self.o.kappa_d * mu;
+        be.scatter_add(kd, &self.damp_l, &self.li, &mut self.gphi);
+        be.scatter_add(-kd, &self.damp_u, &self.ui, &mut self.gphi);
+    }
+
+    /// Evaluate f, ∇f, r, J at the current `w` (after initialization or a restoration).
+    fn eval_point(&mut self) -> bool {
+        self.f = self.be.eval_obj(self.model, &self.w);
+        self.be.eval_residual(self.model, &self.w, &mut self.r);
+        self.be.eval_grad(self.model, &self.w, &mut self.gf);
+        self.be.eval_jac(self.model, &self.w);
+        let be = &*self.be;
+        self.f.is_finite() && be.norm_inf(&self.r).is_finite() && be.norm_inf(&self.gf).is_finite()
+    }
+
+    fn compl(&self, mu: f64) -> f64 {
+        let be = &*self.be;
+        be.compl_inf(&self.sl, &self.zl, mu)
+            .max(be.compl_inf(&self.su, &self.zu, mu))
+    }
+
+    fn scaling_factors(&self) -> (f64, f64) {
+        let be = &*self.be;
+        let (m, nl, nu) = (
+            self.lay.m,
+            self.lay.lower_idx.len(),
+            self.lay.upper_idx.len(),
+        );
+        let smax = self.o.s_max;
+        let zn = be.norm_1(&self.zl) + be.norm_1(&self.zu);
+        let sd = if m + nl + nu > 0 {
+            smax.max((be.norm_1(&self.y) + zn) / (m + nl + nu) as f64) / smax
+        } else {
+            1.0
+        };
+        let sc = if nl + nu > 0 {
+            smax.max(zn / (nl + nu) as f64) / smax
+        } else {
+            1.0
+        };
+        (sd, sc)
+    }
+
+    // ------------------------------------------------------------------ initialization
+
+    /// Set up the starting iterate. Returns `false` when the model cannot be evaluated
+    /// at the start (NaN/∞).
+    fn initialize(&mut self, st: &Start) -> Result<bool, SolverError> {
+        let (n, nw) = (self.lay.n, self.lay.nw());
+        self.mu = st.mu;
+        self.tau = self.o.tau_min.max(1.0 - self.mu);
+        self.iter = 0;
+        self.filter.clear();
+        self.delta_w_last = 0.0;
+        self.acceptable_count = 0;
+        self.filter_reject_count = 0;
+        self.filter_resets = 0;
+        self.force_mu_decrease = false;
+        self.last_tiny = false;
+        self.adaptive = self.o.mu_strategy == MuStrategy::AdaptiveLoqo;
+        self.t0 = Instant::now();
+        // Per-component push/frac vectors (tw: push, dw2: frac).
+        self.host_w[..n].iter_mut().for_each(|v| *v = st.push.0);
+        self.host_w[n..]
+            .iter_mut()
+            .for_each(|v| *v = st.slack_push.0);
+        self.be.copy_from_host(&mut self.tw, &self.host_w);
+        self.host_w[..n].iter_mut().for_each(|v| *v = st.push.1);
+        self.host_w[n..]
+            .iter_mut()
+            .for_each(|v| *v = st.slack_push.1);
+        self.be.copy_from_host(&mut self.dw2, &self.host_w);
+        self.be.copy_from_host(&mut self.w, &st.w);
+        if st.compute_slacks {
+            self.be.push_into_bounds(
+                &mut self.w,
+                &self.lo_full,
+                &self.up_full,
+                &self.tw,
+                &self.dw2,
+            );
+            self.be.set_slacks_from_cons(self.model, &mut self.w);
+        }
+        self.be.push_into_bounds(
+            &mut self.w,
+            &self.lo_full,
+            &self.up_full,
+            &self.tw,
+            &self.dw2,
+        );
+        let (w, mut sl, mut su) = (
+            std::mem::replace(&mut self.w, self.be.zeros(0)),
+            std::mem::replace(&mut self.sl, self.be.zeros(0)),
+            std::mem::replace(&mut self.su, self.be.zeros(0)),
+        );
+        self.slacks_of(&w, &mut sl, &mut su);
+        (self.w, self.sl, self.su) = (w, sl, su);
+        // Bound multipliers.
+        match &st.zl {
+            Some(z) => {
+                self.be.copy_from_host(&mut self.tw, z);
+                self.be.gather(&mut self.zl, &self.tw, &self.li);
+                self.be.clamp_below(&mut self.zl, st.z_min);
+            }
+            None => self.be.fill(&mut self.zl, self.o.bound_mult_init_val),
+        }
+        match &st.zu {
+            Some(z) => {
+                self.be.copy_from_host(&mut self.tw, z);
+                self.be.gather(&mut self.zu, &self.tw, &self.ui);
+                self.be.clamp_below(&mut self.zu, st.z_min);
+            }
+            None => self.be.fill(&mut self.zu, self.o.bound_mult_init_val),
+        }
+        if !self.eval_point() {
+            return Ok(false);
+        }
+        match &st.y {
+            Some(y) => self.be.copy_from_host(&mut self.y, y),
+            None => self.least_squares_y()?,
+        }
+        let _ = nw;
+        let theta0 = self.be.norm_1(&self.r);
+        self.theta_max = self.o.theta_max_fact * theta0.max(1.0);
+        self.theta_min = self.o.theta_min_fact * theta0.max(1.0);
+        Ok(true)
+    }
+
+    /// Least-squares constraint multipliers: solve `[[I, Jᵀ], [J, 0]] (d, y) = (−(∇f − z_L + z_U), 0)`;
+    /// discarded (y = 0) when `‖y‖∞ > constr_mult_init_max`.
+    fn least_squares_y(&mut self) -> Result<(), SolverError> {
+        self.be.fill(&mut self.y, 0.0);
+        if self.lay.m == 0 || self.o.constr_mult_init_max <= 0.0 {
+            return Ok(());
+        }
+        self.be.fill(&mut self.sigma, 1.0);
+        let mut st = self.be.kkt_factorize(&self.sigma, 0.0, 0.0, false)?;
+        if st != KktStatus::Correct {
+            st = self.be.kkt_factorize(&self.sigma, 0.0, 1e-8, false)?;
+        }
+        if st != KktStatus::Correct {
+            return Ok(());
+        }
+        let be = &mut *self.be;
+        be.copy(&mut self.rw, &self.gf);
+        be.scatter_add(-1.0, &self.zl, &self.li, &mut self.rw);
+        be.scatter_add(1.0, &self.zu, &self.ui, &mut self.rw);
+        be.scale(-1.0, &mut self.rw);
+        be.fill(&mut self.ry, 0.0);
+        let _ = be.kkt_solve(&self.rw, &self.ry, &mut self.dw, &mut self.dy)?;
+        let ny = be.norm_inf(&self.dy);
+        if ny.is_finite() && ny <= self.o.constr_mult_init_max {
+            be.copy(&mut self.y, &self.dy);
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ main loop
+
+    /// Run the method from `st`. `hook` is the restoration-phase exit test (`None` for
+    /// the original problem).
+    pub fn run(
+        &mut self,
+        st: &Start,
+        mut hook: Option<Hook<'_, B::Vector>>,
+    ) -> Result<Exit, SolverError> {
+        if !self.initialize(st)? {
+            return Ok(Exit::Done(Status::InvalidNumberDetected));
+        }
+        let o = self.o;
+        if self.o.print_level >= PrintLevel::Iterations && self.tag.is_empty() {
+            tracing::info!(
+                "iter    objective    inf_pr   inf_du lg(mu)  ||d||  lg(rg) alpha_du alpha_pr  ls"
+            );
+        }
+        loop {
+            // ---- optimality measures at the current iterate
+            self.compute_glag();
+            let be = &*self.be;
+            let dual = be.norm_inf(&self.glag);
+            let primal = be.norm_inf(&self.r);
+            let compl0 = self.compl(0.0);
+            let (sd, sc) = self.scaling_factors();
+            let e0 = (dual / sd).max(primal).max(compl0 / sc);
+            be.mul(&mut self.tw, &self.glag, &self.dual_unscale);
+            self.dual_inf_u = be.norm_inf(&self.tw);
+            be.mul(&mut self.tm, &self.r, &self.viol_unscale);
+            self.constr_viol_u = be.norm_inf(&self.tm);
+            self.compl_u = compl0 / self.obj_scale.abs();
+            self.log_iter(primal);
+            if !e0.is_finite() {
+                return Ok(Exit::Done(Status::InvalidNumberDetected));
+            }
+            if e0 <= o.tol
+                && self.dual_inf_u <= o.dual_inf_tol
+                && self.constr_viol_u <= o.constr_viol_tol
+                && self.compl_u <= o.compl_inf_tol
+            {
+                return Ok(Exit::Done(Status::SolveSucceeded));
+            }
+            let acceptable = e0 <= o.acceptable_tol
+                && self.dual_inf_u <= o.acceptable_dual_inf_tol
+                && self.constr_viol_u <= o.acceptable_constr_viol_tol
+                && self.compl_u <= o.acceptable_compl_inf_tol;
+            self.acceptable_count = if acceptable {
+                self.acceptable_count + 1
+            } else {
+                0
+            };
+            if o.acceptable_iter > 0 && self.acceptable_count >= o.acceptable_iter {
+                return Ok(Exit::Done(Status::SolvedToAcceptableLevel));
+            }
+            if self.iter >= self.max_iter {
+                return Ok(Exit::Done(Status::MaximumIterationsExceeded));
+            }
+            if self.t0.elapsed().as_secs_f64() > o.max_wall_time {
+                return Ok(Exit::Done(Status::MaximumCpuTimeExceeded));
+            }
+            if self.be.norm_inf(&self.w) > o.diverging_iterates_tol {
+                return Ok(Exit::Done(Status::DivergingIterates));
+            }
+
+            // ---- barrier parameter update
+            let mu_floor = o
+                .mu_min
+                .max(o.tol.min(o.compl_inf_tol) / (o.barrier_tol_factor + 1.0));
+            if self.adaptive {
+                self.adaptive_mu(mu_floor);
+            } else {
+                loop {
+                    let emu = (dual / sd).max(primal).max(self.compl(self.mu) / sc);
+                    if emu > o.barrier_tol_factor * self.mu && !self.force_mu_decrease {
+                        break;
+                    }
+                    let forced = self.force_mu_decrease;
+                    self.force_mu_decrease = false;
+                    let new_mu = mu_floor.max(
+                        (o.mu_linear_decrease_factor * self.mu)
+                            .min(self.mu.powf(o.mu_superlinear_decrease_power)),
+                    );
+                    if new_mu >= self.mu {
+                        if forced && self.last_tiny {
+                            return Ok(Exit::Done(if acceptable {
+                                Status::SolvedToAcceptableLevel
+                            } else {
+                                Status::SearchDirectionBecomesTooSmall
+                            }));
+                        }
+                        break;
+                    }
+                    self.set_mu(new_mu);
+                }
+            }
+            let phi = self.barrier(self.f, &self.sl, &self.su);
+
+            // ---- search direction
+            self.be.eval_hess(self.model, &self.w, &self.y, 1.0);
+            if !self.search_direction()? {
+                return Ok(Exit::Done(Status::ErrorInStepComputation));
+            }
+
+            // ---- line search
+            let theta = self.be.norm_1(&self.r);
+            match self.line_search(theta, phi)? {
+                Ls::Accepted {
+                    alpha,
+                    alpha_z,
+                    trials,
+                    tiny,
+                } => {
+                    self.accept(alpha, alpha_z);
+                    self.last_ls = trials;
+                    if tiny {
+                        self.force_mu_decrease = true;
+                    }
+                    self.last_tiny = tiny;
+                    if !self.eval_point() {
+                        return Ok(Exit::Done(Status::InvalidNumberDetected));
+                    }
+                }
+                Ls::Restoration { trials } => {
+                    self.last_ls = trials;
+                    if hook.is_some() || !o.restoration {
+                        return Ok(Exit::Done(Status::RestorationFailed));
+                    }
+                    match self.restoration(theta, phi)? {
+                        None => {
+                            if !self.eval_point() {
+                                return Ok(Exit::Done(Status::InvalidNumberDetected));
+                            }
+                        }
+                        Some(status) => return Ok(Exit::Done(status)),
+                    }
+                }
+            }
+            self.iter += 1;
+            if let Some(h) = hook.as_mut() {
+                if h(&self.w) {
+                    return Ok(Exit::RestorationAccepted);
+                }
+            }
+        }
+    }
+
+    fn set_mu(&mut self, mu: f64) {
+        self.mu = mu;
+        self.tau = self.o.tau_min.max(1.0 - mu);
+        self.filter.clear();
+    }
+
+    /// LOQO rule `μ = σ · avg(s∘z)` with `σ = 0.1 · min(0.05 (1 − ξ)/ξ, 2)³`; switches to
+    /// monotone mode for good once the step size collapses (a restoration or tiny steps).
+    fn adaptive_mu(&mut self, mu_floor: f64) {
+        let be = &*self.be;
+        let (nl, nu) = (self.lay.lower_idx.len(), self.lay.upper_idx.len());
+        if nl + nu == 0 {
+            return;
+        }
+        let avg = (be.dot(&self.sl, &self.zl) + be.dot(&self.su, &self.zu)) / (nl + nu) as f64;
+        let minp = be
+            .min_product(&self.sl, &self.zl)
+            .min(be.min_product(&self.su, &self.zu));
+        let xi = (minp / avg).clamp(1e-300, 1.0);
+        let sigma = 0.1 * (0.05 * (1.0 - xi) / xi).min(2.0).powi(3);
+        let new_mu = (sigma * avg).clamp(mu_floor, 1e5);
+        if new_mu.is_finite() && new_mu != self.mu {
+            self.set_mu(new_mu);
+        }
+    }
+
+    // ------------------------------------------------------------------ step computation
+
+    /// Assemble, factorize with inertia correction and solve the primal-dual system.
+    /// Returns `false` when no regularization gives the right inertia.
+    fn search_direction(&mut self) -> Result<bool, SolverError> {
+        let be = &mut *self.be;
+        // Σ = P_L (z_L / s_L) + P_U (z_U / s_U)
+        be.fill(&mut self.sigma, 0.0);
+        be.div(&mut self.tl, &self.zl, &self.sl);
+        be.scatter_add(1.0, &self.tl, &self.li, &mut self.sigma);
+        be.div(&mut self.tu, &self.zu, &self.su);
+        be.scatter_add(1.0, &self.tu, &self.ui, &mut self.sigma);
+        self.compute_gphi();
+        let be = &mut *self.be;
+        // rw = −(∇φ + Jᵀ y), ry = −r
+        be.copy(&mut self.rw, &self.gphi);
+        be.jt_mul(1.0, &self.y, 1.0, &mut self.rw);
+        be.scale(-1.0, &mut self.rw);
+        be.copy(&mut self.ry, &self.r);
+        be.scale(-1.0, &mut self.ry);
+        let reg = self.o.jacobian_regularization_value
+            * self.mu.powf(self.o.jacobian_regularization_exponent);
+        let mut min_dc = 0.0;
+        for attempt in 0..3 {
+            if !self.factorize_with_correction(min_dc)? {
+                return Ok(false);
+            }
+            let be = &mut *self.be;
+            let accurate = be.kkt_solve(&self.rw, &self.ry, &mut self.dw, &mut self.dy)?;
+            let finite = be.norm_inf(&self.dw).is_finite() && be.norm_inf(&self.dy).is_finite();
+            if accurate && finite {
+                break;
+            }
+            if attempt == 2 && !finite {
+                return Ok(false);
+            }
+            // Numerically singular: regularize the constraint block (and more each time).
+            min_dc = if min_dc == 0.0 {
+                reg.max(1e-12)
+            } else {
+                min_dc * 100.0
+            };
+            if self.o.print_level >= PrintLevel::Debug {
+                tracing::debug!(min_dc, "inaccurate KKT solve, regularizing");
+            }
+        }
+        self.bound_steps();
+        Ok(true)
+    }
+
+    /// `ds_L, ds_U, dz_L, dz_U` from `dw`.
+    fn bound_steps(&mut self) {
+        let be = &*self.be;
+        be.gather(&mut self.dsl, &self.dw, &self.li);
+        be.gather(&mut self.dsu, &self.dw, &self.ui);
+        be.scale(-1.0, &mut self.dsu);
+        be.bound_dual_step(&mut self.dzl, &self.zl, &self.sl, &self.dsl, self.mu);
+        be.bound_dual_step(&mut self.dzu, &self.zu, &self.su, &self.dsu, self.mu);
+    }
+
+    /// Ipopt's inertia correction (Algorithm IC of the paper).
+    fn factorize_with_correction(&mut self, min_dc: f64) -> Result<bool, SolverError> {
+        let o = self.o;
+        let mut dc = min_dc;
+        let mut st = self.be.kkt_factorize(&self.sigma, 0.0, dc, true)?;
+        if st == KktStatus::Singular && dc == 0.0 {
+            dc = o.jacobian_regularization_value * self.mu.powf(o.jacobian_regularization_exponent);
+            st = self.be.kkt_factorize(&self.sigma, 0.0, dc, true)?;
+        }
+        if st == KktStatus::Correct {
+            self.last_reg = 0.0;
+            return Ok(true);
+        }
+        let mut dw = if self.delta_w_last == 0.0 {
+            o.first_hessian_perturbation
+        } else {
+            o.min_hessian_perturbation
+                .max(o.perturb_dec_fact * self.delta_w_last)
+        };
+        loop {
+            st = self.be.kkt_factorize(&self.sigma, dw, dc, true)?;
+            if st == KktStatus::Singular && dc == 0.0 {
+                dc = o.jacobian_regularization_value
+                    * self.mu.powf(o.jacobian_regularization_exponent);
+                continue;
+            }
+            if st == KktStatus::Correct {
+                self.delta_w_last = dw;
+                self.last_reg = dw;
+                if o.print_level >= PrintLevel::Debug {
+                    tracing::debug!(delta_w = dw, delta_c = dc, "inertia correction");
+                }
+                return Ok(true);
+            }
+            dw *= if self.delta_w_last == 0.0 {
+                o.perturb_inc_fact_first
+            } else {
+                o.perturb_inc_fact
+            };
+            if dw > o.max_hessian_perturbation {
+                return Ok(false);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ line search
+
+    /// Evaluate the trial point `w + α d`: θ and φ, or `None` when the model returned
+    /// NaN/∞ (or a slack left the interior).
+    fn trial(&mut self, alpha: f64, use_soc: bool) -> Option<(f64, f64)> {
+        let be = &mut *self.be;
+        be.copy(&mut self.wt, &self.w);
+        be.axpy(
+            alpha,
+            if use_soc { &self.dw2 } else { &self.dw },
+            &mut self.wt,
+        );
+        be.gather_slack(&mut self.slt, &self.wt, &self.li, &self.lo_v, 1.0);
+        be.gather_slack(&mut self.sut, &self.wt, &self.ui, &self.up_v, -1.0);
+        self.ft = be.eval_obj(self.model, &self.wt);
+        if !self.ft.is_finite() {
+            return None;
+        }
+        be.eval_residual(self.model, &self.wt, &mut self.rt);
+        let theta = self.be.norm_1(&self.rt);
+        let phi = self.barrier(self.ft, &self.slt, &self.sut);
+        (theta.is_finite() && phi.is_finite()).then_some((theta, phi))
+    }
+
+    fn filter_accepts(&self, theta: f64, phi: f64) -> bool {
+        !self.filter.iter().any(|&(tf, pf)| theta >= tf && phi >= pf)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn acceptable(&self, tt: f64, pt: f64, alpha: f64, theta: f64, phi: f64, gd: f64) -> Acc {
+        let o = self.o;
+        if tt > self.theta_max {
+            return Acc::Reject;
+        }
+        if pt > phi && (pt - phi).log10() > 5.0 + phi.abs().max(1.0).log10() {
+            return Acc::Reject;
+        }
+        let switching = gd < 0.0 && alpha * (-gd).powf(o.s_phi) > o.delta * theta.powf(o.s_theta);
+        let f_type = theta <= self.theta_min && switching;
+        let tol = 10.0 * f64::EPSILON * phi.abs().max(1.0);
+        if f_type {
+            if pt - (phi + o.eta_phi * alpha * gd) > tol {
+                return Acc::Reject;
+            }
+        } else if !(tt <= (1.0 - o.gamma_theta) * theta || pt - (phi - o.gamma_phi * theta) <= tol)
+        {
+            return Acc::Reject;
+        }
+        if !self.filter_accepts(tt, pt) {
+            return Acc::RejectFilter;
+        }
+        Acc::Accept { f_type }
+    }
+
+    fn augment_filter(&mut self, theta: f64, phi: f64) {
+        let o = self.o;
+        let (tf, pf) = ((1.0 - o.gamma_theta) * theta, phi - o.gamma_phi * theta);
+        // drop entries the new one dominates
+        self.filter.retain(|&(t, p)| !(t >= tf && p >= pf));
+        self.filter.push((tf, pf));
+    }
+
+    fn line_search(&mut self, theta: f64, phi: f64) -> Result<Ls, SolverError> {
+        let o = self.o;
+        let be = &*self.be;
+        let alpha_max = be
+            .max_step(&self.sl, &self.dsl, self.tau)
+            .min(be.max_step(&self.su, &self.dsu, self.tau));
+        let alpha_z = be
+            .max_step(&self.zl, &self.dzl, self.tau)
+            .min(be.max_step(&self.zu, &self.dzu, self.tau));
+        let gd = be.dot(&self.gphi, &self.dw);
+        self.last_dnorm = be.norm_inf(&self.dw);
+        // Tiny step: accept the full step without line search.
+        if be.max_rel_step(&self.dw, &self.w) < o.tiny_step_tol
+            && be.norm_inf(&self.dy) < o.tiny_step_y_tol * be.norm_inf(&self.y).max(1.0)
+            && self.trial(alpha_max, false).is_some()
+        {
+            {
+                return Ok(Ls::Accepted {
+                    alpha: alpha_max,
+                    alpha_z,
+                    trials: 1,
+                    tiny: true,
+                });
+            }
+        }
+        let alpha_min = {
+            let gt = o.gamma_theta;
+            let v = if gd < 0.0 {
+                let a = gt.min(o.gamma_phi * theta / -gd);
+                if theta <= self.theta_min {
+                    a.min(o.delta * theta.powf(o.s_theta) / (-gd).powf(o.s_phi))
+                } else {
+                    a
+                }
+            } else {
+                gt
+            };
+            (o.alpha_min_frac * v).max(f64::EPSILON * 1e-2)
+        };
+        let mut alpha = alpha_max;
+        let mut trials = 0;
+        let mut rejected_by_filter = false;
+        loop {
+            trials += 1;
+            let tr = self.trial(alpha, false);
+            if let Some((tt, pt)) = tr {
+                match self.acceptable(tt, pt, alpha, theta, phi, gd) {
+                    Acc::Accept { f_type } => {
+                        if !f_type {
+                            self.augment_filter(theta, phi);
+                        }
+                        self.after_ls(rejected_by_filter);
+                        return Ok(Ls::Accepted {
+                            alpha,
+                            alpha_z,
+                            trials,
+                            tiny: false,
+                        });
+                    }
+                    Acc::RejectFilter => rejected_by_filter = true,
+                    Acc::Reject => {}
+                }
+                // Second-order correction on the first trial when θ did not decrease.
+                if trials == 1 && o.max_soc > 0 && tt >= theta {
+                    if let Some((a, az, f_type)) = self.soc(alpha, tt, theta, phi, gd)? {
+                        if !f_type {
+                            self.augment_filter(theta, phi);
+                        }
+                        self.after_ls(rejected_by_filter);
+                        return Ok(Ls::Accepted {
+                            alpha: a,
+                            alpha_z: az,
+                            trials: trials + 1,
+                            tiny: false,
+                        });
+                    }
+                }
+            }
+            alpha *= o.alpha_red_factor;
+            if alpha < alpha_min {
+                self.after_ls(rejected_by_filter);
+                return Ok(Ls::Restoration { trials });
+            }
+        }
+    }
+
+    /// Filter reset heuristic bookkeeping.
+    fn after_ls(&mut self, rejected_by_filter: bool) {
+        if rejected_by_filter {
+            self.filter_reject_count += 1;
+            if self.filter_reject_count >= self.o.filter_reset_trigger
+                && self.filter_resets < self.o.max_filter_resets
+            {
+                self.filter.clear();
+                self.filter_resets += 1;
+                self.filter_reject_count = 0;
+                if self.o.print_level >= PrintLevel::Debug {
+                    tracing::debug!(resets = self.filter_resets, "filter reset");
+                }
+            }
+        } else {
+            self.filter_reject_count = 0;
+        }
+    }
+
+    /// Second-order corrections. On success the corrected direction replaces `dw`/`dy`
+    /// and `(α, α_z, f_type)` is returned.
+    fn soc(
+        &mut self,
+        alpha0: f64,
+        theta_t: f64,
+        theta: f64,
+        phi: f64,
+        gd: f64,
+    ) -> Result<Option<(f64, f64, bool)>, SolverError> {
+        let o = self.o;
+        let mut alpha_soc = alpha0;
+        let mut theta_old = theta_t;
+        let be = &mut *self.be;
+        // c_soc = α r + r(trial)
+        be.copy(&mut self.rsoc, &self.r);
+        be.axpby(1.0, &self.rt, alpha_soc, &mut self.rsoc);
+        for _ in 0..o.max_soc {
+            let be = &mut *self.be;
+            be.copy(&mut self.tm, &self.rsoc);
+            be.scale(-1.0, &mut self.tm);
+            let _ = be.kkt_solve(&self.rw, &self.tm, &mut self.dw2, &mut self.dy2)?;
+            be.gather(&mut self.tl, &self.dw2, &self.li);
+            be.gather(&mut self.tu, &self.dw2, &self.ui);
+            be.scale(-1.0, &mut self.tu);
+            alpha_soc = be
+                .max_step(&self.sl, &self.tl, self.tau)
+                .min(be.max_step(&self.su, &self.tu, self.tau));
+            let Some((ts, ps)) = self.trial(alpha_soc, true) else {
+                return Ok(None);
+            };
+            match self.acceptable(ts, ps, alpha_soc, theta, phi, gd) {
+                Acc::Accept { f_type } => {
+                    let be = &*self.be;
+                    be.copy(&mut self.dw, &self.dw2);
+                    be.copy(&mut self.dy, &self.dy2);
+                    self.bound_steps();
+                    let be = &*self.be;
+                    let az = be
+                        .max_step(&self.zl, &self.dzl, self.tau)
+                        .min(be.max_step(&self.zu, &self.dzu, self.tau));
+                    if o.print_level >= PrintLevel::Debug {
+                        tracing::debug!(alpha_soc, "second-order correction accepted");
+                    }
+                    return Ok(Some((alpha_soc, az, f_type)));
+                }
+                Acc::Reject | Acc::RejectFilter => {}
+            }
+            if ts > o.kappa_soc * theta_old {
+                break;
+            }
+            theta_old = ts;
+            let be = &*self.be;
+            be.axpby(1.0, &self.rt, alpha_soc, &mut self.rsoc);
+        }
+        Ok(None)
+    }
+
+    /// Take the step: the trial point becomes the iterate; multipliers move.
+    fn accept(&mut self, alpha: f64, alpha_z: f64) {
+        std::mem::swap(&mut self.w, &mut self.wt);
+        std::mem::swap(&mut self.sl, &mut self.slt);
+        std::mem::swap(&mut self.su, &mut self.sut);
+        std::mem::swap(&mut self.r, &mut self.rt);
+        self.f = self.ft;
+        let be = &*self.be;
+        be.axpy(alpha, &self.dy, &mut self.y);
+        be.axpy(alpha_z, &self.dzl, &mut self.zl);
+        be.axpy(alpha_z, &self.dzu, &mut self.zu);
+        be.safeguard_bound_mult(&mut self.zl, &self.sl, self.mu, self.o.kappa_sigma);
+        be.safeguard_bound_mult(&mut self.zu, &self.su, self.mu, self.o.kappa_sigma);
+        self.last_alpha = (alpha_z, alpha);
+    }
+
+    // ------------------------------------------------------------------ logging
+
+    fn log_iter(&self, _primal_scaled: f64) {
+        if self.o.print_level < PrintLevel::Iterations {
+            return;
+        }
+        let ls = if self.iter == 0 {
+            String::from("  0")
+        } else {
+            format!("{:3}", self.last_ls)
+        };
+        tracing::info!(
+            "{:4}{:1} {:13.7e} {:8.2e} {:8.2e} {:5.1} {:8.2e} {} {:8.2e} {:8.2e} {}",
+            self.iter,
+            self.tag,
+            self.objective_unscaled(),
+            self.constr_viol_u,
+            self.dual_inf_u,
+            self.mu.log10(),
+            self.last_dnorm,
+            fmt_lg(self.last_reg),
+            self.last_alpha.0,
+            self.last_alpha.1,
+            ls
+        );
+    }
+
+    // ------------------------------------------------------------------ restoration
+
+    /// Does the original problem accept the restoration iterate `wr` (mapped through
+    /// `map_w`)? Leaves the mapped point in the trial vectors.
+    fn resto_accepts(&mut self, wr: &B::Vector, map_w: &B::Index, theta_r: f64) -> bool {
+        let be = &mut *self.be;
+        be.gather(&mut self.wt, wr, map_w);
+        be.gather_slack(&mut self.slt, &self.wt, &self.li, &self.lo_v, 1.0);
+        be.gather_slack(&mut self.sut, &self.wt, &self.ui, &self.up_v, -1.0);
+        self.ft = be.eval_obj(self.model, &self.wt);
+        be.eval_residual(self.model, &self.wt, &mut self.rt);
+        let tt = self.be.norm_1(&self.rt);
+        let pt = self.barrier(self.ft, &self.slt, &self.sut);
+        tt.is_finite()
+            && pt.is_finite()
+            && tt <= self.theta_max
+            && tt <= self.o.required_infeasibility_reduction * theta_r
+            && self.filter_accepts(tt, pt)
+    }
+
+    /// Feasibility restoration phase: solve Ipopt's ℓ1 restoration problem with the same
+    /// machinery until the original filter accepts a point. `None`: the iterate was
+    /// replaced by an acceptable point; `Some(status)`: the solve ends.
+    fn restoration(&mut self, theta: f64, phi: f64) -> Result<Option<Status>, SolverError> {
+        let o = self.o;
+        let lay = self.lay;
+        let (n, m, nw, ns) = (lay.n, lay.m, lay.nw(), lay.ns);
+        if m == 0 {
+            return Ok(Some(Status::RestorationFailed));
+        }
+        if o.print_level >= PrintLevel::Debug {
+            tracing::debug!(theta, "entering restoration phase");
+        }
+        self.augment_filter(theta, phi);
+        // ---- build the restoration problem on the host (once per restoration phase)
+        let mut wh = vec![0.0; nw];
+        self.be.to_host(&self.w, &mut wh);
+        let mut rh = vec![0.0; m];
+        self.be.to_host(&self.r, &mut rh);
+        let rho = o.resto_penalty_parameter;
+        let mu_r = self.mu.max(self.be.norm_inf(&self.r));
+        let mut p0 = vec![0.0; m];
+        let mut n0 = vec![0.0; m];
+        for j in 0..m {
+            let a = (mu_r - rho * rh[j]) / (2.0 * rho);
+            let nn = a + (a * a + mu_r * rh[j] / (2.0 * rho)).sqrt();
+            n0[j] = nn.max(1e-300);
+            p0[j] = (rh[j] + nn).max(1e-300);
+        }
+        let mut lcon = lay.rhs.clone();
+        let mut ucon = lay.rhs.clone();
+        for (k, &j) in lay.slack_rows.iter().enumerate() {
+            lcon[j] = lay.lo[n + k];
+            ucon[j] = lay.up[n + k];
+        }
+        let model: &'a dyn NlpModel = self.model;
+        let resto = RestoModel::new(
+            model,
+            rho,
+            self.mu,
+            &wh[..n],
+            &lay.lo[..n],
+            &lay.up[..n],
+            &lcon,
+            &ucon,
+            &p0,
+            &n0,
+        );
+        let mut ro = o.clone();
+        ro.restoration = false;
+        ro.nlp_scaling = false;
+        ro.bound_relax_factor = 0.0;
+        ro.mu_strategy = MuStrategy::Monotone;
+        let rlay = Layout::new(resto.meta(), &ro);
+        if rlay.ns != ns {
+            return Ok(Some(Status::RestorationFailed));
+        }
+        let rnw = rlay.nw();
+        let mut rbe = B::create(&resto, &rlay, &ro)?;
+        // start point: (x, p, n, s)
+        let mut w0 = vec![0.0; rnw];
+        w0[..n].copy_from_slice(&wh[..n]);
+        w0[n..n + m].copy_from_slice(&p0);
+        w0[n + m..n + 2 * m].copy_from_slice(&n0);
+        w0[n + 2 * m..].copy_from_slice(&wh[n..]);
+        // bound multipliers over the outer w, expanded to full length on the host
+        let mut zl_c = vec![0.0; lay.lower_idx.len()];
+        let mut zu_c = vec![0.0; lay.upper_idx.len()];
+        self.be.to_host(&self.zl, &mut zl_c);
+        self.be.to_host(&self.zu, &mut zu_c);
+        let mut map_w = vec![0usize; nw];
+        for (i, v) in map_w.iter_mut().enumerate() {
+            *v = if i < n { i } else { i + 2 * m };
+        }
+        let mut zl0 = vec![0.0; rnw];
+        let mut zu0 = vec![0.0; rnw];
+        for (k, &i) in lay.lower_idx.iter().enumerate() {
+            zl0[map_w[i]] = if i < n { zl_c[k].min(rho) } else { zl_c[k] };
+        }
+        for (k, &i) in lay.upper_idx.iter().enumerate() {
+            zu0[map_w[i]] = if i < n { zu_c[k].min(rho) } else { zu_c[k] };
+        }
+        for j in 0..m {
+            zl0[n + j] = mu_r / p0[j];
+            zl0[n + m + j] = mu_r / n0[j];
+        }
+        // outer lower/upper list positions -> inner list positions
+        let mut inv = vec![usize::MAX; rnw];
+        for (k, &i) in rlay.lower_idx.iter().enumerate() {
+            inv[i] = k;
+        }
+        let map_l: Vec<usize> = lay.lower_idx.iter().map(|&i| inv[map_w[i]]).collect();
+        inv.iter_mut().for_each(|v| *v = usize::MAX);
+        for (k, &i) in rlay.upper_idx.iter().enumerate() {
+            inv[i] = k;
+        }
+        let map_u: Vec<usize> = lay.upper_idx.iter().map(|&i| inv[map_w[i]]).collect();
+        if map_l.iter().chain(&map_u).any(|&k| k == usize::MAX) {
+            return Ok(Some(Status::RestorationFailed));
+        }
+        let start = Start {
+            w: w0,
+            compute_slacks: false,
+            y: Some(vec![0.0; m]),
+            zl: Some(zl0),
+            zu: Some(zu0),
+            z_min: 1e-20,
+            mu: mu_r,
+            push: (0.0, 0.0),
+            slack_push: (0.0, 0.0),
+        };
+        let ones_w = vec![1.0; rnw];
+        let ones_m = vec![1.0; m];
+        let map_w_d = self.be.index_from_host(&map_w);
+        let map_l_d = rbe.index_from_host(&map_l);
+        let map_u_d = rbe.index_from_host(&map_u);
+        let theta_r = theta;
+        let mut inner = Ipm::new(&mut rbe, &resto, &rlay, &ro, 1.0, &ones_w, &ones_m, "r");
+        inner.max_iter = self.max_iter.saturating_sub(self.iter);
+        inner.t0 = self.t0;
+        let mut hook = |wr: &B::Vector| self.resto_accepts(wr, &map_w_d, theta_r);
+        let exit = inner.run(&start, Some(&mut hook))?;
+        let inner_iter = inner.iter;
+        // move the inner multipliers out before dropping the inner solver
+        let be_out = &*self.be;
+        let mut zl_new = be_out.zeros(0);
+        let mut zu_new = be_out.zeros(0);
+        std::mem::swap(&mut zl_new, &mut inner.zl);
+        std::mem::swap(&mut zu_new, &mut inner.zu);
+        let wr_final = std::mem::replace(&mut inner.w, be_out.zeros(0));
+        drop(inner);
+        let (cnt, times) = rbe.counters();
+        add_counts(&mut self.resto_counts, &cnt);
+        for (a, b) in self.resto_times.iter_mut().zip(times) {
+            *a += b;
+        }
+        self.iter += inner_iter;
+        if o.print_level >= PrintLevel::Debug {
+            tracing::debug!(?exit, inner_iter, "restoration phase finished");
+        }
+        match exit {
+            Exit::RestorationAccepted => {
+                std::mem::swap(&mut self.w, &mut self.wt);
+                std::mem::swap(&mut self.sl, &mut self.slt);
+                std::mem::swap(&mut self.su, &mut self.sut);
+                std::mem::swap(&mut self.r, &mut self.rt);
+                self.f = self.ft;
+                let be = &*self.be;
+                be.fill(&mut self.y, 0.0);
+                be.gather(&mut self.zl, &zl_new, &map_l_d);
+                be.gather(&mut self.zu, &zu_new, &map_u_d);
+                be.safeguard_bound_mult(&mut self.zl, &self.sl, self.mu, o.kappa_sigma);
+                be.safeguard_bound_mult(&mut self.zu, &self.su, self.mu, o.kappa_sigma);
+                self.last_alpha = (1.0, 1.0);
+                Ok(None)
+            }
+            Exit::Done(Status::SolveSucceeded | Status::SolvedToAcceptableLevel) => {
+                // Converged to a minimizer of the infeasibility: feasible or not?
+                let be = &mut *self.be;
+                be.gather(&mut self.wt, &wr_final, &map_w_d);
+                be.eval_residual(self.model, &self.wt, &mut self.rt);
+                be.mul(&mut self.tm, &self.rt, &self.viol_unscale);
+                let viol = be.norm_inf(&self.tm);
+                Ok(Some(if viol > o.constr_viol_tol {
+                    Status::InfeasibleProblemDetected
+                } else {
+                    Status::RestorationFailed
+                }))
+            }
+            Exit::Done(
+                s @ (Status::MaximumIterationsExceeded | Status::MaximumCpuTimeExceeded),
+            ) => Ok(Some(s)),
+            Exit::Done(_) => Ok(Some(Status::RestorationFailed)),
+        }
+    }
+}
+
+/// `a += b` for counts.
+pub(crate) fn add_counts(a: &mut CallbackCounts, b: &CallbackCounts) {
+    a.obj += b.obj;
+    a.grad += b.grad;
+    a.cons += b.cons;
+    a.jac += b.jac;
+    a.hess += b.hess;
+    a.factorizations += b.factorizations;
+}

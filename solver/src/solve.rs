@@ -1,0 +1,521 @@
+//! Setup around the algorithm: validation, NLP scaling, layout, warm starts, results.
+
+use crate::backend::Backend;
+use crate::cpu::CpuBackend;
+use crate::ipm::{Exit, Ipm, Start, add_counts};
+use crate::layout::Layout;
+use crate::models::ScaledModel;
+use crate::options::{Options, PrintLevel};
+use crate::result::{SolveResult, SolverError, Status, Timings};
+use simdnlp_modeling::{NlpMeta, NlpModel};
+use std::time::Instant;
+
+/// Primal-dual point of a previous solve (user units), used to warm-start the next one.
+#[derive(Clone, Debug)]
+struct WarmPoint {
+    x: Vec<f64>,
+    y: Vec<f64>,
+    z_l: Vec<f64>,
+    z_u: Vec<f64>,
+}
+
+/// Backend and layout kept between solves (the symbolic analysis lives in the backend).
+struct Cache {
+    be: CpuBackend,
+    slack_rows: Vec<usize>,
+    n: usize,
+    m: usize,
+    nnzj: usize,
+    nnzh: usize,
+}
+
+/// A persistent solver that owns its model.
+///
+/// [`Solver::solve`] solves the model; after changing the model through
+/// [`Solver::model_mut`] (parameter values, bounds, start), the next call reuses the KKT
+/// symbolic analysis (when the set of inequality rows did not change) and warm-starts from
+/// the previous primal point and multipliers with Ipopt's `warm_start_*` options.
+pub struct Solver<M: NlpModel> {
+    model: M,
+    options: Options,
+    cache: Option<Cache>,
+    warm: Option<WarmPoint>,
+}
+
+impl<M: NlpModel> Solver<M> {
+    /// Validate the model and options and take ownership of the model. The symbolic
+    /// analysis happens at the first [`Solver::solve`].
+    ///
+    /// # Errors
+    /// [`SolverError`] for inconsistent model meta data or invalid options.
+    pub fn new(model: M, options: Options) -> Result<Self, SolverError> {
+        validate(model.meta(), &options)?;
+        Ok(Self {
+            model,
+            options,
+            cache: None,
+            warm: None,
+        })
+    }
+
+    /// The owned model.
+    pub fn model(&self) -> &M {
+        &self.model
+    }
+
+    /// Mutable access to the owned model (change parameters, bounds, start). The structure
+    /// (sizes, sparsity patterns) must not change.
+    pub fn model_mut(&mut self) -> &mut M {
+        &mut self.model
+    }
+
+    /// The options.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Mutable access to the options used by the next solve.
+    pub fn options_mut(&mut self) -> &mut Options {
+        &mut self.options
+    }
+
+    /// Forget the previous solution: the next solve starts cold from the model's `x0`.
+    pub fn clear_warm_start(&mut self) {
+        self.warm = None;
+    }
+
+    /// Solve the model; every solve after the first is warm-started from the previous
+    /// result (unless [`Solver::clear_warm_start`] was called).
+    ///
+    /// # Errors
+    /// [`SolverError`] when the model data or options are invalid or the KKT analysis
+    /// fails; numerical failures are reported in [`SolveResult::status`].
+    pub fn solve(&mut self) -> Result<SolveResult, SolverError> {
+        validate(self.model.meta(), &self.options)?;
+        let res = solve_impl(
+            &self.model,
+            &self.options,
+            &mut self.cache,
+            self.warm.as_ref(),
+        )?;
+        self.warm = Some(WarmPoint {
+            x: res.x.clone(),
+            y: res.y.clone(),
+            z_l: res.z_l.clone(),
+            z_u: res.z_u.clone(),
+        });
+        Ok(res)
+    }
+}
+
+/// Solve `model` once with `options`.
+///
+/// # Errors
+/// [`SolverError`] when the model data or options are invalid or the KKT analysis fails;
+/// numerical failures are reported in [`SolveResult::status`].
+pub fn solve<M: NlpModel>(model: &M, options: &Options) -> Result<SolveResult, SolverError> {
+    validate(model.meta(), options)?;
+    let warm = options.warm_start_init_point.then(|| {
+        let meta = model.meta();
+        WarmPoint {
+            x: meta.x0.clone(),
+            y: meta.y0.clone(),
+            z_l: vec![options.bound_mult_init_val; meta.nvar],
+            z_u: vec![options.bound_mult_init_val; meta.nvar],
+        }
+    });
+    solve_impl(model, options, &mut None, warm.as_ref())
+}
+
+fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), SolverError> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(SolverError::BadLength {
+            what,
+            expected,
+            got,
+        })
+    }
+}
+
+fn validate(meta: &NlpMeta<f64>, o: &Options) -> Result<(), SolverError> {
+    let (n, m) = (meta.nvar, meta.ncon);
+    check_len("x0", n, meta.x0.len())?;
+    check_len("lvar", n, meta.lvar.len())?;
+    check_len("uvar", n, meta.uvar.len())?;
+    check_len("y0", m, meta.y0.len())?;
+    check_len("lcon", m, meta.lcon.len())?;
+    check_len("ucon", m, meta.ucon.len())?;
+    for i in 0..n {
+        let (l, u) = (meta.lvar[i], meta.uvar[i]);
+        if l.is_nan() || u.is_nan() || l > u || l == f64::INFINITY || u == f64::NEG_INFINITY {
+            return Err(SolverError::BadBounds {
+                what: "variable",
+                index: i,
+                lower: l,
+                upper: u,
+            });
+        }
+    }
+    for j in 0..m {
+        let (l, u) = (meta.lcon[j], meta.ucon[j]);
+        if l.is_nan() || u.is_nan() || l > u || l == f64::INFINITY || u == f64::NEG_INFINITY {
+            return Err(SolverError::BadBounds {
+                what: "constraint",
+                index: j,
+                lower: l,
+                upper: u,
+            });
+        }
+    }
+    let pos = [
+        ("tol", o.tol),
+        ("s_max", o.s_max),
+        ("mu_init", o.mu_init),
+        ("mu_min", o.mu_min),
+        ("warm_start_mu_init", o.warm_start_mu_init),
+        ("nlp_scaling_max_gradient", o.nlp_scaling_max_gradient),
+        ("first_hessian_perturbation", o.first_hessian_perturbation),
+        ("perturb_inc_fact_first", o.perturb_inc_fact_first),
+        ("perturb_inc_fact", o.perturb_inc_fact),
+        ("perturb_dec_fact", o.perturb_dec_fact),
+        ("resto_penalty_parameter", o.resto_penalty_parameter),
+    ];
+    for (name, value) in pos {
+        if !(value > 0.0 && value.is_finite()) {
+            return Err(SolverError::BadOption {
+                name,
+                value,
+                reason: "must be positive and finite",
+            });
+        }
+    }
+    let unit = [
+        ("tau_min", o.tau_min),
+        ("mu_linear_decrease_factor", o.mu_linear_decrease_factor),
+        ("alpha_red_factor", o.alpha_red_factor),
+        ("kappa_soc", o.kappa_soc),
+        (
+            "required_infeasibility_reduction",
+            o.required_infeasibility_reduction,
+        ),
+    ];
+    for (name, value) in unit {
+        if !(value > 0.0 && value < 1.0) {
+            return Err(SolverError::BadOption {
+                name,
+                value,
+                reason: "must be in (0, 1)",
+            });
+        }
+    }
+    let nonneg = [
+        ("bound_push", o.bound_push),
+        ("bound_frac", o.bound_frac),
+        ("slack_bound_push", o.slack_bound_push),
+        ("slack_bound_frac", o.slack_bound_frac),
+        ("bound_relax_factor", o.bound_relax_factor),
+        ("equality_relax", o.equality_relax),
+        ("kappa_d", o.kappa_d),
+    ];
+    for (name, value) in nonneg {
+        if !(value >= 0.0 && value.is_finite()) {
+            return Err(SolverError::BadOption {
+                name,
+                value,
+                reason: "must be >= 0 and finite",
+            });
+        }
+    }
+    if !(o.mu_superlinear_decrease_power > 1.0 && o.mu_superlinear_decrease_power < 2.0) {
+        return Err(SolverError::BadOption {
+            name: "mu_superlinear_decrease_power",
+            value: o.mu_superlinear_decrease_power,
+            reason: "must be in (1, 2)",
+        });
+    }
+    Ok(())
+}
+
+/// Gradient-based scaling factors at `x` (Ipopt's `nlp_scaling_method gradient-based`).
+fn scaling(model: &dyn NlpModel, x: &[f64], o: &Options) -> (f64, Vec<f64>) {
+    let meta = model.meta();
+    let mut dc = vec![1.0; meta.ncon];
+    if !o.nlp_scaling {
+        return (1.0, dc);
+    }
+    let gmax = o.nlp_scaling_max_gradient;
+    let factor = |norm: f64| -> f64 {
+        if norm.is_finite() && norm > gmax {
+            (gmax / norm).max(o.nlp_scaling_min_value)
+        } else {
+            1.0
+        }
+    };
+    let mut g = vec![0.0; meta.nvar];
+    model.grad(x, &mut g);
+    let sf = factor(g.iter().fold(0.0f64, |m, v| m.max(v.abs())));
+    let mut rows = vec![0; meta.nnzj];
+    let mut cols = vec![0; meta.nnzj];
+    let mut vals = vec![0.0; meta.nnzj];
+    model.jac_structure(&mut rows, &mut cols);
+    model.jac_coord(x, &mut vals);
+    let mut rmax = vec![0.0f64; meta.ncon];
+    for (&r, v) in rows.iter().zip(&vals) {
+        if r < meta.ncon {
+            rmax[r] = if v.is_finite() {
+                rmax[r].max(v.abs())
+            } else {
+                f64::NAN
+            };
+        }
+    }
+    for (d, r) in dc.iter_mut().zip(&rmax) {
+        *d = factor(*r);
+    }
+    (sf, dc)
+}
+
+fn solve_impl(
+    model: &dyn NlpModel,
+    o: &Options,
+    cache: &mut Option<Cache>,
+    warm: Option<&WarmPoint>,
+) -> Result<SolveResult, SolverError> {
+    let t_start = Instant::now();
+    let meta = model.meta();
+    let (n, m) = (meta.nvar, meta.ncon);
+    let n_eq = (0..m).filter(|&j| meta.lcon[j] == meta.ucon[j]).count();
+    let n_free = (0..n).filter(|&i| meta.lvar[i] != meta.uvar[i]).count();
+    // Starting x (user units), projected into the variable bounds for the scaling.
+    let x_user: Vec<f64> = match warm {
+        Some(w) if w.x.len() == n => w.x.clone(),
+        _ => meta.x0.clone(),
+    };
+    let mut x_proj = x_user.clone();
+    for i in 0..n {
+        let (l, u) = (meta.lvar[i], meta.uvar[i]);
+        x_proj[i] = x_proj[i].max(l).min(u);
+    }
+    let (sf, dc) = scaling(model, &x_proj, o);
+    let obj_scale = if meta.minimize { sf } else { -sf };
+    let scaled = ScaledModel::new(model, obj_scale, dc.clone());
+    let lay = Layout::new(scaled.meta(), o);
+    let nw = lay.nw();
+    if n_eq > n_free {
+        return Ok(trivial_result(
+            model,
+            &x_proj,
+            Status::NotEnoughDegreesOfFreedom,
+            t_start,
+        ));
+    }
+    // Reuse the backend (symbolic analysis) when the structure is the same.
+    let reuse = matches!(cache, Some(c) if c.slack_rows == lay.slack_rows && c.n == n && c.m == m
+        && c.nnzj == meta.nnzj && c.nnzh == meta.nnzh);
+    if !reuse {
+        *cache = Some(Cache {
+            be: CpuBackend::create(&scaled, &lay, o)?,
+            slack_rows: lay.slack_rows.clone(),
+            n,
+            m,
+            nnzj: meta.nnzj,
+            nnzh: meta.nnzh,
+        });
+    }
+    let Some(cache) = cache.as_mut() else {
+        unreachable!("cache was just filled")
+    };
+    let be = &mut cache.be;
+    let (c0, t0) = be.counters();
+    let asf = sf;
+    let mut dual_unscale = vec![1.0 / asf; nw];
+    for (k, &j) in lay.slack_rows.iter().enumerate() {
+        dual_unscale[n + k] = dc[j] / asf;
+    }
+    let viol_unscale: Vec<f64> = dc.iter().map(|d| 1.0 / d).collect();
+    let mut w0 = vec![0.0; nw];
+    w0[..n].copy_from_slice(&x_user);
+    let start = match warm {
+        Some(wp) if wp.y.len() == m && wp.z_l.len() == n && wp.z_u.len() == n => {
+            let ys: Vec<f64> = (0..m).map(|j| wp.y[j] * asf / dc[j]).collect();
+            let mut zl = vec![0.0; nw];
+            let mut zu = vec![0.0; nw];
+            for i in 0..n {
+                zl[i] = wp.z_l[i] * asf;
+                zu[i] = wp.z_u[i] * asf;
+            }
+            for (k, &j) in lay.slack_rows.iter().enumerate() {
+                zl[n + k] = (-ys[j]).max(0.0);
+                zu[n + k] = ys[j].max(0.0);
+            }
+            Start {
+                w: w0,
+                compute_slacks: true,
+                y: Some(ys),
+                zl: Some(zl),
+                zu: Some(zu),
+                z_min: o.warm_start_mult_bound_push,
+                mu: o.warm_start_mu_init,
+                push: (o.warm_start_bound_push, o.warm_start_bound_frac),
+                slack_push: (o.warm_start_slack_bound_push, o.warm_start_slack_bound_frac),
+            }
+        }
+        _ => Start {
+            w: w0,
+            compute_slacks: true,
+            y: None,
+            zl: None,
+            zu: None,
+            z_min: 0.0,
+            mu: o.mu_init,
+            push: (o.bound_push, o.bound_frac),
+            slack_push: (o.slack_bound_push, o.slack_bound_frac),
+        },
+    };
+    let mut ipm = Ipm::new(
+        be,
+        &scaled,
+        &lay,
+        o,
+        obj_scale,
+        &dual_unscale,
+        &viol_unscale,
+        "",
+    );
+    let exit = ipm.run(&start, None)?;
+    let status = match exit {
+        Exit::Done(s) => s,
+        Exit::RestorationAccepted => Status::RestorationFailed,
+    };
+    // ---- results in user units
+    let mut wh = vec![0.0; nw];
+    let be = ipm.backend();
+    be.to_host(&ipm.w, &mut wh);
+    let mut yh = vec![0.0; m];
+    be.to_host(&ipm.y, &mut yh);
+    let mut zlc = vec![0.0; lay.lower_idx.len()];
+    let mut zuc = vec![0.0; lay.upper_idx.len()];
+    be.to_host(&ipm.zl, &mut zlc);
+    be.to_host(&ipm.zu, &mut zuc);
+    let x = wh[..n].to_vec();
+    let y: Vec<f64> = (0..m).map(|j| yh[j] * dc[j] / asf).collect();
+    let mut z_l = vec![0.0; n];
+    let mut z_u = vec![0.0; n];
+    for (k, &i) in lay.lower_idx.iter().enumerate() {
+        if i < n {
+            z_l[i] = zlc[k] / asf;
+        }
+    }
+    for (k, &i) in lay.upper_idx.iter().enumerate() {
+        if i < n {
+            z_u[i] = zuc[k] / asf;
+        }
+    }
+    let iterations = ipm.iter;
+    let mu = ipm.mu;
+    let (dual_inf, _) = (ipm.dual_inf_u, ipm.compl_u);
+    let mut counts = ipm.resto_counts;
+    let rt = ipm.resto_times;
+    drop(ipm);
+    let (c1, t1) = cache.be.counters();
+    let mut dcnt = c1;
+    dcnt.obj -= c0.obj;
+    dcnt.grad -= c0.grad;
+    dcnt.cons -= c0.cons;
+    dcnt.jac -= c0.jac;
+    dcnt.hess -= c0.hess;
+    dcnt.factorizations -= c0.factorizations;
+    add_counts(&mut counts, &dcnt);
+    let mut constraints = vec![0.0; m];
+    model.cons(&x, &mut constraints);
+    let objective = model.obj(&x);
+    let constr_viol = (0..m)
+        .map(|j| {
+            (meta.lcon[j] - constraints[j])
+                .max(constraints[j] - meta.ucon[j])
+                .max(0.0)
+        })
+        .chain((0..n).map(|i| (meta.lvar[i] - x[i]).max(x[i] - meta.uvar[i]).max(0.0)))
+        .fold(0.0f64, |a, b| a.max(b));
+    let total = t_start.elapsed().as_secs_f64();
+    let callbacks = t1[0] - t0[0] + rt[0];
+    let factorization = t1[1] - t0[1] + rt[1];
+    let solves = t1[2] - t0[2] + rt[2];
+    let timings = Timings {
+        callbacks,
+        factorization,
+        solves,
+        rest: (total - callbacks - factorization - solves).max(0.0),
+        total,
+    };
+    let res = SolveResult {
+        status,
+        objective,
+        x,
+        y,
+        z_l,
+        z_u,
+        constraints,
+        iterations,
+        constr_viol,
+        dual_inf,
+        mu,
+        timings,
+        counts,
+    };
+    if o.print_level >= PrintLevel::Summary {
+        tracing::info!(
+            status = ?res.status,
+            objective = res.objective,
+            iterations = res.iterations,
+            constr_viol = res.constr_viol,
+            dual_inf = res.dual_inf,
+            "{}: {:?} after {} iterations, objective {:.10e}",
+            meta.name,
+            res.status,
+            res.iterations,
+            res.objective
+        );
+        tracing::info!(
+            obj = counts.obj,
+            grad = counts.grad,
+            cons = counts.cons,
+            jac = counts.jac,
+            hess = counts.hess,
+            factorizations = counts.factorizations,
+            "time {:.3}s: callbacks {:.3}s, factorization {:.3}s, solves {:.3}s, rest {:.3}s",
+            timings.total,
+            timings.callbacks,
+            timings.factorization,
+            timings.solves,
+            timings.rest
+        );
+    }
+    Ok(res)
+}
+
+fn trivial_result(model: &dyn NlpModel, x: &[f64], status: Status, t: Instant) -> SolveResult {
+    let meta = model.meta();
+    let mut constraints = vec![0.0; meta.ncon];
+    model.cons(x, &mut constraints);
+    SolveResult {
+        status,
+        objective: model.obj(x),
+        x: x.to_vec(),
+        y: vec![0.0; meta.ncon],
+        z_l: vec![0.0; meta.nvar],
+        z_u: vec![0.0; meta.nvar],
+        constraints,
+        iterations: 0,
+        constr_viol: f64::NAN,
+        dual_inf: f64::NAN,
+        mu: 0.0,
+        timings: Timings {
+            total: t.elapsed().as_secs_f64(),
+            ..Timings::default()
+        },
+        counts: Default::default(),
+    }
+}

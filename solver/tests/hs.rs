@@ -1,0 +1,87 @@
+//! Hock–Schittkowski problems against their published optima.
+
+mod common;
+use common::*;
+use simdnlp_solver::{Options, Status, solve};
+
+fn opts() -> Options {
+    Options::default()
+}
+
+fn check<const N: usize>(case: Case<N>, o: &Options) -> simdnlp_solver::SolveResult {
+    let r = solve(&case.model, o).expect("solve");
+    println!(
+        "{:<12} {:?} iters {:3} f {:.10} (ref {:.10}) time {:.4}s",
+        case.model.meta.name, r.status, r.iterations, r.objective, case.f_opt, r.timings.total
+    );
+    assert_eq!(r.status, Status::SolveSucceeded, "{}", case.model.meta.name);
+    let err = (r.objective - case.f_opt).abs() / case.f_opt.abs().max(1.0);
+    assert!(
+        err < 1e-6,
+        "{}: objective {} vs {}",
+        case.model.meta.name,
+        r.objective,
+        case.f_opt
+    );
+    if let Some(xo) = case.x_opt {
+        for (i, xi) in xo.iter().enumerate() {
+            assert!(
+                (r.x[i] - xi).abs() < 1e-5 * xi.abs().max(1.0),
+                "{}: x[{i}] = {} vs {}",
+                case.model.meta.name,
+                r.x[i],
+                xi
+            );
+        }
+    }
+    r
+}
+
+#[test]
+fn hs006() {
+    check(hs6(), &opts());
+}
+#[test]
+fn hs007() {
+    check(hs7(), &opts());
+}
+#[test]
+fn hs014() {
+    check(hs14(), &opts());
+}
+#[test]
+fn hs015() {
+    check(hs15(), &opts());
+}
+#[test]
+fn hs021() {
+    check(hs21(), &opts());
+}
+#[test]
+fn hs035() {
+    check(hs35(), &opts());
+}
+#[test]
+fn hs036() {
+    check(hs36(), &opts());
+}
+#[test]
+fn hs039() {
+    check(hs39(), &opts());
+}
+#[test]
+fn hs071() {
+    check(hs71(), &opts());
+}
+#[test]
+fn hs076() {
+    check(hs76(), &opts());
+}
+#[test]
+fn hs118_() {
+    check(hs118(), &opts());
+}
+#[test]
+fn rosenbrock_() {
+    check(rosenbrock(), &opts());
+}

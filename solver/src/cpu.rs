@@ -568,6 +568,14 @@ impl Backend for CpuBackend {
                 Kkt::Augmented { .. } => (s.nw, s.m),
                 Kkt::Condensed { .. } => (s.n, 0),
             };
+            if matches!(s.kkt, Kkt::Condensed { .. }) {
+                // No δ_c in the condensed form: a failed Cholesky is "wrong inertia".
+                s.delta.1 = 0.0;
+                return Ok(match st {
+                    FactorStatus::Success => KktStatus::Correct,
+                    _ => KktStatus::WrongInertia,
+                });
+            }
             Ok(match st {
                 FactorStatus::NotPositiveDefinite => KktStatus::WrongInertia,
                 FactorStatus::Singular => KktStatus::Singular,

@@ -85,3 +85,54 @@ fn hs118_() {
 fn rosenbrock_() {
     check(rosenbrock(), &opts());
 }
+
+fn condensed() -> Options {
+    Options {
+        kkt: simdnlp_solver::KktKind::Condensed,
+        ..Options::default()
+    }
+}
+
+fn lblt() -> Options {
+    Options {
+        linear_solver: simdnlp_solver::LinearSolverKind::Lblt,
+        ..Options::default()
+    }
+}
+
+/// Every problem of the set with another KKT formulation / factorization must reach the
+/// same optimum.
+fn whole_set(o: &Options) -> usize {
+    let mut iters = 0;
+    iters += check(hs6(), o).iterations;
+    iters += check(hs7(), o).iterations;
+    iters += check(hs14(), o).iterations;
+    iters += check(hs15(), o).iterations;
+    iters += check(hs21(), o).iterations;
+    iters += check(hs35(), o).iterations;
+    iters += check(hs36(), o).iterations;
+    iters += check(hs39(), o).iterations;
+    iters += check(hs71(), o).iterations;
+    iters += check(hs76(), o).iterations;
+    iters += check(hs118(), o).iterations;
+    iters += check(rosenbrock(), o).iterations;
+    iters
+}
+
+#[test]
+fn condensed_kkt_reaches_the_same_optima() {
+    let total = whole_set(&condensed());
+    println!("condensed: {total} iterations in total");
+}
+
+#[test]
+fn lblt_reaches_the_same_optima() {
+    let total = whole_set(&lblt());
+    println!("lblt: {total} iterations in total");
+}
+
+#[test]
+fn ldlt_whole_set() {
+    let total = whole_set(&opts());
+    println!("ldlt: {total} iterations in total");
+}

@@ -1,0 +1,224 @@
+//! Statuses, degenerate problems, NaN handling, inertia correction, maximization.
+
+mod common;
+use common::*;
+use simdnlp_solver::{Options, Status, solve};
+
+fn quiet() -> Options {
+    Options::default()
+}
+
+#[test]
+fn infeasible_problem_is_detected() {
+    // x1² + x2² ≤ 1 and x1 + x2 ≥ 3 cannot hold together (max of x1 + x2 on the disk is √2).
+    let m = AdModel::new(
+        "infeasible",
+        [0.0, 0.0],
+        [-INF; 2],
+        [INF; 2],
+        vec![-INF, 3.0],
+        vec![1.0, INF],
+        |x| x[0].sq() + x[1],
+        |x, c| {
+            c.push(x[0].sq() + x[1].sq());
+            c.push(x[0] + x[1]);
+        },
+    );
+    let r = solve(&m, &quiet()).unwrap();
+    println!("infeasible: {:?} iters {}", r.status, r.iterations);
+    assert_eq!(r.status, Status::InfeasibleProblemDetected);
+}
+
+#[test]
+fn unbounded_problem_diverges() {
+    // min −x1 − x2 s.t. x1 − x2 = 0, x ≥ 0: unbounded along (1, 1).
+    let m = AdModel::new(
+        "unbounded",
+        [1.0, 1.0],
+        [0.0, 0.0],
+        [INF, INF],
+        vec![0.0],
+        vec![0.0],
+        |x| -x[0] - x[1],
+        |x, c| c.push(x[0] - x[1]),
+    );
+    let r = solve(&m, &quiet()).unwrap();
+    println!("unbounded: {:?} iters {}", r.status, r.iterations);
+    assert_eq!(r.status, Status::DivergingIterates);
+}
+
+#[test]
+fn rank_deficient_equalities_are_solved() {
+    // x1 + x2 + x3 = 1 three times (one of them scaled): rank one.
+    let m = AdModel::new(
+        "duplicated rows",
+        [0.0; 3],
+        [-INF; 3],
+        [INF; 3],
+        vec![1.0, 1.0, 2.0],
+        vec![1.0, 1.0, 2.0],
+        |x| (x[0] - 1.0).sq() + (x[1] - 2.0).sq() + x[2].sq(),
+        |x, c| {
+            c.push(x[0] + x[1] + x[2]);
+            c.push(x[0] + x[1] + x[2]);
+            c.push((x[0] + x[1] + x[2]) * 2.0);
+        },
+    );
+    let r = solve(&m, &quiet()).unwrap();
+    println!(
+        "rank deficient: {:?} iters {} x {:?}",
+        r.status, r.iterations, r.x
+    );
+    assert_eq!(r.status, Status::SolveSucceeded);
+    // projection of (1, 2, 0) onto x1 + x2 + x3 = 1: (1, 2, 0) − (2/3)(1, 1, 1)
+    let xs = [1.0 / 3.0, 4.0 / 3.0, -2.0 / 3.0];
+    for i in 0..3 {
+        assert!((r.x[i] - xs[i]).abs() < 1e-6, "x = {:?}", r.x);
+    }
+    assert!((r.objective - 4.0 / 3.0).abs() < 1e-7);
+}
+
+#[test]
+fn nan_at_trial_point_is_survived() {
+    // f is NaN for x1 ≥ 3 (log of a negative number); the first Newton step lands near 10.
+    let m = AdModel::new(
+        "nan trial",
+        [0.0, 0.0],
+        [-INF; 2],
+        [INF; 2],
+        vec![0.0],
+        vec![0.0],
+        |x| (x[0] - 10.0).sq() + x[1].sq() - (3.0 - x[0]).ln() * 0.01,
+        |x, c| c.push(x[0] - x[1] * 2.0),
+    );
+    let r = solve(&m, &quiet()).unwrap();
+    println!("nan: {:?} iters {} x {:?}", r.status, r.iterations, r.x);
+    assert_eq!(r.status, Status::SolveSucceeded);
+    assert!(r.x[0] < 3.0 && r.x[0] > 2.9);
+    // stationarity: 2(x1 − 10) + 0.01/(3 − x1) + 2 x2 · (1/2)... check through the result's y
+    let g0 = 2.0 * (r.x[0] - 10.0) + 0.01 / (3.0 - r.x[0]);
+    let g1 = 2.0 * r.x[1];
+    assert!((g0 + r.y[0]).abs() < 1e-6 && (g1 - 2.0 * r.y[0]).abs() < 1e-6);
+}
+
+#[test]
+fn nonconvex_problem_uses_inertia_correction() {
+    // (x1² − 1)² + (x2 − 0.5)² with x1 + x2 ≥ −5 starting where ∇²f is indefinite.
+    let m = AdModel::new(
+        "double well",
+        [0.1, 0.0],
+        [-INF; 2],
+        [INF; 2],
+        vec![-5.0],
+        vec![INF],
+        |x| (x[0].sq() - 1.0).sq() + (x[1] - 0.5).sq(),
+        |x, c| c.push(x[0] + x[1]),
+    );
+    let r = solve(&m, &quiet()).unwrap();
+    println!(
+        "nonconvex: {:?} iters {} factorizations {} x {:?}",
+        r.status, r.iterations, r.counts.factorizations, r.x
+    );
+    assert_eq!(r.status, Status::SolveSucceeded);
+    assert!((r.x[0].abs() - 1.0).abs() < 1e-6 && (r.x[1] - 0.5).abs() < 1e-6);
+    assert!(r.objective.abs() < 1e-10);
+    // more factorizations than iterations (+1 for the least-squares multipliers) means at
+    // least one iteration needed a perturbed matrix
+    assert!(r.counts.factorizations > r.iterations + 1);
+}
+
+#[test]
+fn maximization_applies_the_sign() {
+    // max −(x1 − 1)² − (x2 − 2)² s.t. x1 + x2 ≤ 1 → (0, 1), f = −2, y = 2 (for min −f).
+    let mut m = AdModel::new(
+        "max",
+        [0.0, 0.0],
+        [-INF; 2],
+        [INF; 2],
+        vec![-INF],
+        vec![1.0],
+        |x| -(x[0] - 1.0).sq() - (x[1] - 2.0).sq(),
+        |x, c| c.push(x[0] + x[1]),
+    );
+    m.meta.minimize = false;
+    let r = solve(&m, &quiet()).unwrap();
+    assert_eq!(r.status, Status::SolveSucceeded);
+    assert!(
+        (r.objective + 2.0).abs() < 1e-7,
+        "objective {}",
+        r.objective
+    );
+    assert!((r.x[0]).abs() < 1e-7 && (r.x[1] - 1.0).abs() < 1e-7);
+    assert!((r.y[0] - 2.0).abs() < 1e-6, "y = {:?}", r.y);
+}
+
+#[test]
+fn fixed_variables_and_free_rows() {
+    // x3 fixed at 0.5; a free row (−∞, ∞) that must not matter; a range row.
+    let m = AdModel::new(
+        "fixed",
+        [0.0, 0.0, 0.5],
+        [-INF, -INF, 0.5],
+        [INF, INF, 0.5],
+        vec![-INF, -1.0],
+        vec![INF, 1.0],
+        |x| (x[0] - 3.0).sq() + (x[1] + 3.0).sq() + x[2] * x[0],
+        |x, c| {
+            c.push(x[0] * x[1] * x[2]);
+            c.push(x[0] + x[1]);
+        },
+    );
+    let r = solve(&m, &quiet()).unwrap();
+    assert_eq!(r.status, Status::SolveSucceeded);
+    assert!((r.x[2] - 0.5).abs() < 1e-7);
+    // unconstrained minimizer (2.75, −3) violates x1 + x2 ≥ −1? 2.75 − 3 = −0.25: inside.
+    assert!(
+        (r.x[0] - 2.75).abs() < 1e-6 && (r.x[1] + 3.0).abs() < 1e-6,
+        "x = {:?}",
+        r.x
+    );
+}
+
+#[test]
+fn iteration_limit_is_reported() {
+    let c = hs71();
+    let o = Options {
+        max_iter: 3,
+        ..Options::default()
+    };
+    let r = solve(&c.model, &o).unwrap();
+    assert_eq!(r.status, Status::MaximumIterationsExceeded);
+    assert_eq!(r.iterations, 3);
+}
+
+#[test]
+fn bad_input_is_an_error() {
+    let mut c = hs71();
+    c.model.meta.lvar[0] = 6.0; // above uvar = 5
+    assert!(solve(&c.model, &Options::default()).is_err());
+    let c = hs71();
+    let o = Options {
+        tau_min: 1.5,
+        ..Options::default()
+    };
+    assert!(solve(&c.model, &o).is_err());
+}
+
+#[test]
+fn options_round_trip_through_json() {
+    let o = Options {
+        tol: 1e-9,
+        max_iter: 77,
+        ..Options::default()
+    };
+    let s = serde_json::to_string(&o).unwrap();
+    let back: Options = serde_json::from_str(&s).unwrap();
+    assert_eq!(o, back);
+    // missing fields take their defaults
+    let partial: Options = serde_json::from_str(r#"{"tol": 1e-7}"#).unwrap();
+    assert_eq!(partial.tol, 1e-7);
+    assert_eq!(partial.mu_init, 0.1);
+    let r = solve(&hs71().model, &Options::default()).unwrap();
+    let js = serde_json::to_string(&r).unwrap();
+    assert!(js.contains("SolveSucceeded"));
+}

@@ -1,0 +1,47 @@
+//! Persistent solver: re-solves reuse the analysis and warm-start.
+
+mod common;
+use common::*;
+use simdnlp_solver::{Options, Solver, Status};
+
+#[test]
+fn warm_start_needs_fewer_iterations_than_cold() {
+    let c = hs71();
+    let mut solver = Solver::new(c.model, Options::default()).unwrap();
+    let first = solver.solve().unwrap();
+    assert_eq!(first.status, Status::SolveSucceeded);
+    assert!((first.objective - 17.014017289).abs() < 1e-6);
+    // small change of a constraint bound
+    solver.model_mut().meta.lcon[0] = 25.5;
+    let warm = solver.solve().unwrap();
+    assert_eq!(warm.status, Status::SolveSucceeded);
+    // cold solve of the changed model for comparison
+    solver.clear_warm_start();
+    let cold = solver.solve().unwrap();
+    assert_eq!(cold.status, Status::SolveSucceeded);
+    println!(
+        "hs71 first {} iters, warm re-solve {} iters, cold re-solve {} iters",
+        first.iterations, warm.iterations, cold.iterations
+    );
+    assert!((warm.objective - cold.objective).abs() < 1e-6 * cold.objective.abs());
+    assert!(warm.iterations < cold.iterations);
+}
+
+#[test]
+fn warm_start_after_start_and_bound_changes() {
+    let c = hs118();
+    let mut solver = Solver::new(c.model, Options::default()).unwrap();
+    let first = solver.solve().unwrap();
+    assert_eq!(first.status, Status::SolveSucceeded);
+    solver.model_mut().meta.uvar[0] = 20.0;
+    let warm = solver.solve().unwrap();
+    solver.clear_warm_start();
+    let cold = solver.solve().unwrap();
+    println!(
+        "hs118 first {} iters, warm {} iters ({:?}), cold {} iters",
+        first.iterations, warm.iterations, warm.status, cold.iterations
+    );
+    assert_eq!(warm.status, Status::SolveSucceeded);
+    assert!((warm.objective - cold.objective).abs() < 1e-6 * cold.objective.abs());
+    assert!(warm.iterations < cold.iterations);
+}

@@ -178,11 +178,12 @@ impl CpuBackend {
     }
 }
 
-/// Relative zero-pivot tolerance given to the faer backends. Their default (`1e-14 ·
-/// max|A_ij|`) calls genuine pivots zero once the barrier diagonal Σ is large (late
-/// iterations: `max|A_ij| ~ 1e10`); rank deficiency is caught instead by the inertia rule
-/// (too few negative eigenvalues → δ_c) and by the refinement accuracy check.
-const ZERO_PIVOT_TOL: f64 = 1e-20;
+/// Relative zero-pivot tolerance given to the faer backends: only exact zeros count. Their
+/// default (`1e-14 · max|A_ij|`) calls genuine pivots zero as soon as the barrier diagonal Σ
+/// is large (`max|A_ij|` reaches 1e10 and more late in a solve, while the constraint pivots
+/// are of the size of δ_c); rank deficiency is caught instead by the inertia rule (too few
+/// negative eigenvalues → δ_c) and by the refinement accuracy check.
+const ZERO_PIVOT_TOL: f64 = 0.0;
 
 fn make_solver(
     kind: LinearSolverKind,
@@ -576,6 +577,7 @@ impl Backend for CpuBackend {
                     _ => KktStatus::WrongInertia,
                 });
             }
+            tracing::trace!(?st, inertia = ?s.solver.inertia(), delta_w, delta_c, "KKT factorization");
             Ok(match st {
                 FactorStatus::NotPositiveDefinite => KktStatus::WrongInertia,
                 FactorStatus::Singular => KktStatus::Singular,

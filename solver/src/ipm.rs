@@ -126,6 +126,21 @@ pub(crate) struct Ipm<'a, B: Backend> {
     dw2: B::Vector,
     dy2: B::Vector,
 
+    // watchdog (vectors allocated only when the option is on)
+    wd_w: B::Vector,
+    wd_y: B::Vector,
+    wd_zl: B::Vector,
+    wd_zu: B::Vector,
+    wd_dw: B::Vector,
+    wd_dy: B::Vector,
+    wd_dzl: B::Vector,
+    wd_dzu: B::Vector,
+    /// (θ, φ, ∇φᵀd, μ) at the stored watchdog point.
+    wd_ref: (f64, f64, f64, f64),
+    wd_shortened: usize,
+    wd_active: bool,
+    wd_trials: usize,
+
     /// Barrier parameter.
     pub mu: f64,
     tau: f64,
@@ -142,6 +157,7 @@ pub(crate) struct Ipm<'a, B: Backend> {
     filter_resets: usize,
     force_mu_decrease: bool,
     last_tiny: bool,
+    tiny_y: bool,
     adaptive: bool,
     /// Unscaled measures at the last evaluated iterate.
     pub dual_inf_u: f64,
@@ -159,11 +175,16 @@ pub(crate) struct Ipm<'a, B: Backend> {
     host_w: Vec<f64>,
 }
 
-fn fmt_lg(v: f64) -> String {
-    if v > 0.0 {
-        format!("{:5.1}", v.log10())
-    } else {
-        "    -".to_string()
+/// `lg(rg)` column: log10 of the regularization, `-` when none (no allocation).
+struct Lg(f64);
+
+impl std::fmt::Display for Lg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0 > 0.0 {
+            write!(f, "{:5.1}", self.0.log10())
+        } else {
+            f.write_str("    -")
+        }
     }
 }
 
@@ -201,6 +222,9 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let (y, r, rt, dy, ry, tm, rsoc, dy2) = (z(m), z(m), z(m), z(m), z(m), z(m), z(m), z(m));
         let (zl, sl, slt, dzl, dsl, tl) = (z(nl), z(nl), z(nl), z(nl), z(nl), z(nl));
         let (zu, su, sut, dzu, dsu, tu) = (z(nu), z(nu), z(nu), z(nu), z(nu), z(nu));
+        let wd = |k: usize| if o.watchdog { be.zeros(k) } else { be.zeros(0) };
+        let (wd_w, wd_dw, wd_y, wd_dy) = (wd(nw), wd(nw), wd(m), wd(m));
+        let (wd_zl, wd_dzl, wd_zu, wd_dzu) = (wd(nl), wd(nl), wd(nu), wd(nu));
         Self {
             li: be.index_from_host(&lay.lower_idx),
             ui: be.index_from_host(&lay.upper_idx),
@@ -244,6 +268,18 @@ impl<'a, B: Backend> Ipm<'a, B> {
             rsoc,
             dw2,
             dy2,
+            wd_w,
+            wd_y,
+            wd_zl,
+            wd_zu,
+            wd_dw,
+            wd_dy,
+            wd_dzl,
+            wd_dzu,
+            wd_ref: (0.0, 0.0, 0.0, 0.0),
+            wd_shortened: 0,
+            wd_active: false,
+            wd_trials: 0,
             mu: o.mu_init,
             tau: 0.99,
             theta_max: 0.0,
@@ -257,6 +293,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             filter_resets: 0,
             force_mu_decrease: false,
             last_tiny: false,
+            tiny_y: false,
             adaptive: o.mu_strategy == MuStrategy::AdaptiveLoqo,
             dual_inf_u: f64::INFINITY,
             constr_viol_u: f64::INFINITY,
@@ -380,6 +417,8 @@ impl<'a, B: Backend> Ipm<'a, B> {
         self.filter_resets = 0;
         self.force_mu_decrease = false;
         self.last_tiny = false;
+        self.wd_shortened = 0;
+        self.wd_active = false;
         self.adaptive = self.o.mu_strategy == MuStrategy::AdaptiveLoqo;
         self.t0 = Instant::now();
         // Per-component push/frac vectors (tw: push, dw2: frac).
@@ -510,7 +549,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             be.mul(&mut self.tm, &self.r, &self.viol_unscale);
             self.constr_viol_u = be.norm_inf(&self.tm);
             self.compl_u = compl0 / self.obj_scale.abs();
-            self.log_iter(primal);
+            self.log_iter();
             if !e0.is_finite() {
                 return Ok(Exit::Done(Status::InvalidNumberDetected));
             }
@@ -562,7 +601,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
                             .min(self.mu.powf(o.mu_superlinear_decrease_power)),
                     );
                     if new_mu >= self.mu {
-                        if forced && self.last_tiny {
+                        if forced && self.last_tiny && self.tiny_y {
                             return Ok(Exit::Done(if acceptable {
                                 Status::SolvedToAcceptableLevel
                             } else {
@@ -584,7 +623,12 @@ impl<'a, B: Backend> Ipm<'a, B> {
 
             // ---- line search
             let theta = self.be.norm_1(&self.r);
-            match self.line_search(theta, phi)? {
+            let outcome = if o.watchdog {
+                self.watchdog_line_search(theta, phi)?
+            } else {
+                self.line_search(theta, phi, false)?
+            };
+            match outcome {
                 Ls::Accepted {
                     alpha,
                     alpha_z,
@@ -818,7 +862,106 @@ impl<'a, B: Backend> Ipm<'a, B> {
         self.filter.push((tf, pf));
     }
 
-    fn line_search(&mut self, theta: f64, phi: f64) -> Result<Ls, SolverError> {
+    /// Watchdog procedure around [`Ipm::line_search`]: after
+    /// `watchdog_shortened_iter_trigger` successive shortened steps, store the iterate and
+    /// take up to `watchdog_trial_iter_max` full steps without the filter test; if none of
+    /// them is acceptable to the stored point, go back to it and backtrack as usual.
+    fn watchdog_line_search(&mut self, theta: f64, phi: f64) -> Result<Ls, SolverError> {
+        let o = self.o;
+        if self.wd_active && self.mu != self.wd_ref.3 {
+            self.wd_active = false; // the barrier problem changed: stop watching
+        }
+        if !self.wd_active && self.wd_shortened >= o.watchdog_shortened_iter_trigger {
+            let be = &*self.be;
+            be.copy(&mut self.wd_w, &self.w);
+            be.copy(&mut self.wd_y, &self.y);
+            be.copy(&mut self.wd_zl, &self.zl);
+            be.copy(&mut self.wd_zu, &self.zu);
+            be.copy(&mut self.wd_dw, &self.dw);
+            be.copy(&mut self.wd_dy, &self.dy);
+            be.copy(&mut self.wd_dzl, &self.dzl);
+            be.copy(&mut self.wd_dzu, &self.dzu);
+            let gd = be.dot(&self.gphi, &self.dw);
+            self.wd_ref = (theta, phi, gd, self.mu);
+            self.wd_active = true;
+            self.wd_trials = 0;
+            self.wd_shortened = 0;
+            if o.print_level >= PrintLevel::Debug {
+                tracing::debug!("watchdog activated");
+            }
+        }
+        if !self.wd_active {
+            let ls = self.line_search(theta, phi, false)?;
+            match ls {
+                Ls::Accepted { trials, .. } if trials > 1 => self.wd_shortened += 1,
+                _ => self.wd_shortened = 0,
+            }
+            return Ok(ls);
+        }
+        // Watchdog trial: the full step, judged against the stored point.
+        let be = &*self.be;
+        let alpha_max = be
+            .max_step(&self.sl, &self.dsl, self.tau)
+            .min(be.max_step(&self.su, &self.dsu, self.tau));
+        let alpha_z = be
+            .max_step(&self.zl, &self.dzl, self.tau)
+            .min(be.max_step(&self.zu, &self.dzu, self.tau));
+        self.last_dnorm = be.norm_inf(&self.dw);
+        let (t_ref, p_ref, gd_ref, _) = self.wd_ref;
+        if let Some((tt, pt)) = self.trial(alpha_max, false) {
+            match self.acceptable(tt, pt, alpha_max, t_ref, p_ref, gd_ref) {
+                Acc::Accept { f_type } => {
+                    if !f_type {
+                        self.augment_filter(t_ref, p_ref);
+                    }
+                    self.wd_active = false;
+                    return Ok(Ls::Accepted {
+                        alpha: alpha_max,
+                        alpha_z,
+                        trials: 1,
+                        tiny: false,
+                    });
+                }
+                Acc::Reject | Acc::RejectFilter => {}
+            }
+            self.wd_trials += 1;
+            if self.wd_trials < o.watchdog_trial_iter_max {
+                return Ok(Ls::Accepted {
+                    alpha: alpha_max,
+                    alpha_z,
+                    trials: 1,
+                    tiny: false,
+                });
+            }
+        }
+        // Give up: back to the stored point and its direction, then backtrack.
+        if o.print_level >= PrintLevel::Debug {
+            tracing::debug!("watchdog failed, returning to the stored iterate");
+        }
+        self.wd_active = false;
+        let be = &*self.be;
+        be.copy(&mut self.w, &self.wd_w);
+        be.copy(&mut self.y, &self.wd_y);
+        be.copy(&mut self.zl, &self.wd_zl);
+        be.copy(&mut self.zu, &self.wd_zu);
+        be.copy(&mut self.dw, &self.wd_dw);
+        be.copy(&mut self.dy, &self.wd_dy);
+        be.copy(&mut self.dzl, &self.wd_dzl);
+        be.copy(&mut self.dzu, &self.wd_dzu);
+        be.gather_slack(&mut self.sl, &self.w, &self.li, &self.lo_v, 1.0);
+        be.gather_slack(&mut self.su, &self.w, &self.ui, &self.up_v, -1.0);
+        be.gather(&mut self.dsl, &self.dw, &self.li);
+        be.gather(&mut self.dsu, &self.dw, &self.ui);
+        be.scale(-1.0, &mut self.dsu);
+        if !self.eval_point() {
+            return Ok(Ls::Restoration { trials: 0 });
+        }
+        self.compute_gphi();
+        let phi = self.barrier(self.f, &self.sl, &self.su);
+        self.line_search(t_ref, phi, true)
+    }
+
+    fn line_search(&mut self, theta: f64, phi: f64, skip_full: bool) -> Result<Ls, SolverError> {
         let o = self.o;
         let be = &*self.be;
         let alpha_max = be
@@ -830,8 +973,9 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let gd = be.dot(&self.gphi, &self.dw);
         self.last_dnorm = be.norm_inf(&self.dw);
         // Tiny step: accept the full step without line search.
-        if be.max_rel_step(&self.dw, &self.w) < o.tiny_step_tol
-            && be.norm_inf(&self.dy) < o.tiny_step_y_tol * be.norm_inf(&self.y).max(1.0)
+        self.tiny_y = be.norm_inf(&self.dy) < o.tiny_step_y_tol * be.norm_inf(&self.y).max(1.0);
+        if !skip_full
+            && be.max_rel_step(&self.dw, &self.w) < o.tiny_step_tol
             && self.trial(alpha_max, false).is_some()
         {
             {
@@ -857,8 +1001,12 @@ impl<'a, B: Backend> Ipm<'a, B> {
             };
             (o.alpha_min_frac * v).max(f64::EPSILON * 1e-2)
         };
-        let mut alpha = alpha_max;
-        let mut trials = 0;
+        let mut alpha = if skip_full {
+            alpha_max * o.alpha_red_factor
+        } else {
+            alpha_max
+        };
+        let mut trials = usize::from(skip_full);
         let mut rejected_by_filter = false;
         loop {
             trials += 1;
@@ -999,17 +1147,12 @@ impl<'a, B: Backend> Ipm<'a, B> {
 
     // ------------------------------------------------------------------ logging
 
-    fn log_iter(&self, _primal_scaled: f64) {
+    fn log_iter(&self) {
         if self.o.print_level < PrintLevel::Iterations {
             return;
         }
-        let ls = if self.iter == 0 {
-            String::from("  0")
-        } else {
-            format!("{:3}", self.last_ls)
-        };
         tracing::info!(
-            "{:4}{:1} {:13.7e} {:8.2e} {:8.2e} {:5.1} {:8.2e} {} {:8.2e} {:8.2e} {}",
+            "{:4}{:1} {:13.7e} {:8.2e} {:8.2e} {:5.1} {:8.2e} {} {:8.2e} {:8.2e} {:3}",
             self.iter,
             self.tag,
             self.objective_unscaled(),
@@ -1017,10 +1160,10 @@ impl<'a, B: Backend> Ipm<'a, B> {
             self.dual_inf_u,
             self.mu.log10(),
             self.last_dnorm,
-            fmt_lg(self.last_reg),
+            Lg(self.last_reg),
             self.last_alpha.0,
             self.last_alpha.1,
-            ls
+            self.last_ls
         );
     }
 

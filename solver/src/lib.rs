@@ -11,6 +11,7 @@
 //! Logging goes through `tracing` (target `simdnlp_solver`): one Ipopt-style line per
 //! iteration at `INFO` and a final summary; install a subscriber to see it.
 
+#![deny(missing_docs)]
 #![allow(clippy::needless_range_loop)]
 
 pub mod backend;

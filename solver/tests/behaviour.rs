@@ -72,8 +72,8 @@ fn rank_deficient_equalities_are_solved() {
     assert_eq!(r.status, Status::SolveSucceeded);
     // projection of (1, 2, 0) onto x1 + x2 + x3 = 1: (1, 2, 0) − (2/3)(1, 1, 1)
     let xs = [1.0 / 3.0, 4.0 / 3.0, -2.0 / 3.0];
-    for i in 0..3 {
-        assert!((r.x[i] - xs[i]).abs() < 1e-6, "x = {:?}", r.x);
+    for (xi, si) in r.x.iter().zip(xs) {
+        assert!((xi - si).abs() < 1e-6, "x = {:?}", r.x);
     }
     assert!((r.objective - 4.0 / 3.0).abs() < 1e-7);
 }
@@ -221,4 +221,50 @@ fn options_round_trip_through_json() {
     let r = solve(&hs71().model, &Options::default()).unwrap();
     let js = serde_json::to_string(&r).unwrap();
     assert!(js.contains("SolveSucceeded"));
+}
+
+#[test]
+fn watchdog_and_adaptive_mu_reach_the_same_optima() {
+    // trigger 1: the watchdog runs after every shortened step (exercises store/restore)
+    let wd = Options {
+        watchdog: true,
+        watchdog_shortened_iter_trigger: 1,
+        ..Options::default()
+    };
+    let loqo = Options {
+        mu_strategy: simdnlp_solver::MuStrategy::AdaptiveLoqo,
+        ..Options::default()
+    };
+    for o in [&wd, &loqo] {
+        for (c, name) in [
+            (hs15(), "hs15"),
+            (hs7(), "hs7"),
+            (rosenbrock(), "rosenbrock"),
+        ] {
+            let r = solve(&c.model, o).unwrap();
+            println!(
+                "{name}: {:?} iters {} f {}",
+                r.status, r.iterations, r.objective
+            );
+            assert_eq!(r.status, Status::SolveSucceeded, "{name}");
+            assert!(
+                (r.objective - c.f_opt).abs() < 1e-6 * c.f_opt.abs().max(1.0),
+                "{name}"
+            );
+        }
+        let c = hs71();
+        let r = solve(&c.model, o).unwrap();
+        assert_eq!(r.status, Status::SolveSucceeded);
+        assert!((r.objective - c.f_opt).abs() < 1e-6 * c.f_opt);
+    }
+}
+
+#[test]
+fn wall_time_limit_is_reported() {
+    let o = Options {
+        max_wall_time: 0.0,
+        ..Options::default()
+    };
+    let r = solve(&hs71().model, &o).unwrap();
+    assert_eq!(r.status, Status::MaximumCpuTimeExceeded);
 }

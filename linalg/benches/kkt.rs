@@ -5,7 +5,8 @@
 //! shift, so `H` is SPD), `Σx` a positive diagonal, and a Jacobian `J` with `m = g²/4` rows,
 //! each coupling 4 neighbouring grid variables. Systems:
 //! - LDLᵀ and LBLᵀ on the full KKT `[[H + Σx, Jᵀ], [J, −δc I]]` (δc = 1e-8, AMD ordering),
-//! - LDLᵀ and LBLᵀ on the same KKT with δc = 0 and the KKT-matched ordering,
+//! - LDLᵀ on the same KKT with δc = 0 and the KKT-matched / KKT-paired orderings, and
+//!   LBLᵀ with the KKT-matched ordering,
 //! - LLᵀ on the condensed SPD matrix `K = H + Σx + Jᵀ D J` (D = 100).
 //!
 //! Usage (release): `cargo bench -p simdnlp-linalg --bench kkt -- [grid] [reps] [threads]`
@@ -273,28 +274,31 @@ fn main() {
             &kkt_vals,
             reps,
         );
-        let matched = FillOrdering::KktMatched { n_primal: n };
-        let mut ldlt = FaerLdlt::new(par);
-        ldlt.set_ordering(matched);
-        run(
-            "LDLT kkt dc=0 matched",
-            par_label,
-            &mut ldlt,
-            n + m,
-            asm.col_ptr(),
-            asm.row_idx(),
-            &kkt0_vals,
-            reps,
-        );
+        for (label, ord) in [
+            (
+                "LDLT kkt dc=0 matched",
+                FillOrdering::KktMatched { n_primal: n },
+            ),
+            (
+                "LDLT kkt dc=0 paired",
+                FillOrdering::KktPaired { n_primal: n },
+            ),
+        ] {
+            let mut ldlt = FaerLdlt::new(par);
+            ldlt.set_ordering(ord);
+            let (cp, ri) = (asm.col_ptr(), asm.row_idx());
+            run(label, par_label, &mut ldlt, n + m, cp, ri, &kkt0_vals, reps);
+        }
         let mut lblt = FaerLblt::new(par);
-        lblt.set_ordering(matched);
+        lblt.set_ordering(FillOrdering::KktMatched { n_primal: n });
+        let (cp, ri) = (asm.col_ptr(), asm.row_idx());
         run(
             "LBLT kkt dc=0 matched",
             par_label,
             &mut lblt,
             n + m,
-            asm.col_ptr(),
-            asm.row_idx(),
+            cp,
+            ri,
             &kkt0_vals,
             reps,
         );

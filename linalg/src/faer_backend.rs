@@ -33,7 +33,7 @@
 //! constraint sits alone in its supernode. Two remedies: a small `δc > 0` (quasi-definite
 //! matrices are factorizable in every ordering), or the KKT-aware ordering
 //! [`FillOrdering::KktMatched`] (set with `set_ordering` before `analyze`), which eliminates
-//! each constraint right after a matched variable.
+//! each constraint after a matched variable at essentially AMD's fill.
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::lblt::factor::LbltParams;
@@ -49,7 +49,7 @@ use faer::sparse::linalg::cholesky::{
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMat};
 use faer::{Conj, MatMut, Par, Side, Spec};
 
-use crate::ordering::{FillOrdering, invert, kkt_matched_ordering};
+use crate::ordering::{FillOrdering, invert, kkt_matched_ordering, kkt_paired_ordering};
 use crate::sparse::{check_csc, check_len};
 use crate::{FactorStatus, Inertia, LinalgError, SymmetricSolver};
 
@@ -223,20 +223,28 @@ impl Core {
             },
             ..Default::default()
         };
-        let symbolic = match self.ordering {
-            FillOrdering::Amd => factorize_symbolic_cholesky(
+        let custom = match self.ordering {
+            FillOrdering::Amd => None,
+            FillOrdering::KktMatched { n_primal } => {
+                Some(kkt_matched_ordering(n, n_primal, col_ptr, row_idx)?)
+            }
+            FillOrdering::KktPaired { n_primal } => {
+                Some(kkt_paired_ordering(n, n_primal, col_ptr, row_idx)?)
+            }
+        };
+        let symbolic = match &custom {
+            None => factorize_symbolic_cholesky(
                 pattern.rb(),
                 Side::Lower,
                 SymmetricOrdering::Amd,
                 params,
             ),
-            FillOrdering::KktMatched { n_primal } => {
-                let fwd = kkt_matched_ordering(n, n_primal, col_ptr, row_idx)?;
-                let inv = invert(&fwd);
+            Some(fwd) => {
+                let inv = invert(fwd);
                 factorize_symbolic_cholesky(
                     pattern.rb(),
                     Side::Lower,
-                    SymmetricOrdering::Custom(PermRef::new_checked(&fwd, &inv, n)),
+                    SymmetricOrdering::Custom(PermRef::new_checked(fwd, &inv, n)),
                     params,
                 )
             }

@@ -59,6 +59,11 @@ pub const DEFAULT_ZERO_PIVOT_TOL: f64 = 1e-14;
 
 /// Parallelism of the factorization and solves. Our own type so that no faer type appears in
 /// public signatures.
+///
+/// Measured (benches/kkt.rs, 2D-grid KKT with 2.5e5 rows, shared 2-core machine): `Rayon(2)`
+/// gave no speed-up for LLᵀ/LDLᵀ and made the LBLᵀ numeric factorization about 15× slower
+/// (faer parallelizes the small dense per-supernode Bunch–Kaufman kernels). Keep
+/// `Sequential` unless a measurement on the target machine says otherwise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Parallelism {
     /// Single-threaded (the default).

@@ -26,6 +26,10 @@ pub enum FactorStatus {
     /// definite. The interior-point method treats this as "wrong inertia".
     NotPositiveDefinite,
     /// The matrix is numerically singular (a zero pivot where the method cannot continue).
+    ///
+    /// The faer backends also return this when the factorization completed but some pivot
+    /// is zero within their zero-pivot tolerance; [`SymmetricSolver::inertia`] then still
+    /// reports the counts (with `zero > 0`), and `None` when the factorization stopped.
     Singular,
 }
 

@@ -1,0 +1,149 @@
+//! Solver iterations allocate nothing after setup: two solves that differ only in their
+//! iteration limit make exactly the same number of heap allocations.
+
+use simdnlp_modeling::{NlpMeta, NlpModel};
+use simdnlp_solver::{KktKind, Options, PrintLevel, Status, solve};
+
+#[global_allocator]
+static ALLOC: dhat::Alloc = dhat::Alloc;
+
+/// HS71 with hand-written, allocation-free derivatives.
+struct Hs71 {
+    meta: NlpMeta<f64>,
+}
+
+impl Hs71 {
+    fn new() -> Self {
+        let mut meta = NlpMeta::new(4, 2);
+        meta.nnzj = 8;
+        meta.nnzh = 10;
+        meta.x0 = vec![1.0, 5.0, 5.0, 1.0];
+        meta.lvar = vec![1.0; 4];
+        meta.uvar = vec![5.0; 4];
+        meta.lcon = vec![25.0, 40.0];
+        meta.ucon = vec![f64::INFINITY, 40.0];
+        Self { meta }
+    }
+}
+
+impl NlpModel for Hs71 {
+    fn meta(&self) -> &NlpMeta<f64> {
+        &self.meta
+    }
+    fn obj(&self, x: &[f64]) -> f64 {
+        x[0] * x[3] * (x[0] + x[1] + x[2]) + x[2]
+    }
+    fn grad(&self, x: &[f64], g: &mut [f64]) {
+        g[0] = x[3] * (2.0 * x[0] + x[1] + x[2]);
+        g[1] = x[0] * x[3];
+        g[2] = x[0] * x[3] + 1.0;
+        g[3] = x[0] * (x[0] + x[1] + x[2]);
+    }
+    fn cons(&self, x: &[f64], c: &mut [f64]) {
+        c[0] = x[0] * x[1] * x[2] * x[3];
+        c[1] = x.iter().map(|v| v * v).sum();
+    }
+    fn jac_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+        for k in 0..8 {
+            rows[k] = k / 4;
+            cols[k] = k % 4;
+        }
+    }
+    fn jac_coord(&self, x: &[f64], v: &mut [f64]) {
+        v[0] = x[1] * x[2] * x[3];
+        v[1] = x[0] * x[2] * x[3];
+        v[2] = x[0] * x[1] * x[3];
+        v[3] = x[0] * x[1] * x[2];
+        for i in 0..4 {
+            v[4 + i] = 2.0 * x[i];
+        }
+    }
+    fn hess_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+        let mut k = 0;
+        for i in 0..4 {
+            for j in 0..=i {
+                rows[k] = i;
+                cols[k] = j;
+                k += 1;
+            }
+        }
+    }
+    fn hess_coord(&self, x: &[f64], y: &[f64], w: f64, v: &mut [f64]) {
+        // order: (0,0) (1,0) (1,1) (2,0) (2,1) (2,2) (3,0) (3,1) (3,2) (3,3)
+        v[0] = w * 2.0 * x[3] + 2.0 * y[1];
+        v[1] = w * x[3] + y[0] * x[2] * x[3];
+        v[2] = 2.0 * y[1];
+        v[3] = w * x[3] + y[0] * x[1] * x[3];
+        v[4] = y[0] * x[0] * x[3];
+        v[5] = 2.0 * y[1];
+        v[6] = w * (2.0 * x[0] + x[1] + x[2]) + y[0] * x[1] * x[2];
+        v[7] = w * x[0] + y[0] * x[0] * x[2];
+        v[8] = w * x[0] + y[0] * x[0] * x[1];
+        v[9] = 2.0 * y[1];
+    }
+    fn jprod(&self, x: &[f64], v: &[f64], jv: &mut [f64]) {
+        let mut j = [0.0; 8];
+        self.jac_coord(x, &mut j);
+        jv[0] = (0..4).map(|i| j[i] * v[i]).sum();
+        jv[1] = (0..4).map(|i| j[4 + i] * v[i]).sum();
+    }
+    fn jtprod(&self, x: &[f64], v: &[f64], jtv: &mut [f64]) {
+        let mut j = [0.0; 8];
+        self.jac_coord(x, &mut j);
+        for i in 0..4 {
+            jtv[i] = j[i] * v[0] + j[4 + i] * v[1];
+        }
+    }
+    fn hprod(&self, x: &[f64], y: &[f64], w: f64, v: &[f64], hv: &mut [f64]) {
+        let mut h = [0.0; 10];
+        self.hess_coord(x, y, w, &mut h);
+        let idx = |i: usize, j: usize| {
+            if i >= j {
+                i * (i + 1) / 2 + j
+            } else {
+                j * (j + 1) / 2 + i
+            }
+        };
+        for i in 0..4 {
+            hv[i] = (0..4).map(|j| h[idx(i, j)] * v[j]).sum();
+        }
+    }
+}
+
+fn allocations(o: &Options) -> (u64, Status) {
+    let m = Hs71::new();
+    let before = dhat::HeapStats::get().total_blocks;
+    let r = solve(&m, o).unwrap();
+    (dhat::HeapStats::get().total_blocks - before, r.status)
+}
+
+#[test]
+fn iterations_do_not_allocate() {
+    let _profiler = dhat::Profiler::builder().testing().build();
+    for kkt in [KktKind::Augmented, KktKind::Condensed] {
+        let base = Options {
+            print_level: PrintLevel::None,
+            kkt,
+            ..Options::default()
+        };
+        let full = solve(&Hs71::new(), &base).unwrap();
+        assert_eq!(full.status, Status::SolveSucceeded);
+        assert!((full.objective - 17.014017289).abs() < 1e-6);
+        let (a2, s2) = allocations(&Options {
+            max_iter: 2,
+            ..base.clone()
+        });
+        let (a6, s6) = allocations(&Options {
+            max_iter: 6,
+            ..base.clone()
+        });
+        assert_eq!(s2, Status::MaximumIterationsExceeded);
+        assert_eq!(s6, Status::MaximumIterationsExceeded);
+        assert_eq!(
+            a2,
+            a6,
+            "{kkt:?}: 4 more iterations made {} more allocations",
+            a6 as i64 - a2 as i64
+        );
+    }
+}

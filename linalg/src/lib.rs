@@ -14,6 +14,52 @@
 //! - [`ordering`]: fill-reducing orderings, including a KKT-aware matched ordering that
 //!   makes `[[H, Jᵀ], [J, 0]]` factorizable by LDLᵀ without pivoting.
 //! - [`refine`]: Ipopt-style iterative refinement on top of any [`SymmetricSolver`].
+//!
+//! # Typical use in an interior-point iteration
+//!
+//! ```
+//! use simdnlp_linalg::sparse::sym_lower_matvec;
+//! use simdnlp_linalg::{
+//!     FactorStatus, FaerLdlt, FillOrdering, Inertia, KktBuilder, Parallelism, RefineOptions,
+//!     RefineWork, SymmetricSolver, iterative_refinement,
+//! };
+//!
+//! # fn main() -> Result<(), simdnlp_linalg::LinalgError> {
+//! // n = 2 variables, m = 1 constraint: [[H + Σx, Jᵀ], [J, -δc]].
+//! let (n, m) = (2, 1);
+//! let mut kkt = KktBuilder::new(n + m);
+//! let h = kkt.block(&[0, 1, 1], &[0, 0, 1], 0, 0)?; // lower triangle of H
+//! let j = kkt.block(&[0, 0], &[0, 1], n, 0)?; // J placed below H
+//! let sigma = kkt.diagonal(0, n)?; // Σx + δw
+//! let dc = kkt.diagonal(n, m)?; // -δc
+//! let asm = kkt.build(); // structure fixed from here on
+//!
+//! let mut solver = FaerLdlt::new(Parallelism::Sequential);
+//! // Zero (2,2) block: order every constraint after a matched variable.
+//! solver.set_ordering(FillOrdering::KktMatched { n_primal: n });
+//! solver.analyze(asm.n(), asm.col_ptr(), asm.row_idx())?;
+//!
+//! // Each iteration: refill values (one pass), factorize, check inertia, solve + refine.
+//! let mut vals = vec![0.0; asm.nnz()];
+//! let (hv, jv, sv, dv) = ([2.0, 0.5, 1.0], [1.0, 1.0], [0.1, 0.1], [0.0]);
+//! assert_eq!((h.index(), j.index(), sigma.index(), dc.index()), (0, 1, 2, 3));
+//! asm.assemble(&[&hv, &jv, &sv, &dv], &mut vals)?;
+//! assert_eq!(solver.factorize(&vals)?, FactorStatus::Success);
+//! assert_eq!(solver.inertia(), Some(Inertia { positive: n, negative: m, zero: 0 }));
+//!
+//! let rhs = [1.0, 2.0, 3.0];
+//! let mut sol = [0.0; 3];
+//! let mut work = RefineWork::new(n + m);
+//! let mut matvec = |x: &[f64], y: &mut [f64]| {
+//!     sym_lower_matvec(asm.col_ptr(), asm.row_idx(), &vals, x, y).expect("lengths match")
+//! };
+//! let stats = iterative_refinement(
+//!     &mut solver, &mut matvec, &rhs, &mut sol, &mut work, &RefineOptions::default(),
+//! )?;
+//! assert!(stats.converged);
+//! # Ok(())
+//! # }
+//! ```
 
 #![warn(missing_docs)]
 

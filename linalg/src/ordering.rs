@@ -354,6 +354,16 @@ mod tests {
     }
 
     #[test]
+    fn no_constraints_or_no_variables() {
+        let (cp, ri) = lower(3, &[(1, 0), (2, 1)]);
+        for np in [0, 3] {
+            assert!(is_perm(&kkt_matched_ordering(3, np, &cp, &ri).unwrap(), 3));
+            assert!(is_perm(&kkt_paired_ordering(3, np, &cp, &ri).unwrap(), 3));
+        }
+        assert!(kkt_matched_ordering(0, 0, &[0], &[]).unwrap().is_empty());
+    }
+
+    #[test]
     fn n_primal_too_large() {
         let (cp, ri) = lower(2, &[]);
         assert!(matches!(

@@ -163,6 +163,8 @@ pub(crate) struct Ipm<'a, B: Backend> {
     pub dual_inf_u: f64,
     pub constr_viol_u: f64,
     pub compl_u: f64,
+    /// Number of restoration phases entered.
+    pub restorations: usize,
     /// Counts from restoration phases (their own backends).
     pub resto_counts: CallbackCounts,
     /// Times (callbacks, factorization, solves) from restoration phases.
@@ -298,6 +300,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             dual_inf_u: f64::INFINITY,
             constr_viol_u: f64::INFINITY,
             compl_u: f64::INFINITY,
+            restorations: 0,
             resto_counts: CallbackCounts::default(),
             resto_times: [0.0; 3],
             last_alpha: (0.0, 0.0),
@@ -1011,6 +1014,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
         loop {
             trials += 1;
             let tr = self.trial(alpha, false);
+            tracing::trace!(alpha, ?tr, theta, phi, gd, alpha_min, "line-search trial");
             if let Some((tt, pt)) = tr {
                 match self.acceptable(tt, pt, alpha, theta, phi, gd) {
                     Acc::Accept { f_type } => {
@@ -1201,6 +1205,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             tracing::debug!(theta, "entering restoration phase");
         }
         self.augment_filter(theta, phi);
+        self.restorations += 1;
         // ---- build the restoration problem on the host (once per restoration phase)
         let mut wh = vec![0.0; nw];
         self.be.to_host(&self.w, &mut wh);
@@ -1240,6 +1245,10 @@ impl<'a, B: Backend> Ipm<'a, B> {
         ro.nlp_scaling = false;
         ro.bound_relax_factor = 0.0;
         ro.mu_strategy = MuStrategy::Monotone;
+        // The restoration problem has its own filter; its θ bounds use the defaults.
+        let defaults = Options::default();
+        ro.theta_max_fact = defaults.theta_max_fact;
+        ro.theta_min_fact = defaults.theta_min_fact;
         let rlay = Layout::new(resto.meta(), &ro);
         if rlay.ns != ns {
             return Ok(Some(Status::RestorationFailed));

@@ -95,6 +95,8 @@ pub struct SolveResult {
     pub constraints: Vec<f64>,
     /// Number of iterations (restoration iterations included).
     pub iterations: usize,
+    /// Number of feasibility-restoration phases entered.
+    pub restorations: usize,
     /// Unscaled ∞-norm of the constraint violation at `x`.
     pub constr_viol: f64,
     /// Unscaled ∞-norm of the dual infeasibility at the returned point.

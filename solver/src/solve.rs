@@ -414,6 +414,7 @@ fn solve_impl(
         }
     }
     let iterations = ipm.iter;
+    let restorations = ipm.restorations;
     let mu = ipm.mu;
     let (dual_inf, _) = (ipm.dual_inf_u, ipm.compl_u);
     let mut counts = ipm.resto_counts;
@@ -459,6 +460,7 @@ fn solve_impl(
         z_u,
         constraints,
         iterations,
+        restorations,
         constr_viol,
         dual_inf,
         mu,
@@ -509,6 +511,7 @@ fn trivial_result(model: &dyn NlpModel, x: &[f64], status: Status, t: Instant) -
         z_u: vec![0.0; meta.nvar],
         constraints,
         iterations: 0,
+        restorations: 0,
         constr_viol: f64::NAN,
         dual_inf: f64::NAN,
         mu: 0.0,

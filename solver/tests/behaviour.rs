@@ -268,3 +268,31 @@ fn wall_time_limit_is_reported() {
     let r = solve(&hs71().model, &o).unwrap();
     assert_eq!(r.status, Status::MaximumCpuTimeExceeded);
 }
+
+#[test]
+fn restoration_phase_recovers_and_the_solve_continues() {
+    // θ_max = 1e-2 · θ(x0) rejects every trial point of the first steps, so the line search
+    // fails and the restoration phase must bring θ down before the filter method resumes.
+    let o = Options {
+        theta_max_fact: 1e-2,
+        ..Options::default()
+    };
+    for c in [hs6(), hs7()] {
+        let r = solve(&c.model, &o).unwrap();
+        println!(
+            "{}: {:?} iters {} restorations {}",
+            c.model.meta.name, r.status, r.iterations, r.restorations
+        );
+        assert_eq!(r.status, Status::SolveSucceeded);
+        assert!(r.restorations >= 1);
+        assert!((r.objective - c.f_opt).abs() < 1e-6 * c.f_opt.abs().max(1.0));
+    }
+    let c = hs71();
+    let r = solve(&c.model, &o).unwrap();
+    println!(
+        "hs71: {:?} iters {} restorations {}",
+        r.status, r.iterations, r.restorations
+    );
+    assert_eq!(r.status, Status::SolveSucceeded);
+    assert!((r.objective - c.f_opt).abs() < 1e-6 * c.f_opt);
+}

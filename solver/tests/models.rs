@@ -1,0 +1,102 @@
+//! The solver's model wrappers (scaling, restoration) against finite differences.
+
+mod common;
+use common::*;
+use simdnlp_modeling::NlpModel;
+use simdnlp_solver::models::{RestoModel, ScaledModel};
+
+/// Check gradient, Jacobian and Hessian of `m` at `x` against central differences of the
+/// lower-order callbacks.
+fn check_derivatives(m: &dyn NlpModel, x: &[f64], y: &[f64], w: f64) {
+    let meta = m.meta();
+    let (n, k) = (meta.nvar, meta.ncon);
+    let h = 1e-6;
+    let mut g = vec![0.0; n];
+    m.grad(x, &mut g);
+    let mut jr = vec![0; meta.nnzj];
+    let mut jc = vec![0; meta.nnzj];
+    let mut jv = vec![0.0; meta.nnzj];
+    m.jac_structure(&mut jr, &mut jc);
+    m.jac_coord(x, &mut jv);
+    let mut jd = vec![vec![0.0; n]; k];
+    for e in 0..meta.nnzj {
+        jd[jr[e]][jc[e]] += jv[e];
+    }
+    let mut hr = vec![0; meta.nnzh];
+    let mut hc = vec![0; meta.nnzh];
+    let mut hv = vec![0.0; meta.nnzh];
+    m.hess_structure(&mut hr, &mut hc);
+    m.hess_coord(x, y, w, &mut hv);
+    let mut hd = vec![vec![0.0; n]; n];
+    for e in 0..meta.nnzh {
+        assert!(hr[e] >= hc[e]);
+        hd[hr[e]][hc[e]] += hv[e];
+        if hr[e] != hc[e] {
+            hd[hc[e]][hr[e]] += hv[e];
+        }
+    }
+    let lag_grad = |xx: &[f64]| -> Vec<f64> {
+        let mut gg = vec![0.0; n];
+        m.grad(xx, &mut gg);
+        let mut jt = vec![0.0; n];
+        m.jtprod(xx, y, &mut jt);
+        gg.iter().zip(&jt).map(|(a, b)| w * a + b).collect()
+    };
+    for i in 0..n {
+        let mut xp = x.to_vec();
+        let mut xm = x.to_vec();
+        xp[i] += h;
+        xm[i] -= h;
+        let fd = (m.obj(&xp) - m.obj(&xm)) / (2.0 * h);
+        assert!(
+            (fd - g[i]).abs() < 1e-5 * (1.0 + g[i].abs()),
+            "grad[{i}]: {fd} vs {}",
+            g[i]
+        );
+        let mut cp = vec![0.0; k];
+        let mut cm = vec![0.0; k];
+        m.cons(&xp, &mut cp);
+        m.cons(&xm, &mut cm);
+        for j in 0..k {
+            let fd = (cp[j] - cm[j]) / (2.0 * h);
+            assert!(
+                (fd - jd[j][i]).abs() < 1e-5 * (1.0 + fd.abs()),
+                "jac[{j},{i}]: {fd} vs {}",
+                jd[j][i]
+            );
+        }
+        let (lp, lm) = (lag_grad(&xp), lag_grad(&xm));
+        for r in 0..n {
+            let fd = (lp[r] - lm[r]) / (2.0 * h);
+            assert!(
+                (fd - hd[r][i]).abs() < 1e-4 * (1.0 + fd.abs()),
+                "hess[{r},{i}]: {fd} vs {}",
+                hd[r][i]
+            );
+        }
+    }
+}
+
+#[test]
+fn scaled_and_restoration_models_match_finite_differences() {
+    let c = hs71();
+    let x = [1.3, 4.1, 3.7, 1.9];
+    let scaled = ScaledModel::new(&c.model, -0.5, vec![0.1, 2.0]);
+    check_derivatives(&scaled, &x, &[0.7, -1.3], 0.8);
+    let m = 2;
+    let resto = RestoModel::new(
+        &scaled,
+        1000.0,
+        0.1,
+        &x,
+        &[1.0; 4],
+        &[5.0; 4],
+        &[2.5, 80.0],
+        &[f64::INFINITY, 80.0],
+        &[0.5; 2],
+        &[0.25; 2],
+    );
+    assert_eq!(resto.meta().nvar, 4 + 2 * m);
+    let xr = [1.2, 4.0, 3.9, 2.0, 0.3, 0.2, 0.1, 0.4];
+    check_derivatives(&resto, &xr, &[0.3, -2.0], 1.0);
+}

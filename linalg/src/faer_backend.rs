@@ -19,8 +19,13 @@
 //! - [`FaerLblt`]: the eigenvalue signs of each 1×1 / 2×2 block of the block-diagonal factor.
 //!
 //! A pivot (or 2×2-block eigenvalue) `d` counts as **zero** when
-//! `|d| <= zero_pivot_tol * max|A_ij|` (`zero_pivot_tol` defaults to
-//! [`DEFAULT_ZERO_PIVOT_TOL`]). When any pivot is zero the status is
+//! `|d| <= zero_pivot_tol * max|A_ij|`. The default `zero_pivot_tol` is
+//! [`DEFAULT_ZERO_PIVOT_TOL`] `= 0`: only exact zeros count. A positive tolerance relative to
+//! `max|A_ij|` misclassifies genuine pivots of interior-point KKT matrices, whose barrier
+//! diagonal `Σ` grows to 1e10 and beyond while constraint pivots stay of the size of `δc`
+//! or `J²/Σ`; an inertia-based rule (too few negative pivots) and refinement accuracy are
+//! the better singularity tests there. Set a tolerance (e.g. `1e-14`) with
+//! `set_zero_pivot_tol` for well-scaled matrices. When any pivot is zero the status is
 //! [`FactorStatus::Singular`] and [`SymmetricSolver::inertia`] still reports the counts
 //! (including `zero`); solving with such a factorization is allowed but meaningless. When
 //! faer's LDLᵀ meets an *exact* zero (or non-finite) pivot it stops: the status is
@@ -53,9 +58,9 @@ use crate::ordering::{FillOrdering, invert, kkt_matched_ordering, kkt_paired_ord
 use crate::sparse::{check_csc, check_len};
 use crate::{FactorStatus, Inertia, LinalgError, SymmetricSolver};
 
-/// Default relative zero-pivot tolerance: a pivot `d` is zero when
-/// `|d| <= DEFAULT_ZERO_PIVOT_TOL * max|A_ij|`.
-pub const DEFAULT_ZERO_PIVOT_TOL: f64 = 1e-14;
+/// Default relative zero-pivot tolerance (`0`: only exact zeros count; see the module
+/// documentation): a pivot `d` is zero when `|d| <= zero_pivot_tol * max|A_ij|`.
+pub const DEFAULT_ZERO_PIVOT_TOL: f64 = 0.0;
 
 /// Parallelism of the factorization and solves. Our own type so that no faer type appears in
 /// public signatures.

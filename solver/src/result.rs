@@ -45,7 +45,8 @@ impl Status {
 pub struct Timings {
     /// Model callbacks (objective, gradient, constraints, Jacobian, Hessian).
     pub callbacks: f64,
-    /// KKT assembly and numeric factorization (inertia corrections included).
+    /// KKT assembly, numeric factorization (inertia corrections included) and the symbolic
+    /// analysis when the solve performed one (the first solve of a structure).
     pub factorization: f64,
     /// Triangular solves and iterative refinement.
     pub solves: f64,

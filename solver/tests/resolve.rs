@@ -25,6 +25,11 @@ fn warm_start_needs_fewer_iterations_than_cold() {
     );
     assert!((warm.objective - cold.objective).abs() < 1e-6 * cold.objective.abs());
     assert!(warm.iterations < cold.iterations);
+    assert_eq!(
+        solver.symbolic_analyses(),
+        1,
+        "re-solves must reuse the analysis"
+    );
 }
 
 #[test]

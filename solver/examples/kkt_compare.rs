@@ -1,5 +1,4 @@
 //! Compare the KKT formulations / factorizations on a scalable sparse problem:
-#![allow(clippy::needless_range_loop)]
 //! a trapezoidal-rule optimal control problem
 //!
 //! ```text
@@ -9,6 +8,8 @@
 //! ```
 //!
 //! Run: `cargo run -p simdnlp-solver --example kkt_compare -- 20000`
+
+#![allow(clippy::needless_range_loop)]
 
 use simdnlp_modeling::{NlpMeta, NlpModel};
 use simdnlp_solver::{KktKind, LinearSolverKind, Options, PrintLevel, solve};

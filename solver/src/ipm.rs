@@ -98,6 +98,8 @@ pub(crate) struct Ipm<'a, B: Backend> {
     sl: B::Vector,
     su: B::Vector,
     f: f64,
+    /// Objective at the previous iterate (acceptable-level objective change test).
+    f_prev: f64,
     gf: B::Vector,
     r: B::Vector,
     glag: B::Vector,
@@ -245,6 +247,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             sl,
             su,
             f: 0.0,
+            f_prev: 0.0,
             gf,
             r,
             glag,
@@ -563,10 +566,13 @@ impl<'a, B: Backend> Ipm<'a, B> {
             {
                 return Ok(Exit::Done(Status::SolveSucceeded));
             }
+            let obj_change = (self.f - self.f_prev).abs() / self.f.abs().max(1.0);
+            self.f_prev = self.f;
             let acceptable = e0 <= o.acceptable_tol
                 && self.dual_inf_u <= o.acceptable_dual_inf_tol
                 && self.constr_viol_u <= o.acceptable_constr_viol_tol
-                && self.compl_u <= o.acceptable_compl_inf_tol;
+                && self.compl_u <= o.acceptable_compl_inf_tol
+                && (self.iter == 0 || obj_change <= o.acceptable_obj_change_tol);
             self.acceptable_count = if acceptable {
                 self.acceptable_count + 1
             } else {

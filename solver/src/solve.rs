@@ -338,7 +338,9 @@ fn solve_impl(
     }
     let analysis = t_analysis.elapsed().as_secs_f64();
     let Some(cache) = cache.as_mut() else {
-        unreachable!("cache was just filled")
+        return Err(SolverError::Linalg(
+            simdnlp_linalg::LinalgError::InvalidState("KKT backend missing after setup".into()),
+        ));
     };
     let be = &mut cache.be;
     let (c0, t0) = be.counters();

@@ -1,6 +1,6 @@
 //! The device seam of the interior-point method.
 //!
-//! The algorithm in [`crate::ipm`] only ever talks to vectors through a [`Backend`]: it
+//! The interior-point algorithm (private module `ipm`) only ever talks to vectors through a [`Backend`]: it
 //! allocates them at setup, combines them with the element-wise kernels and reductions
 //! below, evaluates the model into them and asks the backend to factorize and solve the KKT
 //! system. It never reads or writes a vector element itself, so a GPU backend (vectors in

@@ -648,6 +648,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
                     self.last_ls = trials;
                     if tiny {
                         self.force_mu_decrease = true;
+                        self.adaptive = false; // adaptive μ stalls: monotone from here on
                     }
                     self.last_tiny = tiny;
                     if !self.eval_point() {
@@ -656,6 +657,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
                 }
                 Ls::Restoration { trials } => {
                     self.last_ls = trials;
+                    self.adaptive = false; // adaptive μ failed: monotone from here on
                     if hook.is_some() || !o.restoration {
                         return Ok(Exit::Done(Status::RestorationFailed));
                     }

@@ -4,12 +4,45 @@
 //! - [`solve`] solves a model once; [`Solver`] owns a model and re-solves it after its
 //!   parameters, bounds or start changed, reusing the symbolic analysis and warm-starting.
 //! - [`Options`] has Ipopt's option names and defaults; [`SolveResult`] is serializable.
-//! - The algorithm ([`ipm`]) is written against the [`backend::Backend`] trait (vectors,
-//!   kernels, model evaluation, KKT system) and never touches vector elements;
-//!   [`cpu::CpuBackend`] implements it on the CPU with faer.
+//! - The algorithm (module `ipm`) is written against the [`backend::Backend`] trait
+//!   (vectors, kernels, model evaluation, KKT system) and never touches vector elements;
+//!   [`cpu::CpuBackend`] implements it on the CPU with faer (through `simdnlp-linalg`).
 //!
-//! Logging goes through `tracing` (target `simdnlp_solver`): one Ipopt-style line per
-//! iteration at `INFO` and a final summary; install a subscriber to see it.
+//! # Method
+//! `min f(x) s.t. g_L ≤ g(x) ≤ g_U, x_L ≤ x ≤ x_U` is solved in the form
+//! `min f(x) s.t. r(x, s) = 0, bounds on (x, s)`: inequality rows get a slack `s`, equality
+//! rows keep `c(x) − b = 0`. Each iteration:
+//! 1. optimality test on the scaled error (`tol`, `s_max`) **and** the unscaled absolute
+//!    tolerances (`dual_inf_tol`, `constr_viol_tol`, `compl_inf_tol`); acceptable level;
+//! 2. barrier update: monotone Fiacco–McCormick (`μ ← max(μ_floor, min(κ_μ μ, μ^θ_μ))`
+//!    while the barrier error is below `κ_ε μ`) or LOQO's adaptive rule; the
+//!    fraction-to-boundary parameter `τ = max(τ_min, 1 − μ)` is computed from the **new** μ;
+//! 3. Newton step on the primal-dual system with Ipopt's inertia correction (δ_w, δ_c) on
+//!    the augmented system, or with "Cholesky failed ⇒ wrong inertia" on the condensed one;
+//! 4. filter line search with the switching condition (`s_φ`, `s_θ`, `δ` are options),
+//!    Armijo on the barrier function φ **including the κ_d damping term** of one-sided
+//!    bounds, second-order corrections, the filter-reset heuristic, tiny-step handling and
+//!    an optional watchdog; NaN/∞ from a callback at a trial point only shortens the step;
+//! 5. when the step size falls below α_min, the ℓ1 feasibility-restoration problem
+//!    ([`models::RestoModel`]) is solved by the same machinery until the original filter
+//!    accepts a point; if it converges to an infeasible stationary point the problem is
+//!    reported [`Status::InfeasibleProblemDetected`].
+//!
+//! Initialization follows Ipopt: `bound_push`/`bound_frac`, slacks at `g(x0)`, least-squares
+//! multipliers (dropped above `constr_mult_init_max`), `z0 = 1`, gradient-based NLP scaling
+//! ([`models::ScaledModel`]) and relative bound relaxation (`bound_relax_factor`; fixed
+//! variables are relaxed the same way).
+//!
+//! # Allocation
+//! Setup allocates every vector and workspace once; iterations allocate nothing (checked by
+//! a test with a counting allocator). Entering the restoration phase builds the restoration
+//! problem and its KKT analysis, which allocates (once per restoration phase).
+//!
+//! # Logging
+//! Through `tracing`: one Ipopt-style line per iteration at `INFO` (`iter objective inf_pr
+//! inf_du lg(mu) ||d|| lg(rg) alpha_du alpha_pr ls`, restoration iterations tagged `r`) and
+//! a final summary; details (inertia corrections, SOC, restoration) at `DEBUG`, each KKT
+//! factorization at `TRACE`. Install a subscriber to see it; [`PrintLevel`] limits it.
 
 #![deny(missing_docs)]
 #![allow(clippy::needless_range_loop)]

@@ -82,6 +82,18 @@ fn hs118_() {
     check(hs118(), &opts());
 }
 #[test]
+fn hs023() {
+    check(hs23(), &opts());
+}
+#[test]
+fn hs043() {
+    check(hs43(), &opts());
+}
+#[test]
+fn hs113_() {
+    check(hs113(), &opts());
+}
+#[test]
 fn rosenbrock_() {
     check(rosenbrock(), &opts());
 }
@@ -116,6 +128,9 @@ fn whole_set(o: &Options) -> usize {
     iters += check(hs76(), o).iterations;
     iters += check(hs118(), o).iterations;
     iters += check(rosenbrock(), o).iterations;
+    iters += check(hs23(), o).iterations;
+    iters += check(hs43(), o).iterations;
+    iters += check(hs113(), o).iterations;
     iters
 }
 

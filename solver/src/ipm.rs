@@ -661,6 +661,15 @@ impl<'a, B: Backend> Ipm<'a, B> {
                     if hook.is_some() || !o.restoration {
                         return Ok(Exit::Done(Status::RestorationFailed));
                     }
+                    if primal <= 1e-2 * o.tol {
+                        // Restoration at an (almost) feasible point cannot help (Ipopt
+                        // gives up the same way).
+                        return Ok(Exit::Done(if self.acceptable_count > 0 {
+                            Status::SolvedToAcceptableLevel
+                        } else {
+                            Status::RestorationFailed
+                        }));
+                    }
                     match self.restoration(theta, phi)? {
                         None => {
                             if !self.eval_point() {

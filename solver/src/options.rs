@@ -83,7 +83,7 @@ pub struct Options {
     pub acceptable_obj_change_tol: f64,
     /// Maximum number of iterations, restoration iterations included (default `3000`).
     pub max_iter: usize,
-    /// Maximum wall time of one solve in seconds (default `1e6`).
+    /// Maximum wall time of one solve in seconds (default `1e20`).
     pub max_wall_time: f64,
     /// Iterates with `‖x‖∞` above this are reported as diverging (default `1e20`).
     pub diverging_iterates_tol: f64,
@@ -259,7 +259,7 @@ impl Default for Options {
             acceptable_compl_inf_tol: 1e-2,
             acceptable_obj_change_tol: 1e20,
             max_iter: 3000,
-            max_wall_time: 1e6,
+            max_wall_time: 1e20,
             diverging_iterates_tol: 1e20,
             bound_push: 1e-2,
             bound_frac: 1e-2,

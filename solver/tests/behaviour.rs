@@ -296,3 +296,100 @@ fn restoration_phase_recovers_and_the_solve_continues() {
     assert_eq!(r.status, Status::SolveSucceeded);
     assert!((r.objective - c.f_opt).abs() < 1e-6 * c.f_opt);
 }
+
+#[test]
+fn edge_cases_do_not_panic() {
+    // bounds only, active upper bound
+    let m = AdModel::new(
+        "bounds only",
+        [0.0, 0.0],
+        [-INF, -1.0],
+        [1.0, INF],
+        vec![],
+        vec![],
+        |x| (x[0] - 2.0).sq() + (x[1] + 3.0).sq(),
+        |_, _| {},
+    );
+    let r = solve(&m, &quiet()).unwrap();
+    assert_eq!(r.status, Status::SolveSucceeded);
+    assert!(
+        (r.x[0] - 1.0).abs() < 1e-7 && (r.x[1] + 1.0).abs() < 1e-7,
+        "x = {:?}",
+        r.x
+    );
+    assert!(
+        (r.z_u[0] - 2.0).abs() < 1e-6 && (r.z_l[1] - 4.0).abs() < 1e-6,
+        "z = {:?} {:?}",
+        r.z_l,
+        r.z_u
+    );
+    // every variable fixed
+    let m = AdModel::new(
+        "all fixed",
+        [0.0, 0.0],
+        [1.0, 2.0],
+        [1.0, 2.0],
+        vec![-INF],
+        vec![10.0],
+        |x| x[0] * x[1],
+        |x, c| c.push(x[0] + x[1]),
+    );
+    let r = solve(&m, &quiet()).unwrap();
+    assert!(r.status.is_success(), "{:?}", r.status);
+    assert!((r.x[0] - 1.0).abs() < 1e-7 && (r.x[1] - 2.0).abs() < 1e-7);
+    // NaN at the starting point
+    let m = AdModel::new(
+        "nan start",
+        [-1.0, 0.0],
+        [-INF; 2],
+        [INF; 2],
+        vec![],
+        vec![],
+        |x| x[0].ln() + x[1].sq(),
+        |_, _| {},
+    );
+    let r = solve(&m, &quiet()).unwrap();
+    assert_eq!(r.status, Status::InvalidNumberDetected);
+    // more equalities than free variables
+    let m = AdModel::new(
+        "overdetermined",
+        [0.0, 0.0],
+        [-INF; 2],
+        [INF; 2],
+        vec![1.0, 2.0, 3.0],
+        vec![1.0, 2.0, 3.0],
+        |x| x[0].sq() + x[1].sq(),
+        |x, c| {
+            c.push(x[0]);
+            c.push(x[1]);
+            c.push(x[0] + x[1]);
+        },
+    );
+    let r = solve(&m, &quiet()).unwrap();
+    assert_eq!(r.status, Status::NotEnoughDegreesOfFreedom);
+}
+
+#[test]
+fn logging_at_every_level() {
+    use simdnlp_solver::PrintLevel;
+    let sub = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_test_writer()
+        .finish();
+    tracing::subscriber::with_default(sub, || {
+        for level in [
+            PrintLevel::None,
+            PrintLevel::Summary,
+            PrintLevel::Iterations,
+            PrintLevel::Debug,
+        ] {
+            let o = Options {
+                print_level: level,
+                theta_max_fact: 1e-2,
+                ..Options::default()
+            };
+            let r = solve(&hs7().model, &o).unwrap();
+            assert_eq!(r.status, Status::SolveSucceeded);
+        }
+    });
+}

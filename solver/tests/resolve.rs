@@ -50,3 +50,22 @@ fn warm_start_after_start_and_bound_changes() {
     assert!((warm.objective - cold.objective).abs() < 1e-6 * cold.objective.abs());
     assert!(warm.iterations < cold.iterations);
 }
+
+#[test]
+fn structure_change_triggers_a_new_analysis() {
+    let c = hs71();
+    let mut solver = Solver::new(c.model, Options::default()).unwrap();
+    let first = solver.solve().unwrap();
+    assert_eq!(first.status, Status::SolveSucceeded);
+    // the inequality row x1 x2 x3 x4 >= 25 becomes an equality (active at the optimum)
+    solver.model_mut().meta.ucon[0] = 25.0;
+    let second = solver.solve().unwrap();
+    assert_eq!(second.status, Status::SolveSucceeded);
+    assert_eq!(solver.symbolic_analyses(), 2);
+    assert!((second.objective - first.objective).abs() < 1e-6 * first.objective);
+    // and back: the first analysis is not cached any more, so a third one happens
+    solver.model_mut().meta.ucon[0] = f64::INFINITY;
+    let third = solver.solve().unwrap();
+    assert_eq!(third.status, Status::SolveSucceeded);
+    assert_eq!(solver.symbolic_analyses(), 3);
+}

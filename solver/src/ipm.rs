@@ -555,7 +555,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             be.mul(&mut self.tm, &self.r, &self.viol_unscale);
             self.constr_viol_u = be.norm_inf(&self.tm);
             self.compl_u = compl0 / self.obj_scale.abs();
-            self.log_iter();
+            self.log_iter(dual);
             if !e0.is_finite() {
                 return Ok(Exit::Done(Status::InvalidNumberDetected));
             }
@@ -834,6 +834,11 @@ impl<'a, B: Backend> Ipm<'a, B> {
         );
         be.gather_slack(&mut self.slt, &self.wt, &self.li, &self.lo_v, 1.0);
         be.gather_slack(&mut self.sut, &self.wt, &self.ui, &self.up_v, -1.0);
+        // The fraction-to-boundary rule keeps the exact slacks positive; a computed slack
+        // below ε·min(1, μ) is round-off next to a large bound (Ipopt moves the bound).
+        let smin = f64::EPSILON * self.mu.min(1.0);
+        be.clamp_below(&mut self.slt, smin);
+        be.clamp_below(&mut self.sut, smin);
         self.ft = be.eval_obj(self.model, &self.wt);
         if !self.ft.is_finite() {
             return None;
@@ -1168,7 +1173,9 @@ impl<'a, B: Backend> Ipm<'a, B> {
 
     // ------------------------------------------------------------------ logging
 
-    fn log_iter(&self) {
+    /// One Ipopt-style line: `inf_pr` is the unscaled constraint violation, `inf_du` the
+    /// scaled dual infeasibility (as Ipopt prints them).
+    fn log_iter(&self, dual_scaled: f64) {
         if self.o.print_level < PrintLevel::Iterations {
             return;
         }
@@ -1178,7 +1185,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             self.tag,
             self.objective_unscaled(),
             self.constr_viol_u,
-            self.dual_inf_u,
+            dual_scaled,
             self.mu.log10(),
             self.last_dnorm,
             Lg(self.last_reg),
@@ -1364,6 +1371,12 @@ impl<'a, B: Backend> Ipm<'a, B> {
                 be.fill(&mut self.y, 0.0);
                 be.gather(&mut self.zl, &zl_new, &map_l_d);
                 be.gather(&mut self.zu, &zu_new, &map_u_d);
+                // Ipopt's bound_mult_reset_threshold (1000): large restoration bound
+                // multipliers are reset to 1.
+                if be.norm_inf(&self.zl).max(be.norm_inf(&self.zu)) > 1e3 {
+                    be.fill(&mut self.zl, 1.0);
+                    be.fill(&mut self.zu, 1.0);
+                }
                 be.safeguard_bound_mult(&mut self.zl, &self.sl, self.mu, o.kappa_sigma);
                 be.safeguard_bound_mult(&mut self.zu, &self.su, self.mu, o.kappa_sigma);
                 self.last_alpha = (1.0, 1.0);

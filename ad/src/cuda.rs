@@ -20,7 +20,7 @@
 
 use crate::ops::{BinOp, UnOp};
 use crate::pattern::Pattern;
-use crate::program::{IOp, ISrc, Ins, Program, Src, VALUE};
+use crate::program::{Ar, Fk, IOp, ISrc, Ins, Program, Src, U1};
 use crate::scalar::Scalar;
 use std::fmt::Write;
 
@@ -273,6 +273,9 @@ pub fn emit<T: Scalar>(pattern: &Pattern<T>, cb: Callback, name: &str) -> String
         };
         let _ = writeln!(s, "  i{} = {e};", ii.dst);
     }
+    for (r, c) in &p.consts {
+        let _ = writeln!(s, "  r{r} = ({ty}){};", lit(Scalar::to_f64(*c)));
+    }
     let step = p.step;
     for ins in &p.ins {
         match ins {
@@ -354,19 +357,50 @@ pub fn emit<T: Scalar>(pattern: &Pattern<T>, cb: Callback, name: &str) -> String
                 };
                 let _ = writeln!(s, "  r{dst} = ({ty})({e});");
             }
-            Ins::Out { src: v, slot } => {
+            Ins::Fused { kind, dst, a, b, c } => {
+                let ar = |op: Ar, x: &str, y: &str| -> String {
+                    let o = match op {
+                        Ar::Add => "+",
+                        Ar::Sub => "-",
+                        Ar::Mul => "*",
+                        Ar::Div => "/",
+                    };
+                    format!("({x} {o} {y})")
+                };
+                let un = |op: U1, x: &str| -> String {
+                    match op {
+                        U1::Abs2 => format!("({x} * {x})"),
+                        U1::Neg => format!("(-{x})"),
+                    }
+                };
+                // the intermediate is rounded to T, as in the interpreter
+                let (ra, rb, rc) = (format!("r{a}"), format!("r{b}"), format!("r{c}"));
+                let t = match kind {
+                    Fk::BB(f, _, _) | Fk::BU(f, _) => ar(*f, &ra, &rb),
+                    Fk::UB(u, _, _) | Fk::UU(u, _) => un(*u, &ra),
+                };
+                let _ = writeln!(s, "  {{ {ty} t = ({ty}){t};");
+                let e = match kind {
+                    Fk::BB(_, g, true) | Fk::UB(_, g, true) => ar(*g, "t", &rc),
+                    Fk::BB(_, g, false) | Fk::UB(_, g, false) => ar(*g, &rc, "t"),
+                    Fk::BU(_, u) | Fk::UU(_, u) => un(*u, "t"),
+                };
+                let _ = writeln!(s, "    r{dst} = ({ty}){e}; }}");
+            }
+            Ins::Value { src: v } => {
                 let v = match v {
                     Src::R(r) => format!("r{r}"),
                     Src::C(c) => format!("({ty}){}", lit(Scalar::to_f64(*c))),
                 };
-                if *slot == VALUE {
-                    let _ = writeln!(s, "  if (values) values[k] = {v};");
-                } else if cb == Callback::Hessian {
-                    let _ = writeln!(s, "  out[k * {step}LL + {slot}] = weights[k] * {v};");
-                } else {
-                    let _ = writeln!(s, "  out[k * {step}LL + {slot}] = {v};");
-                }
+                let _ = writeln!(s, "  if (values) values[k] = {v};");
             }
+        }
+    }
+    for (slot, r) in p.out_regs.iter().enumerate() {
+        if cb == Callback::Hessian {
+            let _ = writeln!(s, "  out[k * {step}LL + {slot}] = weights[k] * r{r};");
+        } else {
+            let _ = writeln!(s, "  out[k * {step}LL + {slot}] = r{r};");
         }
     }
     s.push_str("}\n");

@@ -3,11 +3,11 @@
 use crate::data::DataView;
 use crate::index::{floor_div, floor_rem};
 use crate::ops::{Bin, BinOp, UnOp};
-use crate::program::{IIns, IOp, ISrc, Ins, Program, Src, VALUE};
+use crate::program::{Ar, Fk, IIns, IOp, ISrc, Ins, Program, Src, U1};
 use crate::scalar::Scalar;
 
 /// Data points per batch: every instruction is one loop over this many lanes.
-pub const LANES: usize = 128;
+pub const LANES: usize = 1024;
 
 /// Scratch registers for one thread.
 #[derive(Clone, Debug)]
@@ -154,6 +154,20 @@ fn gather<T: Scalar>(
     match idx {
         ISrc::F(c) => {
             let col = &ints[c as usize][b0..b0 + n];
+            // fast path: consecutive positions (patterns over ranges) are one slice copy
+            if let Some(&c0) = col.first() {
+                let start = c0.wrapping_add(off);
+                let contiguous = col
+                    .iter()
+                    .zip(0i64..)
+                    .fold(true, |ok, (&v, l)| ok & (v == c0.wrapping_add(l)));
+                if contiguous && start >= 0 {
+                    if let Some(s) = src.get(start as usize..start as usize + n) {
+                        d.copy_from_slice(s);
+                        return;
+                    }
+                }
+            }
             for (o, &i) in d.iter_mut().zip(col) {
                 *o = look(i);
             }
@@ -227,6 +241,140 @@ fn run_int(iins: &[IIns], iregs: &mut [i64], ints: &[&[i64]], b0: usize, n: usiz
     }
 }
 
+macro_rules! with_ar {
+    ($T:ty, $op:expr, $f:ident => $body:expr) => {
+        match $op {
+            Ar::Add => {
+                let $f = |x: $T, y: $T| x + y;
+                $body
+            }
+            Ar::Sub => {
+                let $f = |x: $T, y: $T| x - y;
+                $body
+            }
+            Ar::Mul => {
+                let $f = |x: $T, y: $T| x * y;
+                $body
+            }
+            Ar::Div => {
+                let $f = |x: $T, y: $T| x / y;
+                $body
+            }
+        }
+    };
+}
+
+macro_rules! with_u {
+    ($T:ty, $op:expr, $f:ident => $body:expr) => {
+        match $op {
+            U1::Abs2 => {
+                let $f = |x: $T| x * x;
+                $body
+            }
+            U1::Neg => {
+                let $f = |x: $T| -x;
+                $body
+            }
+        }
+    };
+}
+
+#[inline(always)]
+fn lanes3<T: Copy>(d: &mut [T], a: &[T], b: &[T], c: &[T], f: impl Fn(T, T, T) -> T) {
+    let n = d.len();
+    let (a, b, c) = (&a[..n], &b[..n], &c[..n]);
+    for (((o, &x), &y), &z) in d.iter_mut().zip(a).zip(b).zip(c) {
+        *o = f(x, y, z);
+    }
+}
+
+/// Executes a fused pair: every combination is its own monomorphized loop.
+#[inline(never)]
+fn fused<T: Scalar>(kind: Fk, d: &mut [T], a: &[T], b: &[T], c: &[T]) {
+    match kind {
+        Fk::BB(f, g, left) => with_ar!(T, f, ff => with_ar!(T, g, gg => {
+            if left {
+                lanes3(d, a, b, c, |x, y, z| gg(ff(x, y), z))
+            } else {
+                lanes3(d, a, b, c, |x, y, z| gg(z, ff(x, y)))
+            }
+        })),
+        Fk::UB(u, g, left) => with_u!(T, u, uu => with_ar!(T, g, gg => {
+            if left {
+                lanes3(d, a, a, c, |x, _, z| gg(uu(x), z))
+            } else {
+                lanes3(d, a, a, c, |x, _, z| gg(z, uu(x)))
+            }
+        })),
+        Fk::BU(f, u) => {
+            with_ar!(T, f, ff => with_u!(T, u, uu => lanes3(d, a, b, b, |x, y, _| uu(ff(x, y)))))
+        }
+        Fk::UU(u1, u2) => {
+            with_u!(T, u1, f1 => with_u!(T, u2, f2 => lanes3(d, a, a, a, |x, _, _| f2(f1(x)))))
+        }
+    }
+}
+
+/// Writes the output registers point-major: `out[l*step + s] = w[l] * reg[out_regs[s]][l]`.
+fn scatter<T: Scalar>(regs: &[T], out_regs: &[u32], out: &mut [T], w: Option<&[T]>) {
+    let step = out_regs.len();
+    if step == 0 {
+        return;
+    }
+    let n = out.len() / step;
+    let r = |s: usize| &regs[out_regs[s] as usize * LANES..][..n];
+    match (step, w) {
+        (1, None) => out.copy_from_slice(r(0)),
+        (1, Some(w)) => {
+            for ((o, &a), &wl) in out.iter_mut().zip(r(0)).zip(w) {
+                *o = wl * a;
+            }
+        }
+        (2, None) => {
+            for ((o, &a), &b) in out.chunks_exact_mut(2).zip(r(0)).zip(r(1)) {
+                o[0] = a;
+                o[1] = b;
+            }
+        }
+        (2, Some(w)) => {
+            for (((o, &a), &b), &wl) in out.chunks_exact_mut(2).zip(r(0)).zip(r(1)).zip(w) {
+                o[0] = wl * a;
+                o[1] = wl * b;
+            }
+        }
+        (3, None) => {
+            for (((o, &a), &b), &c) in out.chunks_exact_mut(3).zip(r(0)).zip(r(1)).zip(r(2)) {
+                o[0] = a;
+                o[1] = b;
+                o[2] = c;
+            }
+        }
+        (3, Some(w)) => {
+            for ((((o, &a), &b), &c), &wl) in
+                out.chunks_exact_mut(3).zip(r(0)).zip(r(1)).zip(r(2)).zip(w)
+            {
+                o[0] = wl * a;
+                o[1] = wl * b;
+                o[2] = wl * c;
+            }
+        }
+        (_, None) => {
+            for s in 0..step {
+                for (o, &v) in out.chunks_exact_mut(step).zip(r(s)) {
+                    o[s] = v;
+                }
+            }
+        }
+        (_, Some(w)) => {
+            for s in 0..step {
+                for ((o, &v), &wl) in out.chunks_exact_mut(step).zip(r(s)).zip(w) {
+                    o[s] = wl * v;
+                }
+            }
+        }
+    }
+}
+
 /// Runs `p` on data points `first..last` (columns are validated by the caller).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run<T: Scalar>(
@@ -240,6 +388,11 @@ pub(crate) fn run<T: Scalar>(
     o: &mut Outputs<'_, T>,
 ) {
     sc.ensure(p.nregs, p.niregs);
+    for &(r, c) in &p.consts {
+        sc.regs[r as usize * LANES..][..LANES]
+            .iter_mut()
+            .for_each(|o| *o = c);
+    }
     let step = p.step;
     let mut b0 = first;
     while b0 < last {
@@ -332,52 +485,32 @@ pub(crate) fn run<T: Scalar>(
                         T::from_f64(f.eval(*part, Scalar::to_f64(x), Scalar::to_f64(y)))
                     }),
                 },
-                Ins::Out { src, slot } => {
-                    let v: &[T] = match src {
-                        Src::R(r) => &regs[*r as usize * LANES..][..n],
-                        Src::C(_) => &[],
-                    };
-                    let get = |l: usize| match src {
-                        Src::R(_) => v[l],
-                        Src::C(c) => *c,
-                    };
-                    if *slot == VALUE {
-                        if let Some(vals) = o.values.as_deref_mut() {
-                            for (l, dv) in vals[rel..rel + n].iter_mut().enumerate() {
-                                *dv = get(l);
-                            }
-                        }
-                        continue;
-                    }
-                    let s = *slot as usize;
-                    let chunk = &mut o.out[rel * step..(rel + n) * step];
-                    match (o.weights, src) {
-                        (Some(w), Src::R(_)) => {
-                            for ((row, &wl), &vl) in
-                                chunk.chunks_exact_mut(step).zip(&w[rel..rel + n]).zip(v)
-                            {
-                                row[s] = wl * vl;
-                            }
-                        }
-                        (Some(w), Src::C(c)) => {
-                            for (row, &wl) in chunk.chunks_exact_mut(step).zip(&w[rel..rel + n]) {
-                                row[s] = wl * *c;
-                            }
-                        }
-                        (None, Src::R(_)) => {
-                            for (row, &vl) in chunk.chunks_exact_mut(step).zip(v) {
-                                row[s] = vl;
-                            }
-                        }
-                        (None, Src::C(c)) => {
-                            for row in chunk.chunks_exact_mut(step) {
-                                row[s] = *c;
-                            }
+                Ins::Fused { kind, dst, a, b, c } => {
+                    let (d, lo, hi) = split(regs, *dst, n);
+                    let a = reg(lo, hi, *dst, *a, n);
+                    let b = reg(lo, hi, *dst, *b, n);
+                    let c = reg(lo, hi, *dst, *c, n);
+                    fused(*kind, d, a, b, c);
+                }
+                Ins::Value { src } => {
+                    // the value array (gradient programs); per-point outputs are scattered
+                    // at the end of the batch
+                    if let Some(vals) = o.values.as_deref_mut() {
+                        let dv = &mut vals[rel..rel + n];
+                        match src {
+                            Src::R(r) => dv.copy_from_slice(&regs[*r as usize * LANES..][..n]),
+                            Src::C(c) => dv.iter_mut().for_each(|v| *v = *c),
                         }
                     }
                 }
             }
         }
+        scatter(
+            &sc.regs,
+            &p.out_regs,
+            &mut o.out[rel * step..(rel + n) * step],
+            o.weights.map(|w| &w[rel..rel + n]),
+        );
         b0 += n;
     }
 }

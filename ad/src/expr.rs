@@ -52,7 +52,8 @@ pub(crate) enum Node {
 /// (hash-consing happens at [`crate::Pattern::compile`]).
 ///
 /// Construction simplifies exactly: `x+0`, `x·1`, `x/1`, `x^0`, `x^1`, `x^2 → abs2(x)`,
-/// `x^-1 → inv(x)`, `0·x`, `0/x`, `(-1)·x → -x`, `--x → x`, `x - c → x + (-c)`, products
+/// `x^-1 → inv(x)`, `0·x`, `0/x`, `(-1)·x → -x`, `--x → x`, `-(c·x) → (-c)·x`,
+/// `c·(-x) → (-c)·x`, `x - c → x + (-c)`, products
 /// by two powers of two are merged (exact scaling), constants move to the left of products
 /// and the right of sums (IEEE `+` and `*` commute exactly), and functions of constants fold
 /// to constants (when the result is finite). `0·x → 0` follows the paper (it ignores
@@ -159,6 +160,12 @@ impl Expr {
                 if let Node::Un(UnOp::B(Un::Neg), inner) = a.node() {
                     return inner.clone();
                 }
+                // -(c*u) -> (-c)*u: negation is exact
+                if let Node::Bin(BinOp::B(Bin::Mul), l, r) = a.node() {
+                    if let Some(c) = l.as_const() {
+                        return Expr::bin(BinOp::B(Bin::Mul), Expr::constant(-c), r.clone());
+                    }
+                }
             }
             UnOp::Powi(n) => match n {
                 0 => return Expr::constant(1.0),
@@ -234,6 +241,10 @@ impl Expr {
                         return Expr::bin(op, b, a);
                     }
                     if let Some(c1) = a.as_const() {
+                        // c*(-u) -> (-c)*u: negation is exact
+                        if let Node::Un(UnOp::B(Un::Neg), u) = b.node() {
+                            return Expr::bin(op, Expr::constant(-c1), u.clone());
+                        }
                         if let Node::Bin(BinOp::B(Bin::Mul), l, r) = b.node() {
                             if let Some(c2) = l.as_const() {
                                 let p = c1 * c2;

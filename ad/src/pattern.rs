@@ -30,6 +30,8 @@ pub struct Pattern<T> {
     params: Vec<VarRef>,
     value: Program<T>,
     grad: Program<T>,
+    /// gradient without the value output (used when no value array is passed)
+    grad_only: Program<T>,
     hessp: Program<T>,
     max_real: Option<u32>,
     max_int: Option<u32>,
@@ -99,6 +101,7 @@ impl<T: Scalar> Pattern<T> {
                 .map(|(s, (_, g, _))| (g.clone(), s as u32)),
         );
         let gradp = build::<T>(&gouts, ns)?;
+        let grad_only = build::<T>(&gouts[1..], ns)?;
         let houts: Vec<(Expr, u32)> = hess_entries
             .iter()
             .enumerate()
@@ -113,6 +116,7 @@ impl<T: Scalar> Pattern<T> {
             params: params(expr)?,
             value,
             grad: gradp,
+            grad_only,
             hessp,
             max_real,
             max_int,
@@ -308,7 +312,12 @@ impl<T: Scalar> Pattern<T> {
     ) {
         let vl = values.as_ref().map(|v| v.len());
         let n = self.points(data, out.len(), self.nslots(), vl.as_slice());
-        dispatch(&self.grad, ws, data, x, theta, n, out, values, None, par);
+        let prog = if values.is_some() {
+            &self.grad
+        } else {
+            &self.grad_only
+        };
+        dispatch(prog, ws, data, x, theta, n, out, values, None, par);
     }
 
     /// `out[k*nhess + h] = weights[k] * ∂²f/∂a∂b` for second-order slot `h = (a, b)`.
@@ -447,5 +456,23 @@ fn dispatch<T: Scalar>(
             .enumerate()
             .zip(out.par_chunks_mut(chunk * step))
             .for_each(|(ts, oc)| run_task(ts, oc, None)),
+    }
+}
+
+impl<T: Scalar> Pattern<T> {
+    /// A human-readable listing of the value, gradient and Hessian programs (one
+    /// instruction per line), for inspection and reports.
+    pub fn listing(&self) -> String {
+        let mut s = String::new();
+        for (name, p) in ["value", "gradient", "hessian"].iter().zip(self.programs()) {
+            s.push_str(&format!("{name}: {} registers, step {}\n", p.nregs, p.step));
+            for i in &p.iins {
+                s.push_str(&format!("  {i:?}\n"));
+            }
+            for i in &p.ins {
+                s.push_str(&format!("  {i:?}\n"));
+            }
+        }
+        s
     }
 }

@@ -92,6 +92,21 @@ fn eval(p: &Pattern<f64>, x: &[f64]) -> Eval {
     (v[0], gd, hd, claimed)
 }
 
+/// Whether `d` matches a sixth-order central difference of `f` at `x` for one of a few
+/// steps (compositions like `sinpi(sinpi(..))` oscillate fast, so no single step fits all
+/// DAGs; a wrong derivative matches none of them).
+fn matches_fd(f: &dyn Fn(f64) -> f64, x: f64, d: f64) -> Result<(), f64> {
+    let mut best = f64::NAN;
+    for h in [1e-3, 2e-4, 5e-5] {
+        let v = fd(f, x, h);
+        if (d - v).abs() <= 1e-7 * (1.0 + v.abs()) {
+            return Ok(());
+        }
+        best = v;
+    }
+    Err(best)
+}
+
 fn fd(f: &dyn Fn(f64) -> f64, x: f64, h: f64) -> f64 {
     (-f(x - 3.0 * h) + 9.0 * f(x - 2.0 * h) - 45.0 * f(x - h) + 45.0 * f(x + h)
         - 9.0 * f(x + 2.0 * h)
@@ -112,7 +127,6 @@ proptest! {
         let mode = if ror { SecondOrder::ReverseOverReverse } else { SecondOrder::ForwardOverReverse };
         let p = Pattern::<f64>::compile_with(&e, mode).unwrap();
         let (_, g, h, claimed) = eval(&p, &x);
-        let hstep = 1e-3;
         for j in 0..NV {
             let fj = |t: f64| {
                 let mut y = x.clone();
@@ -122,21 +136,21 @@ proptest! {
                 p.eval_values(&mut p.workspace(), &data, &y, &[], &mut v);
                 v[0]
             };
-            let d = fd(&fj, x[j], hstep);
-            prop_assert!((g[j] - d).abs() <= 1e-7 * (1.0 + d.abs()), "grad {}: {} vs FD {}", j, g[j], d);
+            let m = matches_fd(&fj, x[j], g[j]);
+            prop_assert!(m.is_ok(), "grad {}: {} vs FD {:?}", j, g[j], m);
             for i in 0..NV {
                 let gi = |t: f64| {
                     let mut y = x.clone();
                     y[j] = t;
                     eval(&p, &y).1[i]
                 };
-                let d2 = fd(&gi, x[j], hstep);
-                prop_assert!((h[i][j] - d2).abs() <= 1e-7 * (1.0 + d2.abs()),
-                    "H[{}][{}] = {} vs FD {} (claimed {})", i, j, h[i][j], d2, claimed[i][j]);
+                let m = matches_fd(&gi, x[j], h[i][j]);
+                prop_assert!(m.is_ok(), "H[{}][{}] = {} vs FD {:?} (claimed {})", i, j, h[i][j], m, claimed[i][j]);
                 // symmetric by construction of the slots; FD of the gradient must agree
                 prop_assert_eq!(h[i][j].to_bits(), h[j][i].to_bits());
                 if !claimed[i][j] {
-                    prop_assert!(d2.abs() <= 1e-7, "unclaimed H[{}][{}] has FD {}", i, j, d2);
+                    // unclaimed entries are exactly zero and the FD agrees (checked above)
+                    prop_assert_eq!(h[i][j], 0.0);
                 }
             }
             // a variable without a first-order slot has zero derivative everywhere

@@ -7,7 +7,8 @@
 //!      s_k + u_k ≤ 1.2,   −1 ≤ u_k ≤ 1,   s_k ≥ −2,   s_0 = 1 (fixed variable)
 //! ```
 //!
-//! Run: `cargo run -p simdnlp-solver --example kkt_compare -- 20000`
+//! Run: `cargo run -p simdnlp-solver --example kkt_compare -- 20000 [--log]`
+//! (`--log` prints the Ipopt-style iteration log of each solve through `tracing`).
 
 #![allow(clippy::needless_range_loop)]
 
@@ -185,6 +186,18 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(20_000);
+    let log = std::env::args().any(|a| a == "--log");
+    if log {
+        tracing_subscriber::fmt()
+            .with_target(false)
+            .without_time()
+            .init();
+    }
+    let print_level = if log {
+        PrintLevel::Iterations
+    } else {
+        PrintLevel::None
+    };
     let model = Control::new(n_int);
     println!(
         "{}: {} variables, {} constraints, {} Jacobian nonzeros",
@@ -203,7 +216,7 @@ fn main() {
         let o = Options {
             kkt,
             linear_solver: ls,
-            print_level: PrintLevel::None,
+            print_level,
             ..Options::default()
         };
         match solve(&model, &o) {

@@ -154,10 +154,17 @@ pub trait Backend {
     fn eval_cons(&mut self, model: &dyn NlpModel, w: &Self::Vector, c: &mut Self::Vector);
     /// Set the slack part of `w` to the model's row values `c_j(x)` of the slack rows.
     fn set_slacks_from_cons(&mut self, model: &dyn NlpModel, w: &mut Self::Vector);
-    /// Evaluate and keep the Jacobian at `w`.
-    fn eval_jac(&mut self, model: &dyn NlpModel, w: &Self::Vector);
-    /// Evaluate and keep the Lagrangian Hessian `σ∇²f + Σ y_j ∇²c_j` at `w`.
-    fn eval_hess(&mut self, model: &dyn NlpModel, w: &Self::Vector, y: &Self::Vector, sigma: f64);
+    /// Evaluate and keep the Jacobian at `w`; `false` when a value is NaN/∞.
+    fn eval_jac(&mut self, model: &dyn NlpModel, w: &Self::Vector) -> bool;
+    /// Evaluate and keep the Lagrangian Hessian `σ∇²f + Σ y_j ∇²c_j` at `w`; `false` when a
+    /// value is NaN/∞.
+    fn eval_hess(
+        &mut self,
+        model: &dyn NlpModel,
+        w: &Self::Vector,
+        y: &Self::Vector,
+        sigma: f64,
+    ) -> bool;
     /// `out = a J(w)ᵀ y + b out` with the kept Jacobian of the residual (slack columns
     /// included).
     fn jt_mul(&self, a: f64, y: &Self::Vector, b: f64, out: &mut Self::Vector);

@@ -502,18 +502,20 @@ impl Backend for CpuBackend {
             }
         })
     }
-    fn eval_jac(&mut self, model: &dyn NlpModel, w: &Vec<f64>) {
+    fn eval_jac(&mut self, model: &dyn NlpModel, w: &Vec<f64>) -> bool {
         let n = self.n;
         self.timed(0, |s| {
             s.counts.jac += 1;
             model.jac_coord(&w[..n], &mut s.jvals);
+            s.jvals.iter().all(|v| v.is_finite())
         })
     }
-    fn eval_hess(&mut self, model: &dyn NlpModel, w: &Vec<f64>, y: &Vec<f64>, sigma: f64) {
+    fn eval_hess(&mut self, model: &dyn NlpModel, w: &Vec<f64>, y: &Vec<f64>, sigma: f64) -> bool {
         let n = self.n;
         self.timed(0, |s| {
             s.counts.hess += 1;
             model.hess_coord(&w[..n], y, sigma, &mut s.hvals);
+            s.hvals.iter().all(|v| v.is_finite())
         })
     }
     fn jt_mul(&self, a: f64, y: &Vec<f64>, b: f64, out: &mut Vec<f64>) {

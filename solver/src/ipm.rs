@@ -374,9 +374,12 @@ impl<'a, B: Backend> Ipm<'a, B> {
         self.f = self.be.eval_obj(self.model, &self.w);
         self.be.eval_residual(self.model, &self.w, &mut self.r);
         self.be.eval_grad(self.model, &self.w, &mut self.gf);
-        self.be.eval_jac(self.model, &self.w);
+        let jac_ok = self.be.eval_jac(self.model, &self.w);
         let be = &*self.be;
-        self.f.is_finite() && be.norm_inf(&self.r).is_finite() && be.norm_inf(&self.gf).is_finite()
+        jac_ok
+            && self.f.is_finite()
+            && be.norm_inf(&self.r).is_finite()
+            && be.norm_inf(&self.gf).is_finite()
     }
 
     fn compl(&self, mu: f64) -> f64 {
@@ -625,7 +628,9 @@ impl<'a, B: Backend> Ipm<'a, B> {
             let phi = self.barrier(self.f, &self.sl, &self.su);
 
             // ---- search direction
-            self.be.eval_hess(self.model, &self.w, &self.y, 1.0);
+            if !self.be.eval_hess(self.model, &self.w, &self.y, 1.0) {
+                return Ok(Exit::Done(Status::InvalidNumberDetected));
+            }
             if !self.search_direction()? {
                 return Ok(Exit::Done(Status::ErrorInStepComputation));
             }

@@ -8,6 +8,54 @@
 //!   (vectors, kernels, model evaluation, KKT system) and never touches vector elements;
 //!   [`cpu::CpuBackend`] implements it on the CPU with faer (through `simdnlp-linalg`).
 //!
+//! # Example
+//! ```
+//! use simdnlp_modeling::{NlpMeta, NlpModel};
+//! use simdnlp_solver::{Options, PrintLevel, Status, solve};
+//!
+//! /// min (x0 − 1)² + (x1 − 2)²  s.t.  x0 + x1 ≤ 1
+//! struct Small(NlpMeta<f64>);
+//! impl NlpModel for Small {
+//!     fn meta(&self) -> &NlpMeta<f64> { &self.0 }
+//!     fn obj(&self, x: &[f64]) -> f64 { (x[0] - 1.0).powi(2) + (x[1] - 2.0).powi(2) }
+//!     fn grad(&self, x: &[f64], g: &mut [f64]) {
+//!         g[0] = 2.0 * (x[0] - 1.0);
+//!         g[1] = 2.0 * (x[1] - 2.0);
+//!     }
+//!     fn cons(&self, x: &[f64], c: &mut [f64]) { c[0] = x[0] + x[1]; }
+//!     fn jac_structure(&self, r: &mut [usize], c: &mut [usize]) {
+//!         r.copy_from_slice(&[0, 0]);
+//!         c.copy_from_slice(&[0, 1]);
+//!     }
+//!     fn jac_coord(&self, _x: &[f64], v: &mut [f64]) { v.copy_from_slice(&[1.0, 1.0]); }
+//!     fn hess_structure(&self, r: &mut [usize], c: &mut [usize]) {
+//!         r.copy_from_slice(&[0, 1]);
+//!         c.copy_from_slice(&[0, 1]);
+//!     }
+//!     fn hess_coord(&self, _x: &[f64], _y: &[f64], w: f64, v: &mut [f64]) {
+//!         v.copy_from_slice(&[2.0 * w, 2.0 * w]);
+//!     }
+//!     fn jprod(&self, _x: &[f64], v: &[f64], jv: &mut [f64]) { jv[0] = v[0] + v[1]; }
+//!     fn jtprod(&self, _x: &[f64], v: &[f64], jtv: &mut [f64]) { jtv.fill(v[0]); }
+//!     fn hprod(&self, _x: &[f64], _y: &[f64], w: f64, v: &[f64], hv: &mut [f64]) {
+//!         hv[0] = 2.0 * w * v[0];
+//!         hv[1] = 2.0 * w * v[1];
+//!     }
+//! }
+//!
+//! let mut meta = NlpMeta::new(2, 1);
+//! meta.nnzj = 2;
+//! meta.nnzh = 2;
+//! meta.lcon = vec![f64::NEG_INFINITY];
+//! meta.ucon = vec![1.0];
+//! let options = Options { print_level: PrintLevel::None, ..Options::default() };
+//! let result = solve(&Small(meta), &options)?;
+//! assert_eq!(result.status, Status::SolveSucceeded);
+//! assert!((result.x[0] - 0.0).abs() < 1e-7 && (result.x[1] - 1.0).abs() < 1e-7);
+//! assert!((result.y[0] - 2.0).abs() < 1e-6); // ∇f + Jᵀy = 0 at the solution
+//! # Ok::<(), simdnlp_solver::SolverError>(())
+//! ```
+//!
 //! # Method
 //! `min f(x) s.t. g_L ≤ g(x) ≤ g_U, x_L ≤ x ≤ x_U` is solved in the form
 //! `min f(x) s.t. r(x, s) = 0, bounds on (x, s)`: inequality rows get a slack `s`, equality

@@ -94,6 +94,10 @@ fn hs113_() {
     check(hs113(), &opts());
 }
 #[test]
+fn hs106_() {
+    check(hs106(), &opts());
+}
+#[test]
 fn rosenbrock_() {
     check(rosenbrock(), &opts());
 }
@@ -131,6 +135,7 @@ fn whole_set(o: &Options) -> usize {
     iters += check(hs23(), o).iterations;
     iters += check(hs43(), o).iterations;
     iters += check(hs113(), o).iterations;
+    iters += check(hs106(), o).iterations;
     iters
 }
 

@@ -189,22 +189,28 @@ fn make_solver(
     kind: LinearSolverKind,
     condensed: bool,
     n_primal: usize,
+    threads: usize,
 ) -> Result<Box<dyn SymmetricSolver>, SolverError> {
+    let par = if threads == 1 {
+        Parallelism::Sequential
+    } else {
+        Parallelism::Rayon(threads)
+    };
     if condensed {
-        let mut s = FaerLlt::new(Parallelism::Sequential);
+        let mut s = FaerLlt::new(par);
         s.set_zero_pivot_tol(ZERO_PIVOT_TOL)?;
         return Ok(Box::new(s));
     }
     let ord = FillOrdering::KktMatched { n_primal };
     Ok(match kind {
         LinearSolverKind::Ldlt => {
-            let mut s = FaerLdlt::new(Parallelism::Sequential);
+            let mut s = FaerLdlt::new(par);
             s.set_ordering(ord);
             s.set_zero_pivot_tol(ZERO_PIVOT_TOL)?;
             Box::new(s)
         }
         LinearSolverKind::Lblt => {
-            let mut s = FaerLblt::new(Parallelism::Sequential);
+            let mut s = FaerLblt::new(par);
             s.set_ordering(ord);
             s.set_zero_pivot_tol(ZERO_PIVOT_TOL)?;
             Box::new(s)
@@ -236,7 +242,12 @@ impl Backend for CpuBackend {
         model.hess_structure(&mut hrows, &mut hcols);
         check_structure("hessian", &hrows, &hcols, n, n, true)?;
         let condensed = opts.kkt == KktKind::Condensed;
-        let mut solver = make_solver(opts.linear_solver, condensed, nw)?;
+        let mut solver = make_solver(
+            opts.linear_solver,
+            condensed,
+            nw,
+            opts.factorization_threads,
+        )?;
         let (kkt, nk) = if condensed {
             let pat = CondensedKkt::new(n, m, &hrows, &hcols, &jrows, &jcols)?;
             solver.analyze(n, pat.col_ptr(), pat.row_idx())?;

@@ -223,6 +223,9 @@ pub struct Options {
     /// Half-width of the range that replaces an equality row in the condensed formulation,
     /// relative to `max(1, |c|)` (default `1e-8`, as `bound_relax_factor`).
     pub equality_relax: f64,
+    /// Threads of the sparse factorization and solves: `1` sequential (the default), `0`
+    /// rayon's current pool size, `k > 1` the global rayon pool with `k` threads.
+    pub factorization_threads: usize,
     /// Minimum number of iterative-refinement steps (default `1`).
     pub min_refinement_steps: usize,
     /// Maximum number of iterative-refinement steps (default `10`).
@@ -317,6 +320,7 @@ impl Default for Options {
             kkt: KktKind::Augmented,
             linear_solver: LinearSolverKind::Ldlt,
             equality_relax: 1e-8,
+            factorization_threads: 1,
             min_refinement_steps: 1,
             max_refinement_steps: 10,
             residual_ratio_max: 1e-10,

@@ -393,3 +393,19 @@ fn logging_at_every_level() {
         }
     });
 }
+
+#[test]
+fn parallel_factorization_gives_the_same_result() {
+    let c = hs118();
+    let seq = solve(&c.model, &Options::default()).unwrap();
+    let par = solve(
+        &c.model,
+        &Options {
+            factorization_threads: 2,
+            ..Options::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(par.status, Status::SolveSucceeded);
+    assert!((par.objective - seq.objective).abs() < 1e-8 * seq.objective.abs());
+}

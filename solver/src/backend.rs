@@ -152,6 +152,9 @@ pub trait Backend {
     fn eval_residual(&mut self, model: &dyn NlpModel, w: &Self::Vector, r: &mut Self::Vector);
     /// Model constraint values `c(x)` (no slacks, no right-hand sides).
     fn eval_cons(&mut self, model: &dyn NlpModel, w: &Self::Vector, c: &mut Self::Vector);
+    /// Replace the equality right-hand sides `b` of the residual (setup of a re-solve whose
+    /// equality values changed; length `m`, zero for rows with a slack).
+    fn set_rhs(&mut self, rhs: &[f64]);
     /// Set the slack part of `w` to the model's row values `c_j(x)` of the slack rows.
     fn set_slacks_from_cons(&mut self, model: &dyn NlpModel, w: &mut Self::Vector);
     /// Evaluate and keep the Jacobian at `w`; `false` when a value is NaN/∞.

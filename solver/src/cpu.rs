@@ -503,6 +503,9 @@ impl Backend for CpuBackend {
             model.cons(&w[..n], c);
         })
     }
+    fn set_rhs(&mut self, rhs: &[f64]) {
+        self.rhs.copy_from_slice(rhs);
+    }
     fn set_slacks_from_cons(&mut self, model: &dyn NlpModel, w: &mut Vec<f64>) {
         let n = self.n;
         self.timed(0, |s| {

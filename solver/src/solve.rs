@@ -27,6 +27,34 @@ struct Cache {
     m: usize,
     nnzj: usize,
     nnzh: usize,
+    /// Options the backend was built with (KKT kind, factorization, threads, refinement).
+    key: BackendKey,
+}
+
+/// The options a [`CpuBackend`] bakes in at creation.
+#[derive(Clone, Debug, PartialEq)]
+struct BackendKey {
+    kkt: crate::options::KktKind,
+    linear_solver: crate::options::LinearSolverKind,
+    threads: usize,
+    refinement: (usize, usize, f64),
+    equality_relax: f64,
+}
+
+impl BackendKey {
+    fn of(o: &Options) -> Self {
+        Self {
+            kkt: o.kkt,
+            linear_solver: o.linear_solver,
+            threads: o.factorization_threads,
+            refinement: (
+                o.min_refinement_steps,
+                o.max_refinement_steps,
+                o.residual_ratio_max,
+            ),
+            equality_relax: o.equality_relax,
+        }
+    }
 }
 
 /// A persistent solver that owns its model.
@@ -322,8 +350,9 @@ fn solve_impl(
         ));
     }
     // Reuse the backend (symbolic analysis) when the structure is the same.
+    let key = BackendKey::of(o);
     let reuse = matches!(cache, Some(c) if c.slack_rows == lay.slack_rows && c.n == n && c.m == m
-        && c.nnzj == meta.nnzj && c.nnzh == meta.nnzh);
+        && c.nnzj == meta.nnzj && c.nnzh == meta.nnzh && c.key == key);
     let t_analysis = Instant::now();
     if !reuse {
         *analyses += 1;
@@ -334,6 +363,7 @@ fn solve_impl(
             m,
             nnzj: meta.nnzj,
             nnzh: meta.nnzh,
+            key,
         });
     }
     let analysis = t_analysis.elapsed().as_secs_f64();
@@ -343,6 +373,7 @@ fn solve_impl(
         ));
     };
     let be = &mut cache.be;
+    be.set_rhs(&lay.rhs);
     let (c0, t0) = be.counters();
     let asf = sf;
     let mut dual_unscale = vec![1.0 / asf; nw];

@@ -69,3 +69,34 @@ fn structure_change_triggers_a_new_analysis() {
     assert_eq!(third.status, Status::SolveSucceeded);
     assert_eq!(solver.symbolic_analyses(), 3);
 }
+
+#[test]
+fn resolve_after_changing_an_equality_value() {
+    let c = hs71();
+    let mut solver = Solver::new(c.model, Options::default()).unwrap();
+    assert_eq!(solver.solve().unwrap().status, Status::SolveSucceeded);
+    solver.model_mut().meta.lcon[1] = 41.0;
+    solver.model_mut().meta.ucon[1] = 41.0;
+    let warm = solver.solve().unwrap();
+    assert_eq!(warm.status, Status::SolveSucceeded);
+    assert!(
+        (warm.constraints[1] - 41.0).abs() < 1e-7,
+        "c = {:?}",
+        warm.constraints
+    );
+    let cold = simdnlp_solver::solve(solver.model(), &Options::default()).unwrap();
+    assert!((warm.objective - cold.objective).abs() < 1e-7 * cold.objective.abs());
+    assert_eq!(solver.symbolic_analyses(), 1);
+}
+
+#[test]
+fn changing_the_kkt_option_between_solves_rebuilds_the_backend() {
+    let c = hs71();
+    let mut solver = Solver::new(c.model, Options::default()).unwrap();
+    let a = solver.solve().unwrap();
+    solver.options_mut().kkt = simdnlp_solver::KktKind::Condensed;
+    let b = solver.solve().unwrap();
+    assert_eq!(b.status, Status::SolveSucceeded);
+    assert_eq!(solver.symbolic_analyses(), 2);
+    assert!((a.objective - b.objective).abs() < 1e-6 * a.objective);
+}

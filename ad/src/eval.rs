@@ -14,13 +14,19 @@ pub const LANES: usize = 1024;
 pub(crate) struct Scratch<T> {
     regs: Vec<T>,
     iregs: Vec<i64>,
+    /// per register: `NO_VIEW` when its lanes live in `regs`, else the start of the
+    /// contiguous slice of `x` it stands for in the current batch (zero-copy gather)
+    view: Vec<usize>,
 }
+
+const NO_VIEW: usize = usize::MAX;
 
 impl<T: Scalar> Scratch<T> {
     pub(crate) fn new(nregs: usize, niregs: usize) -> Self {
         Scratch {
             regs: vec![T::zero(); nregs.max(1) * LANES],
             iregs: vec![0; niregs.max(1) * LANES],
+            view: vec![NO_VIEW; nregs.max(1)],
         }
     }
 
@@ -31,6 +37,9 @@ impl<T: Scalar> Scratch<T> {
         }
         if self.iregs.len() < niregs * LANES {
             self.iregs.resize(niregs * LANES, 0);
+        }
+        if self.view.len() < nregs {
+            self.view.resize(nregs, NO_VIEW);
         }
     }
 }
@@ -79,59 +88,82 @@ pub(crate) struct Outputs<'a, T> {
     pub weights: Option<&'a [T]>,
 }
 
+/// The lanes of register `r` while `dst` is borrowed mutably: a view into `x` or a slice
+/// of the register file below (`lo`) or above (`hi`) `dst`.
 #[inline(always)]
-fn split<T>(regs: &mut [T], dst: u32, n: usize) -> (&mut [T], &[T], &[T]) {
-    let (lo, rest) = regs.split_at_mut(dst as usize * LANES);
-    let (d, hi) = rest.split_at_mut(LANES);
-    (&mut d[..n], lo, hi)
+fn reg<'a, T>(rf: &Regs<'a, T>, dst: u32, r: u32, n: usize) -> &'a [T] {
+    let v = rf.view[r as usize];
+    if v != NO_VIEW {
+        return &rf.x[v..v + n];
+    }
+    if r < dst {
+        let o = r as usize * LANES;
+        &rf.lo[o..o + n]
+    } else {
+        let o = (r - dst - 1) as usize * LANES;
+        &rf.hi[o..o + n]
+    }
+}
+
+/// Read-only side of the register file during one instruction.
+struct Regs<'a, T> {
+    lo: &'a [T],
+    hi: &'a [T],
+    x: &'a [T],
+    view: &'a [usize],
+}
+
+/// An operand: lanes or a constant.
+#[derive(Clone, Copy)]
+enum Opd<'a, T> {
+    S(&'a [T]),
+    C(T),
 }
 
 #[inline(always)]
-fn reg<'a, T>(lo: &'a [T], hi: &'a [T], dst: u32, r: u32, n: usize) -> &'a [T] {
-    if r < dst {
-        let o = r as usize * LANES;
-        &lo[o..o + n]
-    } else {
-        let o = (r - dst - 1) as usize * LANES;
-        &hi[o..o + n]
+fn opd<'a, T: Copy>(rf: &Regs<'a, T>, dst: u32, s: Src<T>, n: usize) -> Opd<'a, T> {
+    match s {
+        Src::R(r) => Opd::S(reg(rf, dst, r, n)),
+        Src::C(c) => Opd::C(c),
     }
 }
 
 #[inline(always)]
-fn bin_lanes<T: Scalar>(
-    regs: &mut [T],
-    dst: u32,
-    a: Src<T>,
-    b: Src<T>,
-    n: usize,
-    f: impl Fn(T, T) -> T,
-) {
-    let (d, lo, hi) = split(regs, dst, n);
+fn bin_lanes<T: Scalar>(d: &mut [T], a: Opd<'_, T>, b: Opd<'_, T>, f: impl Fn(T, T) -> T) {
     match (a, b) {
-        (Src::R(ra), Src::R(rb)) => {
-            let a = reg(lo, hi, dst, ra, n);
-            let b = reg(lo, hi, dst, rb, n);
+        (Opd::S(a), Opd::S(b)) => {
             for ((o, &x), &y) in d.iter_mut().zip(a).zip(b) {
                 *o = f(x, y);
             }
         }
-        (Src::R(ra), Src::C(c)) => {
-            let a = reg(lo, hi, dst, ra, n);
+        (Opd::S(a), Opd::C(c)) => {
             for (o, &x) in d.iter_mut().zip(a) {
                 *o = f(x, c);
             }
         }
-        (Src::C(c), Src::R(rb)) => {
-            let b = reg(lo, hi, dst, rb, n);
+        (Opd::C(c), Opd::S(b)) => {
             for (o, &y) in d.iter_mut().zip(b) {
                 *o = f(c, y);
             }
         }
-        (Src::C(c1), Src::C(c2)) => {
+        (Opd::C(c1), Opd::C(c2)) => {
             let v = f(c1, c2);
             d.iter_mut().for_each(|o| *o = v);
         }
     }
+}
+
+/// The contiguous start `col[0] + off` when `col` holds consecutive positions whose slice
+/// lies inside `src`.
+#[inline(always)]
+fn contiguous(col: &[i64], off: i64, len: usize) -> Option<usize> {
+    let &c0 = col.first()?;
+    let ok = col
+        .iter()
+        .zip(0i64..)
+        .fold(true, |ok, (&v, l)| ok & (v == c0.wrapping_add(l)));
+    let start = usize::try_from(c0.checked_add(off)?).ok()?;
+    (ok && start.checked_add(col.len())? <= len).then_some(start)
 }
 
 #[inline(always)]
@@ -154,20 +186,6 @@ fn gather<T: Scalar>(
     match idx {
         ISrc::F(c) => {
             let col = &ints[c as usize][b0..b0 + n];
-            // fast path: consecutive positions (patterns over ranges) are one slice copy
-            if let Some(&c0) = col.first() {
-                let start = c0.wrapping_add(off);
-                let contiguous = col
-                    .iter()
-                    .zip(0i64..)
-                    .fold(true, |ok, (&v, l)| ok & (v == c0.wrapping_add(l)));
-                if contiguous && start >= 0 {
-                    if let Some(s) = src.get(start as usize..start as usize + n) {
-                        d.copy_from_slice(s);
-                        return;
-                    }
-                }
-            }
             for (o, &i) in d.iter_mut().zip(col) {
                 *o = look(i);
             }
@@ -316,13 +334,19 @@ fn fused<T: Scalar>(kind: Fk, d: &mut [T], a: &[T], b: &[T], c: &[T]) {
 }
 
 /// Writes the output registers point-major: `out[l*step + s] = w[l] * reg[out_regs[s]][l]`.
-fn scatter<T: Scalar>(regs: &[T], out_regs: &[u32], out: &mut [T], w: Option<&[T]>) {
+fn scatter<T: Scalar>(sc: &Scratch<T>, x: &[T], out_regs: &[u32], out: &mut [T], w: Option<&[T]>) {
     let step = out_regs.len();
     if step == 0 {
         return;
     }
     let n = out.len() / step;
-    let r = |s: usize| &regs[out_regs[s] as usize * LANES..][..n];
+    let r = |s: usize| {
+        let r = out_regs[s] as usize;
+        match sc.view[r] {
+            NO_VIEW => &sc.regs[r * LANES..][..n],
+            v => &x[v..v + n],
+        }
+    };
     match (step, w) {
         (1, None) => out.copy_from_slice(r(0)),
         (1, Some(w)) => {
@@ -388,6 +412,7 @@ pub(crate) fn run<T: Scalar>(
     o: &mut Outputs<'_, T>,
 ) {
     sc.ensure(p.nregs, p.niregs);
+    sc.view.iter_mut().for_each(|v| *v = NO_VIEW);
     for &(r, c) in &p.consts {
         sc.regs[r as usize * LANES..][..LANES]
             .iter_mut()
@@ -399,48 +424,93 @@ pub(crate) fn run<T: Scalar>(
         let n = LANES.min(last - b0);
         let rel = b0 - first;
         run_int(&p.iins, &mut sc.iregs, data.ints, b0, n);
-        let regs = &mut sc.regs[..];
+        // contiguity of the index column last checked in this batch
+        let mut contig_cache: Option<(u32, i64, Option<usize>)> = None;
         for ins in &p.ins {
-            match ins {
-                Ins::X { dst, idx, off } => {
-                    let d = &mut regs[*dst as usize * LANES..][..n];
-                    gather(d, x, *idx, *off, data.ints, &sc.iregs, b0);
-                }
-                Ins::P { dst, idx, off } => {
-                    let d = &mut regs[*dst as usize * LANES..][..n];
-                    gather(d, theta, *idx, *off, data.ints, &sc.iregs, b0);
-                }
-                Ins::D { dst, col } => {
-                    let d = &mut regs[*dst as usize * LANES..][..n];
-                    d.copy_from_slice(&data.reals[*col as usize][b0..b0 + n]);
-                }
-                Ins::I { dst, idx, off } => {
-                    let d = &mut regs[*dst as usize * LANES..][..n];
-                    match *idx {
-                        ISrc::F(c) => {
-                            for (o, &i) in d.iter_mut().zip(&data.ints[c as usize][b0..b0 + n]) {
-                                *o = T::from_f64(i.wrapping_add(*off) as f64);
+            let dst = match ins {
+                Ins::X { dst, .. }
+                | Ins::P { dst, .. }
+                | Ins::D { dst, .. }
+                | Ins::I { dst, .. }
+                | Ins::Fill { dst, .. }
+                | Ins::Un { dst, .. }
+                | Ins::Bin { dst, .. }
+                | Ins::Fused { dst, .. } => *dst,
+                Ins::Value { src } => {
+                    if let Some(vals) = o.values.as_deref_mut() {
+                        let dv = &mut vals[rel..rel + n];
+                        match *src {
+                            Src::R(r) => {
+                                let v = sc.view[r as usize];
+                                if v != NO_VIEW {
+                                    dv.copy_from_slice(&x[v..v + n]);
+                                } else {
+                                    dv.copy_from_slice(&sc.regs[r as usize * LANES..][..n]);
+                                }
                             }
-                        }
-                        ISrc::R(r) => {
-                            for (o, &i) in d.iter_mut().zip(&sc.iregs[r as usize * LANES..][..n]) {
-                                *o = T::from_f64(i.wrapping_add(*off) as f64);
-                            }
-                        }
-                        ISrc::C(c) => {
-                            let v = T::from_f64(c.wrapping_add(*off) as f64);
-                            d.iter_mut().for_each(|o| *o = v);
+                            Src::C(c) => dv.iter_mut().for_each(|v| *v = c),
                         }
                     }
+                    continue;
                 }
-                Ins::Fill { dst, c } => {
-                    regs[*dst as usize * LANES..][..n]
-                        .iter_mut()
-                        .for_each(|o| *o = *c);
+            };
+            // zero-copy gather: consecutive positions become a view into x
+            if let Ins::X {
+                idx: ISrc::F(c),
+                off,
+                ..
+            } = ins
+            {
+                let col = &data.ints[*c as usize][b0..b0 + n];
+                let start = match contig_cache {
+                    Some((cc, coff, st)) if cc == *c => st.and_then(|s| {
+                        let s = (s as i64).wrapping_sub(coff).wrapping_add(*off);
+                        usize::try_from(s).ok().filter(|&s| s + n <= x.len())
+                    }),
+                    _ => {
+                        let st = contiguous(col, *off, x.len());
+                        contig_cache = Some((*c, *off, st));
+                        st
+                    }
+                };
+                if let Some(st) = start {
+                    sc.view[dst as usize] = st;
+                    continue;
                 }
-                Ins::Un { op, dst, a } => {
-                    let (d, lo, hi) = split(regs, *dst, n);
-                    let a = reg(lo, hi, *dst, *a, n);
+            }
+            sc.view[dst as usize] = NO_VIEW;
+            let (lo, rest) = sc.regs.split_at_mut(dst as usize * LANES);
+            let (d, hi) = rest.split_at_mut(LANES);
+            let d = &mut d[..n];
+            let rf = Regs {
+                lo,
+                hi,
+                x,
+                view: &sc.view,
+            };
+            match ins {
+                Ins::X { idx, off, .. } => gather(d, x, *idx, *off, data.ints, &sc.iregs, b0),
+                Ins::P { idx, off, .. } => gather(d, theta, *idx, *off, data.ints, &sc.iregs, b0),
+                Ins::D { col, .. } => d.copy_from_slice(&data.reals[*col as usize][b0..b0 + n]),
+                Ins::I { idx, off, .. } => match *idx {
+                    ISrc::F(c) => {
+                        for (o, &i) in d.iter_mut().zip(&data.ints[c as usize][b0..b0 + n]) {
+                            *o = T::from_f64(i.wrapping_add(*off) as f64);
+                        }
+                    }
+                    ISrc::R(r) => {
+                        for (o, &i) in d.iter_mut().zip(&sc.iregs[r as usize * LANES..][..n]) {
+                            *o = T::from_f64(i.wrapping_add(*off) as f64);
+                        }
+                    }
+                    ISrc::C(c) => {
+                        let v = T::from_f64(c.wrapping_add(*off) as f64);
+                        d.iter_mut().for_each(|o| *o = v);
+                    }
+                },
+                Ins::Fill { c, .. } => d.iter_mut().for_each(|o| *o = *c),
+                Ins::Un { op, a, .. } => {
+                    let a = reg(&rf, dst, *a, n);
                     match op {
                         UnOp::B(u) => u.lanes(d, a),
                         UnOp::Powi(k) => {
@@ -461,52 +531,39 @@ pub(crate) fn run<T: Scalar>(
                         }
                     }
                 }
-                Ins::Bin { op, dst, a, b } => match op {
-                    BinOp::B(Bin::Add) => bin_lanes(regs, *dst, *a, *b, n, |x, y| x + y),
-                    BinOp::B(Bin::Sub) => bin_lanes(regs, *dst, *a, *b, n, |x, y| x - y),
-                    BinOp::B(Bin::Mul) => bin_lanes(regs, *dst, *a, *b, n, |x, y| x * y),
-                    BinOp::B(Bin::Div) => bin_lanes(regs, *dst, *a, *b, n, |x, y| x / y),
-                    BinOp::B(Bin::Pow) => bin_lanes(regs, *dst, *a, *b, n, |x, y| x.powf(y)),
-                    BinOp::B(Bin::Atan2) => bin_lanes(regs, *dst, *a, *b, n, |x, y| x.atan2(y)),
-                    BinOp::B(Bin::Hypot) => bin_lanes(regs, *dst, *a, *b, n, |x, y| x.hypot(y)),
-                    BinOp::B(Bin::Max) => {
-                        bin_lanes(regs, *dst, *a, *b, n, |x, y| Bin::Max.eval(x, y))
+                Ins::Bin { op, a, b, .. } => {
+                    let (a, b) = (opd(&rf, dst, *a, n), opd(&rf, dst, *b, n));
+                    match op {
+                        BinOp::B(Bin::Add) => bin_lanes(d, a, b, |x, y| x + y),
+                        BinOp::B(Bin::Sub) => bin_lanes(d, a, b, |x, y| x - y),
+                        BinOp::B(Bin::Mul) => bin_lanes(d, a, b, |x, y| x * y),
+                        BinOp::B(Bin::Div) => bin_lanes(d, a, b, |x, y| x / y),
+                        BinOp::B(Bin::Pow) => bin_lanes(d, a, b, |x, y| x.powf(y)),
+                        BinOp::B(Bin::Atan2) => bin_lanes(d, a, b, |x, y| x.atan2(y)),
+                        BinOp::B(Bin::Hypot) => bin_lanes(d, a, b, |x, y| x.hypot(y)),
+                        BinOp::B(Bin::Max) => bin_lanes(d, a, b, |x, y| Bin::Max.eval(x, y)),
+                        BinOp::B(Bin::Min) => bin_lanes(d, a, b, |x, y| Bin::Min.eval(x, y)),
+                        BinOp::B(Bin::Ge) => bin_lanes(d, a, b, |x, y| Bin::Ge.eval(x, y)),
+                        BinOp::B(Bin::Gt) => bin_lanes(d, a, b, |x, y| Bin::Gt.eval(x, y)),
+                        BinOp::User(f, part) => bin_lanes(d, a, b, |x, y| {
+                            T::from_f64(f.eval(*part, Scalar::to_f64(x), Scalar::to_f64(y)))
+                        }),
                     }
-                    BinOp::B(Bin::Min) => {
-                        bin_lanes(regs, *dst, *a, *b, n, |x, y| Bin::Min.eval(x, y))
-                    }
-                    BinOp::B(Bin::Ge) => {
-                        bin_lanes(regs, *dst, *a, *b, n, |x, y| Bin::Ge.eval(x, y))
-                    }
-                    BinOp::B(Bin::Gt) => {
-                        bin_lanes(regs, *dst, *a, *b, n, |x, y| Bin::Gt.eval(x, y))
-                    }
-                    BinOp::User(f, part) => bin_lanes(regs, *dst, *a, *b, n, |x, y| {
-                        T::from_f64(f.eval(*part, Scalar::to_f64(x), Scalar::to_f64(y)))
-                    }),
-                },
-                Ins::Fused { kind, dst, a, b, c } => {
-                    let (d, lo, hi) = split(regs, *dst, n);
-                    let a = reg(lo, hi, *dst, *a, n);
-                    let b = reg(lo, hi, *dst, *b, n);
-                    let c = reg(lo, hi, *dst, *c, n);
+                }
+                Ins::Fused { kind, a, b, c, .. } => {
+                    let (a, b, c) = (
+                        reg(&rf, dst, *a, n),
+                        reg(&rf, dst, *b, n),
+                        reg(&rf, dst, *c, n),
+                    );
                     fused(*kind, d, a, b, c);
                 }
-                Ins::Value { src } => {
-                    // the value array (gradient programs); per-point outputs are scattered
-                    // at the end of the batch
-                    if let Some(vals) = o.values.as_deref_mut() {
-                        let dv = &mut vals[rel..rel + n];
-                        match src {
-                            Src::R(r) => dv.copy_from_slice(&regs[*r as usize * LANES..][..n]),
-                            Src::C(c) => dv.iter_mut().for_each(|v| *v = *c),
-                        }
-                    }
-                }
+                Ins::Value { .. } => {}
             }
         }
         scatter(
-            &sc.regs,
+            sc,
+            x,
             &p.out_regs,
             &mut o.out[rel * step..(rel + n) * step],
             o.weights.map(|w| &w[rel..rel + n]),

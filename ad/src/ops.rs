@@ -328,22 +328,22 @@ pub(crate) fn sinc_d2(x: f64) -> f64 {
 mod special_fns {
     use special::{Error, Gamma};
     pub fn erf(x: f64) -> f64 {
-        x.error()
+        Error::error(x)
     }
     pub fn erfc(x: f64) -> f64 {
-        x.compl_error()
+        Error::compl_error(x)
     }
     pub fn gamma(x: f64) -> f64 {
-        x.gamma()
+        Gamma::gamma(x)
     }
     pub fn lgamma(x: f64) -> f64 {
-        x.ln_gamma().0
+        Gamma::ln_gamma(x).0
     }
     pub fn digamma(x: f64) -> f64 {
-        x.digamma()
+        Gamma::digamma(x)
     }
     pub fn trigamma(x: f64) -> f64 {
-        x.trigamma()
+        Gamma::trigamma(&x)
     }
     /// `ψ''(x)` (the `special` crate stops at trigamma): reflection for `x <= 0`,
     /// recurrence `ψ''(x) = ψ''(x+1) - 2/x³` up to `x >= 10`, then the asymptotic series

@@ -356,3 +356,29 @@ fn f32_agrees_with_f64() {
         );
     }
 }
+
+#[cfg(feature = "special")]
+#[test]
+fn special_function_values() {
+    let x = var(0);
+    let at = |e: Expr, v: f64| {
+        let p = Pattern::<f64>::compile(&e).unwrap();
+        evaluate(&p, &[v])
+    };
+    let pi = std::f64::consts::PI;
+    assert!(close(at(x.gamma(), 0.5).0, pi.sqrt(), 1e-14));
+    assert!(close(at(x.lgamma(), 10.0).0, 362880f64.ln(), 1e-14));
+    // ψ(1) = -γ, ψ'(1) = π²/6, ψ''(1) = -2ζ(3)
+    let (v, g, h) = at(x.digamma(), 1.0);
+    assert!(close(v, -0.577_215_664_901_532_9, 1e-14));
+    assert!(close(g[0], pi * pi / 6.0, 1e-13));
+    assert!(close(h[0][0], -2.0 * 1.202_056_903_159_594_2, 1e-12));
+    let (v, g, _) = at(x.erf(), 0.5);
+    assert!(close(v, 0.520_499_877_813_046_5, 1e-14));
+    assert!(close(g[0], 2.0 / pi.sqrt() * (-0.25f64).exp(), 1e-14));
+    assert!(close(
+        at(x.erfc(), 0.5).0,
+        1.0 - 0.520_499_877_813_046_5,
+        1e-14
+    ));
+}

@@ -4,6 +4,7 @@
 
 pub mod data;
 pub mod matpower;
+pub mod model;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,285 @@
+//! The Lukšan–Vlček builders: sizes from the spec's formulas, derivatives against central
+//! finite differences, and (with feature `solver`) solves at N = 20.
+
+use simdnlp_bench::lv::{self, LV_PROBLEMS, LvError};
+use simdnlp_modeling::NlpModel;
+
+/// Deterministic pseudo-random numbers in [-1, 1).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    }
+}
+
+fn close(a: f64, b: f64, scale: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * (1.0 + scale)
+}
+
+/// Gradient, Jacobian (COO, duplicates summed) and Lagrangian Hessian (lower triangle,
+/// duplicates summed) against central differences of `obj`, `cons` and `grad + Jᵀy` at a
+/// random point near `x0`. Tolerances are relative to the largest entry of each quantity.
+fn fd_check(name: &str, m: &dyn NlpModel<f64>, seed: u64) {
+    let meta = m.meta();
+    let (n, mc) = (meta.nvar, meta.ncon);
+    let mut rng = Lcg(seed);
+    let x: Vec<f64> = meta.x0.iter().map(|&v| v + 0.1 * rng.next()).collect();
+    let y: Vec<f64> = (0..mc).map(|_| rng.next()).collect();
+    let sigma = 0.7;
+    let step = |v: f64| 1e-6 * v.abs().max(1.0);
+    let tol = 2e-6;
+
+    let mut g = vec![0.0; n];
+    m.grad(&x, &mut g);
+    let gscale = g.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    let mut xp = x.clone();
+    for i in 0..n {
+        let h = step(x[i]);
+        xp[i] = x[i] + h;
+        let fp = m.obj(&xp);
+        xp[i] = x[i] - h;
+        let fm = m.obj(&xp);
+        xp[i] = x[i];
+        let fd = (fp - fm) / (2.0 * h);
+        assert!(
+            close(g[i], fd, gscale, tol),
+            "{name}: grad[{i}] = {} vs fd {fd}",
+            g[i]
+        );
+    }
+
+    let nnzj = meta.nnzj;
+    let (mut jr, mut jc, mut jv) = (vec![0; nnzj], vec![0; nnzj], vec![0.0; nnzj]);
+    m.jac_structure(&mut jr, &mut jc);
+    m.jac_coord(&x, &mut jv);
+    let mut jd = vec![0.0; mc * n];
+    for k in 0..nnzj {
+        assert!(
+            jr[k] < mc && jc[k] < n,
+            "{name}: jac entry {k} out of range"
+        );
+        jd[jr[k] * n + jc[k]] += jv[k];
+    }
+    let jscale = jd.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    let (mut cp, mut cm) = (vec![0.0; mc], vec![0.0; mc]);
+    for j in 0..n {
+        let h = step(x[j]);
+        xp[j] = x[j] + h;
+        m.cons(&xp, &mut cp);
+        xp[j] = x[j] - h;
+        m.cons(&xp, &mut cm);
+        xp[j] = x[j];
+        for i in 0..mc {
+            let fd = (cp[i] - cm[i]) / (2.0 * h);
+            let have = jd[i * n + j];
+            assert!(
+                close(have, fd, jscale, tol),
+                "{name}: jac[{i},{j}] = {have} vs fd {fd}"
+            );
+        }
+    }
+
+    let nnzh = meta.nnzh;
+    let (mut hr, mut hc, mut hv) = (vec![0; nnzh], vec![0; nnzh], vec![0.0; nnzh]);
+    m.hess_structure(&mut hr, &mut hc);
+    m.hess_coord(&x, &y, sigma, &mut hv);
+    let mut hd = vec![0.0; n * n];
+    for k in 0..nnzh {
+        assert!(
+            hr[k] < n && hc[k] <= hr[k],
+            "{name}: hess entry {k} not in the lower triangle"
+        );
+        hd[hr[k] * n + hc[k]] += hv[k];
+        if hr[k] != hc[k] {
+            hd[hc[k] * n + hr[k]] += hv[k];
+        }
+    }
+    let hscale = hd.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    let lag_grad = |xx: &[f64], out: &mut [f64]| {
+        let mut gg = vec![0.0; n];
+        let mut jt = vec![0.0; n];
+        m.grad(xx, &mut gg);
+        m.jtprod(xx, &y, &mut jt);
+        for i in 0..n {
+            out[i] = sigma * gg[i] + jt[i];
+        }
+    };
+    let (mut gp, mut gm) = (vec![0.0; n], vec![0.0; n]);
+    for j in 0..n {
+        let h = step(x[j]);
+        xp[j] = x[j] + h;
+        lag_grad(&xp, &mut gp);
+        xp[j] = x[j] - h;
+        lag_grad(&xp, &mut gm);
+        xp[j] = x[j];
+        for i in 0..n {
+            let fd = (gp[i] - gm[i]) / (2.0 * h);
+            let have = hd[i * n + j];
+            assert!(
+                close(have, fd, hscale, tol),
+                "{name}: hess[{i},{j}] = {have} vs fd {fd}"
+            );
+        }
+    }
+}
+
+/// `|{start, start + step, … ≤ stop}|`.
+fn count(start: i64, step: i64, stop: i64) -> usize {
+    if stop < start {
+        0
+    } else {
+        ((stop - start) / step + 1) as usize
+    }
+}
+
+/// `(n, m)` of each problem at size `N`, from the spec's formulas.
+fn expected_dims(name: &str, n: usize) -> (usize, usize) {
+    let nn = n as i64;
+    let nc3 = 2 * (nn - 2) / 3;
+    let nc4 = 3 * (nn - 1) / 4;
+    let four = count(1, 3, nc4 - 3) + count(2, 3, nc4 - 3) + count(3, 3, nc4 - 3);
+    let m = match name {
+        "rosenbrock" | "cragg_levy" | "augmented_lagrangian" | "generalized_brown" => n - 2,
+        "wood" => n - 7,
+        "chained_powell" => 2,
+        "broyden_tridiagonal" => n - 4,
+        "broyden_banded" => return (2 * n, (n - 1) / 2 + n),
+        "trigo_tridiagonal" => 4,
+        "modified_brown" => 6,
+        "chained_hs46" => count(2, 2, nc3) + count(1, 2, nc3 - 2),
+        "chained_hs48" | "chained_hs49" => count(1, 2, nc3 - 1) + count(2, 2, nc3),
+        "chained_hs47" | "chained_hs50" | "chained_hs51" | "chained_hs52" | "chained_hs53" => four,
+        other => panic!("unexpected problem {other}"),
+    };
+    (n, m)
+}
+
+#[test]
+fn eighteen_problems_with_spec_dimensions_at_n20() {
+    assert_eq!(LV_PROBLEMS.len(), 18);
+    for &name in LV_PROBLEMS {
+        let m = lv::build(name, 20).unwrap_or_else(|e| panic!("{e}"));
+        let meta = m.meta();
+        assert_eq!((meta.nvar, meta.ncon), expected_dims(name, 20), "{name}");
+        // equality constrained, no bounds, minimize
+        assert!(meta.minimize, "{name}");
+        assert!(
+            meta.lcon
+                .iter()
+                .zip(&meta.ucon)
+                .all(|(l, u)| *l == 0.0 && *u == 0.0),
+            "{name}"
+        );
+        assert!(meta.lvar.iter().all(|v| *v == f64::NEG_INFINITY), "{name}");
+        assert!(meta.uvar.iter().all(|v| *v == f64::INFINITY), "{name}");
+        assert!(m.obj(&meta.x0).is_finite(), "{name}");
+    }
+    // hand-counted values of the chained HS sets at N = 20 (nC = 12 and 14)
+    assert_eq!(expected_dims("chained_hs46", 20).1, 11);
+    assert_eq!(expected_dims("chained_hs48", 20).1, 12);
+    assert_eq!(expected_dims("chained_hs47", 20).1, 11);
+}
+
+#[test]
+fn medium_size_builds_with_spec_dimensions() {
+    for &name in LV_PROBLEMS {
+        let m = lv::build(name, 2000).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            (m.meta().nvar, m.meta().ncon),
+            expected_dims(name, 2000),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn derivatives_against_finite_differences_at_n20() {
+    for (k, &name) in LV_PROBLEMS.iter().enumerate() {
+        let m = lv::build(name, 20).unwrap();
+        fd_check(name, &m, 17 + k as u64);
+    }
+}
+
+#[test]
+fn objective_values_by_hand() {
+    // rosenbrock at x0 (N = 4): three terms 100(1.44 − 1)² + 4.84, 100(1 + 1.2)² + 0, again the first
+    let m = lv::rosenbrock(4).unwrap();
+    let t1 = 100.0 * (1.44f64 - 1.0).powi(2) + (-2.2f64).powi(2);
+    let t2 = 100.0 * (1.0f64 + 1.2).powi(2);
+    assert!((m.obj(&m.meta().x0) - (2.0 * t1 + t2)).abs() < 1e-10);
+    // broyden_tridiagonal at x = −1 (N = 5): interior residual (3+2)(−1) + 1 + 1 + 1 = −2,
+    // ends (3+2)(−1) + 1 + 1 = −3: 3·2⁷/3 + 2·3⁷/3
+    let m = lv::broyden_tridiagonal(5).unwrap();
+    let want = 3.0 * 128.0 / 3.0 + 2.0 * 2187.0 / 3.0;
+    assert!((m.obj(&m.meta().x0) - want).abs() < 1e-9);
+    // broyden_banded at x = 3, y = 0: |(2 + 45)·3 + 1|⁷/3 per i
+    let m = lv::broyden_banded(3).unwrap();
+    let want = 3.0 * 142f64.powi(7) / 3.0;
+    assert!((m.obj(&m.meta().x0) - want).abs() < 1e-9 * want);
+    // band rows at x = 3, y = 0 (N = 8): −Σ_{j=max(1,i−5)}^{min(N,i+1)} 12
+    let m = lv::broyden_banded(8).unwrap();
+    let mut c = vec![0.0; m.meta().ncon];
+    m.cons(&m.meta().x0, &mut c);
+    let band = &c[3..];
+    let want: Vec<f64> = (1..=8i64)
+        .map(|i| -12.0 * ((i + 1).min(8) - (i - 5).max(1) + 1) as f64)
+        .collect();
+    assert_eq!(band, &want[..]);
+    // trigo_tridiagonal at x = 1: Σ_{i=2}^{N−1} i·(1 − cos 1)
+    let m = lv::trigo_tridiagonal(6).unwrap();
+    let want = (2..=5).sum::<i32>() as f64 * (1.0 - 1f64.cos());
+    assert!((m.obj(&m.meta().x0) - want).abs() < 1e-12);
+}
+
+#[test]
+fn errors_are_typed() {
+    assert!(matches!(
+        lv::build("nope", 20),
+        Err(LvError::UnknownProblem { .. })
+    ));
+    // boundary rows reach x_{N−5}: N = 3 has no such variable
+    assert!(matches!(
+        lv::build("modified_brown", 3),
+        Err(LvError::Model { .. })
+    ));
+}
+
+#[test]
+fn f32_instances_build() {
+    let m = lv::build_generic::<f32>("chained_hs52", 20).unwrap();
+    assert_eq!(m.meta().nvar, 20);
+    let f = m.obj(&m.meta().x0);
+    let f64_model = lv::chained_hs52(20).unwrap();
+    assert!((f as f64 - f64_model.obj(&f64_model.meta().x0)).abs() < 1e-4);
+}
+
+#[cfg(feature = "solver")]
+#[test]
+fn all_solve_at_n20() {
+    use simdnlp_solver::{Options, PrintLevel, solve};
+    let opts = Options {
+        print_level: PrintLevel::None,
+        ..Options::default()
+    };
+    let mut failures = Vec::new();
+    for &name in LV_PROBLEMS {
+        let m = lv::build(name, 20).unwrap();
+        let r = solve(&m, &opts).unwrap();
+        let mut c = vec![0.0; m.meta().ncon];
+        m.cons(&r.x, &mut c);
+        let viol = c.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        println!(
+            "{name:22} {:?} iters {:4} obj {:.10e} viol {viol:.1e}",
+            r.status, r.iterations, r.objective
+        );
+        if !r.status.is_success() || viol > 1e-6 {
+            failures.push(format!("{name}: {:?}, violation {viol:e}", r.status));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}

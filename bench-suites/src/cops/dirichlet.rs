@@ -1,0 +1,1 @@
+//! dirichlet (COPS): builder in progress.

@@ -356,7 +356,11 @@ impl Registry {
             Some(d) => Ok(d),
             None => opf::default_pglib_dir(),
         };
-        match dir.and_then(|d| register_handcoded_opf(&mut r, d)) {
+        match dir.and_then(|d| {
+            register_handcoded_opf(&mut r, d.clone())?;
+            register_modeling_opf(&mut r, &d);
+            Ok(())
+        }) {
             Ok(()) => {}
             Err(e) => {
                 r.unavailable.insert(Suite::Opf, e.to_string());
@@ -563,12 +567,67 @@ pub fn register_handcoded_opf(r: &mut Registry, dir: PathBuf) -> Result<(), opf:
     Ok(())
 }
 
+/// Registers the pattern-based AC OPF ([`crate::opf::model::acopf`], [`Backend::Cpu`])
+/// for every hand-coded OPF case already registered from `dir`: same names, presets and
+/// reference objectives, so `--backend cpu|handcoded` compares like with like.
+pub fn register_modeling_opf(r: &mut Registry, dir: &std::path::Path) {
+    let mut cpu = Vec::new();
+    for p in &r.problems {
+        if p.suite != Suite::Opf || p.backend != Backend::Handcoded {
+            continue;
+        }
+        let Ok(path) = opf::case_path(dir, &p.name) else {
+            continue;
+        };
+        let label = p.name.clone();
+        let build: BuildFn = Arc::new(move |_| {
+            let bad = |msg: String| BenchError::Model {
+                instance: label.clone(),
+                msg,
+            };
+            let d = OpfData::read(&path).map_err(|e| bad(e.to_string()))?;
+            let m = crate::opf::model::acopf(&d).map_err(|e| bad(e.to_string()))?;
+            Ok(Box::new(m) as DynModel)
+        });
+        cpu.push(Problem {
+            backend: Backend::Cpu,
+            build,
+            ..p.clone()
+        });
+    }
+    r.problems.extend(cpu);
+}
+
 /// The place where the modeling-layer builders (`Backend::Cpu`) are registered: every
-/// LV and COPS problem at its presets and the pattern-based AC OPF per case. Not wired
-/// yet — the builders are being written in `simdnlp-modeling`; add one [`Problem`] per
-/// builder here (same names as the hand-coded ones where both exist, so that
-/// `--backend cpu|handcoded` compares like with like).
-pub fn register_modeling_layer(_r: &mut Registry) {}
+/// LV problem ([`crate::lv`]) at the LV presets (any `N` on request); COPS still to come
+/// (the pattern OPF is registered per case by [`register_modeling_opf`]).
+pub fn register_modeling_layer(r: &mut Registry) {
+    for &name in crate::lv::LV_PROBLEMS {
+        r.add(Problem {
+            suite: Suite::Lv,
+            name: name.to_string(),
+            backend: Backend::Cpu,
+            param_kind: ParamKind::Scalar,
+            presets: LV_PRESETS
+                .iter()
+                .map(|&(c, n)| (c, SizeParam::N(n)))
+                .collect(),
+            reference: Arc::new(|_| None),
+            build: Arc::new(move |p| match *p {
+                SizeParam::N(n) => crate::lv::build(name, n)
+                    .map(|m| Box::new(m) as DynModel)
+                    .map_err(|e| BenchError::Model {
+                        instance: format!("{name}:{n}"),
+                        msg: e.to_string(),
+                    }),
+                _ => Err(BenchError::BadSize {
+                    instance: name.to_string(),
+                    why: "takes N".to_string(),
+                }),
+            }),
+        });
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -606,9 +665,11 @@ mod tests {
             .unwrap();
         let labels: Vec<String> = all.iter().map(Instance::label).collect();
         assert_eq!(
-            labels,
+            labels[..3],
             ["rosenbrock:20", "rosenbrock:2000", "rosenbrock:200000"]
         );
+        assert_eq!(labels.len(), 3 * crate::lv::LV_PROBLEMS.len());
+        assert!(all.iter().all(|i| i.backend == Backend::Cpu));
         let one = r
             .select(
                 Suite::Lv,
@@ -651,10 +712,11 @@ mod tests {
             ),
             Err(BenchError::BadSize { .. })
         ));
-        assert!(matches!(
-            r.select(Suite::Lv, &[], &[], BackendSel::Cpu),
-            Err(BenchError::NoInstances { .. })
-        ));
+        let cpu = r
+            .select(Suite::Opf, &[SizeClass::Small], &[], BackendSel::Cpu)
+            .unwrap();
+        assert!(cpu.len() == 3 && cpu.iter().all(|i| i.backend == Backend::Cpu));
+        assert_eq!(cpu[1].build().unwrap().meta().nvar, 44);
         assert!(matches!(
             r.select(Suite::Cops, &[], &[], BackendSel::Auto),
             Err(BenchError::NoInstances { .. })

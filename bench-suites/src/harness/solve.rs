@@ -1,11 +1,9 @@
 //! The seam between the harness and a solver.
 //!
-//! `simdnlp_solver` does not expose `solve(&model, &options)` yet, so solve mode runs
-//! through [`SolveBackend`]: [`default_solver`] returns `None` until the solver is wired
-//! (the binary then reports "not wired" and exits with an error — nothing is faked). To
-//! wire it, return `Some(Box::new(FnSolver::new("simdnlp", |model, settings| { … })))`
-//! from [`default_solver`], mapping [`SolveSettings`] to the solver's options and its
-//! result to [`SolveOutcome`].
+//! Solve mode runs through [`SolveBackend`]. [`default_solver`] connects
+//! `simdnlp_solver::solve` when the crate is built with feature `solver`; without it,
+//! it returns `None` and the binary reports "not wired" and exits with an error —
+//! nothing is faked.
 
 use simdnlp_modeling::NlpModel;
 
@@ -88,7 +86,119 @@ where
     }
 }
 
-/// The solver solve mode uses: `None` while `simdnlp_solver::solve` does not exist.
+/// Forwards [`NlpModel`] to a `&dyn NlpModel`, for solvers generic over a sized model
+/// type.
+pub struct ModelRef<'a>(pub &'a dyn NlpModel<f64>);
+
+impl NlpModel<f64> for ModelRef<'_> {
+    fn meta(&self) -> &simdnlp_modeling::NlpMeta<f64> {
+        self.0.meta()
+    }
+    fn obj(&self, x: &[f64]) -> f64 {
+        self.0.obj(x)
+    }
+    fn grad(&self, x: &[f64], g: &mut [f64]) {
+        self.0.grad(x, g)
+    }
+    fn cons(&self, x: &[f64], c: &mut [f64]) {
+        self.0.cons(x, c)
+    }
+    fn jac_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+        self.0.jac_structure(rows, cols)
+    }
+    fn jac_coord(&self, x: &[f64], vals: &mut [f64]) {
+        self.0.jac_coord(x, vals)
+    }
+    fn hess_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+        self.0.hess_structure(rows, cols)
+    }
+    fn hess_coord(&self, x: &[f64], y: &[f64], obj_weight: f64, vals: &mut [f64]) {
+        self.0.hess_coord(x, y, obj_weight, vals)
+    }
+    fn jprod(&self, x: &[f64], v: &[f64], jv: &mut [f64]) {
+        self.0.jprod(x, v, jv)
+    }
+    fn jtprod(&self, x: &[f64], v: &[f64], jtv: &mut [f64]) {
+        self.0.jtprod(x, v, jtv)
+    }
+    fn hprod(&self, x: &[f64], y: &[f64], obj_weight: f64, v: &[f64], hv: &mut [f64]) {
+        self.0.hprod(x, y, obj_weight, v, hv)
+    }
+}
+
+/// The solver solve mode uses: `simdnlp_solver::solve` with feature `solver`, else
+/// `None` (not wired).
 pub fn default_solver() -> Option<Box<dyn SolveBackend>> {
-    None
+    #[cfg(feature = "solver")]
+    {
+        Some(Box::new(FnSolver::new("simdnlp", solve_with_simdnlp)))
+    }
+    #[cfg(not(feature = "solver"))]
+    {
+        None
+    }
+}
+
+/// `simdnlp_solver::solve` with the harness settings mapped onto its options.
+#[cfg(feature = "solver")]
+fn solve_with_simdnlp(
+    model: &dyn NlpModel<f64>,
+    s: &SolveSettings,
+) -> Result<SolveOutcome, String> {
+    let opts = simdnlp_solver::Options {
+        tol: s.tol,
+        kkt: match s.kkt {
+            KktChoice::Augmented => simdnlp_solver::KktKind::Augmented,
+            KktChoice::Condensed => simdnlp_solver::KktKind::Condensed,
+        },
+        ..Default::default()
+    };
+    let r = simdnlp_solver::solve(&ModelRef(model), &opts).map_err(|e| e.to_string())?;
+    Ok(SolveOutcome {
+        status: format!("{:?}", r.status),
+        success: r.status.is_success(),
+        iterations: r.iterations,
+        objective: r.objective,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::handcoded::RosenbrockModel;
+
+    #[test]
+    fn model_ref_forwards() {
+        let m = RosenbrockModel::new(5).unwrap();
+        let r = ModelRef(&m);
+        let x = m.meta().x0.clone();
+        assert_eq!(r.meta().nvar, 5);
+        assert_eq!(r.obj(&x), m.obj(&x));
+        let (mut a, mut b) = (vec![0.0; 3], vec![0.0; 3]);
+        r.cons(&x, &mut a);
+        m.cons(&x, &mut b);
+        assert_eq!(a, b);
+    }
+
+    /// With the solver wired: case5_pjm reaches BASELINE.md's AC objective (published to
+    /// 5 significant digits, hence the 1e-4 tolerance).
+    #[cfg(feature = "solver")]
+    #[test]
+    fn simdnlp_solves_case5_to_baseline() {
+        use crate::handcoded::AcopfModel;
+        use crate::opf::{OpfData, case_path, default_pglib_dir};
+        let dir = default_pglib_dir().unwrap();
+        let m = AcopfModel::new(OpfData::read(case_path(&dir, "case5_pjm").unwrap()).unwrap());
+        let s = SolveSettings {
+            tol: 1e-8,
+            kkt: KktChoice::Augmented,
+        };
+        let out = default_solver().unwrap().solve(&m, &s).unwrap();
+        assert!(out.success, "{}", out.status);
+        assert!(
+            (out.objective - 1.7552e4).abs() / 1.7552e4 < 1e-4,
+            "{}",
+            out.objective
+        );
+    }
 }

@@ -9,4 +9,5 @@
 
 pub mod handcoded;
 pub mod harness;
+pub mod lv;
 pub mod opf;

@@ -1,0 +1,873 @@
+//! The model builder and the block handles.
+
+use crate::data::{Columns, DataSource, collect};
+use crate::error::ModelError;
+use crate::index::IndexArg;
+use crate::model::{Model, Threads};
+use crate::shape::{At, AtIdx, Dims, IntoShape, Shape, SymParts};
+use crate::values::Values;
+use ndarray::Ix1;
+use simdnlp_ad::{Expr, Index, Scalar, VarRef};
+use std::marker::PhantomData;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// Block ids are unique in the process, so a handle of one model used in another is
+/// detected instead of silently indexing the wrong block.
+static NEXT_UID: AtomicU32 = AtomicU32::new(1);
+
+/// What a block (or named pattern) is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BlockKind {
+    /// Decision variables (a slice of `x`).
+    Variable,
+    /// Parameters (a slice of `θ`).
+    Parameter,
+    /// Constraint rows (a slice of `c(x)`).
+    Constraint,
+    /// An inline subexpression block.
+    Expression,
+    /// An objective pattern.
+    Objective,
+    /// An augmentation of an existing constraint block.
+    Augmentation,
+}
+
+impl BlockKind {
+    /// Lower-case name used in messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BlockKind::Variable => "variable",
+            BlockKind::Parameter => "parameter",
+            BlockKind::Constraint => "constraint",
+            BlockKind::Expression => "expression",
+            BlockKind::Objective => "objective",
+            BlockKind::Augmentation => "augmentation",
+        }
+    }
+}
+
+/// Objective sense.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Sense {
+    /// Minimize the sum of the objective patterns (the default).
+    #[default]
+    Minimize,
+    /// Maximize it.
+    Maximize,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Attrs {
+    pub name: Option<String>,
+    pub start: Option<Values>,
+    pub lower: Option<Values>,
+    pub upper: Option<Values>,
+    pub errors: Vec<ModelError>,
+    pub sealed: bool,
+}
+
+/// Shared state of one block: fixed geometry plus the attributes set through the handle.
+#[derive(Debug)]
+pub(crate) struct BlockCore {
+    pub uid: u32,
+    pub kind: BlockKind,
+    pub shape: Shape,
+    pub strides: Vec<usize>,
+    pub offset: usize,
+    pub default_name: String,
+    pub attrs: Mutex<Attrs>,
+    /// Expression blocks: positions used since the builder last collected them.
+    pub accesses: Mutex<Vec<Vec<Index>>>,
+}
+
+pub(crate) fn lock<X>(m: &Mutex<X>) -> MutexGuard<'_, X> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl BlockCore {
+    fn new(kind: BlockKind, shape: Shape, offset: usize, default_name: String) -> Arc<BlockCore> {
+        Arc::new(BlockCore {
+            uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
+            kind,
+            strides: shape.strides(),
+            shape,
+            offset,
+            default_name,
+            attrs: Mutex::new(Attrs::default()),
+            accesses: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The block's name (user-given or default).
+    pub fn name(&self) -> String {
+        lock(&self.attrs)
+            .name
+            .clone()
+            .unwrap_or_else(|| self.default_name.clone())
+    }
+
+    /// A reference to the element at `args` (one per dimension).
+    pub fn reference(&self, args: Vec<IndexArg>) -> VarRef {
+        let dims: Vec<Index> = args.iter().map(IndexArg::to_index).collect();
+        if dims.len() != self.shape.ndim() {
+            // reported by validation (WrongArity); the global position is never used
+            return VarRef::new(self.uid, dims, Index::Const(i64::MIN));
+        }
+        let affine: Option<Vec<_>> = args
+            .iter()
+            .map(|a| match a {
+                IndexArg::Affine(i) => Some(*i),
+                IndexArg::General(_) => None,
+            })
+            .collect();
+        let global = match affine {
+            Some(parts) => {
+                let mut g = crate::index::Idx::constant(self.offset as i64);
+                for (d, p) in parts.into_iter().enumerate() {
+                    g = g + (p - self.shape.dims()[d].0) * (self.strides[d] as i64);
+                }
+                g.index()
+            }
+            None => {
+                let mut g = Index::Const(self.offset as i64);
+                for (d, p) in dims.iter().enumerate() {
+                    g = g + (p - self.shape.dims()[d].0) * (self.strides[d] as i64);
+                }
+                g
+            }
+        };
+        VarRef::new(self.uid, dims, global)
+    }
+
+    fn set(&self, what: &'static str, v: Values, pick: fn(&mut Attrs) -> &mut Option<Values>) {
+        let mut a = lock(&self.attrs);
+        if v.wrong_len(self.shape.len()) {
+            let name = a.name.clone().unwrap_or_else(|| self.default_name.clone());
+            a.errors.push(ModelError::LengthMismatch {
+                block: name,
+                what,
+                expected: self.shape.len(),
+                got: v.given_len().unwrap_or(0),
+            });
+            return;
+        }
+        *pick(&mut a) = Some(v);
+    }
+
+    fn values_with<D: Dims>(&self, f: impl Fn(D::Key) -> f64) -> Values {
+        let mut key = Vec::new();
+        Values::List(
+            (0..self.shape.len())
+                .map(|k| {
+                    self.shape.key(k, &mut key);
+                    f(D::key(&key))
+                })
+                .collect(),
+        )
+    }
+
+    fn rename(&self, name: &str) {
+        lock(&self.attrs).name = Some(name.to_string());
+    }
+}
+
+macro_rules! handle_common {
+    ($H:ident) => {
+        impl<D: Dims> Clone for $H<D> {
+            fn clone(&self) -> Self {
+                $H {
+                    core: self.core.clone(),
+                    _d: PhantomData,
+                }
+            }
+        }
+        impl<D: Dims> std::fmt::Debug for $H<D> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(
+                    f,
+                    "{}({} {})",
+                    stringify!($H),
+                    self.core.name(),
+                    self.core.shape
+                )
+            }
+        }
+        impl<D: Dims> $H<D> {
+            pub(crate) fn from_core(core: Arc<BlockCore>) -> Self {
+                $H {
+                    core,
+                    _d: PhantomData,
+                }
+            }
+            /// The block's name (given with `named`, else a default like `x3`).
+            pub fn name(&self) -> String {
+                self.core.name()
+            }
+            /// Sets the block's name (used by printing and name lookups).
+            pub fn named(self, name: &str) -> Self {
+                self.core.rename(name);
+                self
+            }
+            /// The index set.
+            pub fn shape(&self) -> &Shape {
+                &self.core.shape
+            }
+            /// Number of elements.
+            pub fn len(&self) -> usize {
+                self.core.shape.len()
+            }
+            /// `true` when the block has no element.
+            pub fn is_empty(&self) -> bool {
+                self.core.shape.is_empty()
+            }
+            /// Position of the block's first element in the flat vector (`x`, `θ` or the
+            /// constraint rows).
+            pub fn offset(&self) -> usize {
+                self.core.offset
+            }
+            /// The process-unique block id (the `block` of [`VarRef`]s into this block).
+            pub fn id(&self) -> u32 {
+                self.core.uid
+            }
+        }
+    };
+}
+
+/// A block of decision variables, any number of dimensions (`D` = `Ix0`…`Ix3`).
+///
+/// Returned by [`ModelBuilder::var`]; cheap to clone. The attribute setters (`lower`,
+/// `start`, …) configure the declaration and only take effect at
+/// [`ModelBuilder::build`]; after the build, change a model through its accessors
+/// (`Model::set_lower`, …). Defaults: start 0, lower −∞, upper +∞.
+pub struct Var<D: Dims = Ix1> {
+    pub(crate) core: Arc<BlockCore>,
+    _d: PhantomData<fn() -> D>,
+}
+handle_common!(Var);
+
+impl<D: Dims> Var<D> {
+    /// The variable at `idx` (one position per dimension: `x.at(i)`, `x.at(i - 1)`,
+    /// `x.at((i, j))`, `x.at(nh)`), as an expression for a pattern. Positions are checked
+    /// against the block, per dimension and data point, by `build()`.
+    pub fn at(&self, idx: impl At<D>) -> Expr {
+        let r = self.core.reference(idx.args());
+        lock(&self.core.accesses).push(r.dims.clone());
+        Expr::var(r)
+    }
+    /// Lower bounds: a scalar or one value per element.
+    pub fn lower(self, v: impl Into<Values>) -> Self {
+        self.core.set("lower bound", v.into(), |a| &mut a.lower);
+        self
+    }
+    /// Upper bounds: a scalar or one value per element.
+    pub fn upper(self, v: impl Into<Values>) -> Self {
+        self.core.set("upper bound", v.into(), |a| &mut a.upper);
+        self
+    }
+    /// Lower and upper bounds.
+    pub fn bounds(self, lower: impl Into<Values>, upper: impl Into<Values>) -> Self {
+        self.lower(lower).upper(upper)
+    }
+    /// Starting point: a scalar or one value per element.
+    pub fn start(self, v: impl Into<Values>) -> Self {
+        self.core.set("start", v.into(), |a| &mut a.start);
+        self
+    }
+    /// Lower bounds from a closure of the element's index.
+    pub fn lower_with(self, f: impl Fn(D::Key) -> f64) -> Self {
+        let v = self.core.values_with::<D>(f);
+        self.lower(v)
+    }
+    /// Upper bounds from a closure of the element's index.
+    pub fn upper_with(self, f: impl Fn(D::Key) -> f64) -> Self {
+        let v = self.core.values_with::<D>(f);
+        self.upper(v)
+    }
+    /// Starting point from a closure of the element's index (`|i| i as f64 / nh as f64`).
+    pub fn start_with(self, f: impl Fn(D::Key) -> f64) -> Self {
+        let v = self.core.values_with::<D>(f);
+        self.start(v)
+    }
+}
+
+/// A block of parameters: values in `θ`, usable in any pattern, changeable after the build
+/// without rebuilding (`Model::set_value`).
+pub struct Param<D: Dims = Ix1> {
+    pub(crate) core: Arc<BlockCore>,
+    _d: PhantomData<fn() -> D>,
+}
+handle_common!(Param);
+
+impl<D: Dims> Param<D> {
+    /// The parameter at `idx`, as an expression for a pattern.
+    pub fn at(&self, idx: impl At<D>) -> Expr {
+        let r = self.core.reference(idx.args());
+        lock(&self.core.accesses).push(r.dims.clone());
+        Expr::param(r)
+    }
+}
+
+/// A block of constraint rows, one per data point of its pattern (multi-dimensional for a
+/// product data source).
+///
+/// Bounds: with neither `lower` nor `upper` the rows are equalities `c(x) = 0`; with only
+/// `upper(u)` they read `c(x) ≤ u` (`lcon = −∞`); with only `lower(l)`, `c(x) ≥ l`
+/// (`ucon = +∞`); `bounds(l, u)` and `equal_to(v)` set both. Dual start 0 by default.
+pub struct Con<D: Dims = Ix1> {
+    pub(crate) core: Arc<BlockCore>,
+    _d: PhantomData<fn() -> D>,
+}
+handle_common!(Con);
+
+impl<D: Dims> Con<D> {
+    /// Row lower bounds `lcon`.
+    pub fn lower(self, v: impl Into<Values>) -> Self {
+        self.core.set("lcon", v.into(), |a| &mut a.lower);
+        self
+    }
+    /// Row upper bounds `ucon`.
+    pub fn upper(self, v: impl Into<Values>) -> Self {
+        self.core.set("ucon", v.into(), |a| &mut a.upper);
+        self
+    }
+    /// Both row bounds.
+    pub fn bounds(self, lower: impl Into<Values>, upper: impl Into<Values>) -> Self {
+        self.lower(lower).upper(upper)
+    }
+    /// Equality rows `c(x) = v`.
+    pub fn equal_to(self, v: impl Into<Values>) -> Self {
+        let v = v.into();
+        self.lower(v.clone()).upper(v)
+    }
+    /// Initial multipliers (dual start).
+    pub fn dual_start(self, v: impl Into<Values>) -> Self {
+        self.core.set("dual start", v.into(), |a| &mut a.start);
+        self
+    }
+    /// `lcon` from a closure of the row's index.
+    pub fn lower_with(self, f: impl Fn(D::Key) -> f64) -> Self {
+        let v = self.core.values_with::<D>(f);
+        self.lower(v)
+    }
+    /// `ucon` from a closure of the row's index.
+    pub fn upper_with(self, f: impl Fn(D::Key) -> f64) -> Self {
+        let v = self.core.values_with::<D>(f);
+        self.upper(v)
+    }
+    /// Initial multipliers from a closure of the row's index.
+    pub fn dual_start_with(self, f: impl Fn(D::Key) -> f64) -> Self {
+        let v = self.core.values_with::<D>(f);
+        self.dual_start(v)
+    }
+}
+
+/// A named objective or augmentation pattern (for naming and printing only).
+#[derive(Clone, Debug)]
+pub struct PatternHandle {
+    pub(crate) core: Arc<BlockCore>,
+}
+
+impl PatternHandle {
+    /// Sets the pattern's name.
+    pub fn named(self, name: &str) -> Self {
+        self.core.rename(name);
+        self
+    }
+    /// The pattern's name.
+    pub fn name(&self) -> String {
+        self.core.name()
+    }
+    /// Number of data points (terms).
+    pub fn len(&self) -> usize {
+        self.core.shape.len()
+    }
+    /// `true` when the pattern has no data point.
+    pub fn is_empty(&self) -> bool {
+        self.core.shape.is_empty()
+    }
+}
+
+/// A block of inline subexpressions (`add_expr`): indexing it inside a later pattern
+/// substitutes the expression; it creates no variables and no rows.
+///
+/// The block's closure is kept (borrowing what it captures for `'a`) and called at every
+/// use with the requested position, so `s.at(i + 1)` inlines the expression of element
+/// `i + 1`. Positions are checked against the block by `build()`.
+pub struct ExprBlock<'a, D: Dims = Ix1> {
+    core: Arc<BlockCore>,
+    f: Rc<dyn Fn(D::Sym) -> Expr + 'a>,
+}
+
+impl<D: Dims> Clone for ExprBlock<'_, D> {
+    fn clone(&self) -> Self {
+        ExprBlock {
+            core: self.core.clone(),
+            f: self.f.clone(),
+        }
+    }
+}
+
+impl<D: Dims> ExprBlock<'_, D>
+where
+    D::Sym: SymParts,
+{
+    /// The subexpression at `idx` (affine positions: `s.at(i)`, `s.at(i + 1)`, `s.at(3)`).
+    pub fn at(&self, idx: impl AtIdx<D>) -> Expr {
+        let sym = idx.sym();
+        lock(&self.core.accesses).push(sym.parts().iter().map(|p| p.index()).collect());
+        (self.f)(sym)
+    }
+    /// The block's name.
+    pub fn name(&self) -> String {
+        self.core.name()
+    }
+    /// Sets the block's name.
+    pub fn named(self, name: &str) -> Self {
+        self.core.rename(name);
+        self
+    }
+    /// The index set.
+    pub fn shape(&self) -> &Shape {
+        &self.core.shape
+    }
+}
+
+pub(crate) enum PatKind {
+    Objective,
+    Constraint { con: usize },
+    Augment { con: usize, rows: Vec<Index> },
+}
+
+pub(crate) struct PatternDecl<T> {
+    pub core: Arc<BlockCore>,
+    pub kind: PatKind,
+    pub expr: Expr,
+    pub cols: Columns<T>,
+    pub desc: String,
+    pub expr_refs: Vec<(Arc<BlockCore>, Vec<Index>)>,
+}
+
+pub(crate) struct ExprDecl {
+    pub core: Arc<BlockCore>,
+    pub template: Expr,
+    pub int_names: Vec<String>,
+    pub desc: String,
+}
+
+/// Builds a model: declare blocks and patterns, then [`ModelBuilder::build`].
+///
+/// ```
+/// use simdnlp_modeling::{ModelBuilder, NlpModel};
+///
+/// // Rosenbrock chain: min Σ 100 (x_{i-1}² − x_i)² + (x_{i-1} − 1)²
+/// let n: usize = 10;
+/// let mut m = ModelBuilder::new();
+/// let x = m.var(1..=n).start_with(|i| if i % 2 == 1 { -1.2 } else { 1.0 }).named("x");
+/// m.minimize(2..=n, |i| 100.0 * (x.at(i - 1).powi(2) - x.at(i)).powi(2) + (x.at(i - 1) - 1.0).powi(2));
+/// // a constraint block with one row per data point, here an inequality
+/// let c = m.constraint(1..n, |i| x.at(i) + x.at(i + 1)).upper(4.0).named("pair");
+/// let model = m.build().unwrap();
+/// assert_eq!(model.meta().nvar, 10);
+/// assert_eq!(model.meta().ncon, 9);
+/// let f = model.obj(&model.meta().x0);
+/// assert!(f > 0.0);
+/// let xs = model.solution(&x, &model.meta().x0).unwrap(); // ndarray, the block's shape
+/// assert_eq!(xs[0], -1.2);
+/// # let _ = c;
+/// ```
+pub struct ModelBuilder<T: Scalar = f64> {
+    pub(crate) name: String,
+    pub(crate) sense: Option<Sense>,
+    pub(crate) sense_conflict: bool,
+    pub(crate) vars: Vec<Arc<BlockCore>>,
+    pub(crate) params: Vec<(Arc<BlockCore>, Values)>,
+    pub(crate) cons: Vec<Arc<BlockCore>>,
+    pub(crate) exprs: Vec<ExprDecl>,
+    pub(crate) nvar: usize,
+    pub(crate) ntheta: usize,
+    pub(crate) ncon: usize,
+    pub(crate) patterns: Vec<PatternDecl<T>>,
+    pub(crate) errors: Vec<ModelError>,
+    pub(crate) threads: Threads,
+}
+
+impl ModelBuilder<f64> {
+    /// A builder for an `f64` model (use `ModelBuilder::<f32>::default()` for `f32`).
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
+
+impl<T: Scalar> Default for ModelBuilder<T> {
+    fn default() -> Self {
+        ModelBuilder {
+            name: String::new(),
+            sense: None,
+            sense_conflict: false,
+            vars: Vec::new(),
+            params: Vec::new(),
+            cons: Vec::new(),
+            exprs: Vec::new(),
+            nvar: 0,
+            ntheta: 0,
+            ncon: 0,
+            patterns: Vec::new(),
+            errors: Vec::new(),
+            threads: Threads::Sequential,
+        }
+    }
+}
+
+impl<T: Scalar> ModelBuilder<T> {
+    /// Sets the model's name (reported in `NlpMeta::name`).
+    pub fn set_name(&mut self, name: &str) -> &mut Self {
+        self.name = name.to_string();
+        self
+    }
+
+    /// Evaluates callbacks on several threads (rayon) or one (the default).
+    pub fn set_threads(&mut self, threads: Threads) -> &mut Self {
+        self.threads = threads;
+        self
+    }
+
+    fn shape_of<S: IntoShape>(&mut self, what: &str, s: S) -> Shape {
+        match s.into_shape() {
+            Ok(sh) => sh,
+            Err(reason) => {
+                self.errors.push(ModelError::BadShape {
+                    what: what.to_string(),
+                    reason,
+                });
+                let nd = <S::Dims as Dims>::NDIM;
+                Shape::new(vec![(0, 0); nd])
+            }
+        }
+    }
+
+    /// Declares a block of variables over an index set: a count (`n` → `0..n`), a range
+    /// with any start (`0..=nh`, `2..=10`), `()` for a single variable, or a tuple for
+    /// several dimensions (`(1..=nx, 1..=ny)`).
+    pub fn var<S: IntoShape>(&mut self, index_set: S) -> Var<S::Dims> {
+        let k = self.vars.len();
+        let shape = self.shape_of(&format!("variable block x{k}"), index_set);
+        let n = shape.len();
+        let core = BlockCore::new(BlockKind::Variable, shape, self.nvar, format!("x{k}"));
+        self.nvar += n;
+        self.vars.push(core.clone());
+        Var::from_core(core)
+    }
+
+    /// Declares a one-dimensional parameter block holding `values` (`0..len`).
+    pub fn param(&mut self, values: impl Into<Values>) -> Param<Ix1> {
+        let v = values.into();
+        let n = v.given_len().unwrap_or(1);
+        self.param_shaped(n, v)
+    }
+
+    /// Declares a parameter block over an index set, with a scalar or one value per element.
+    pub fn param_shaped<S: IntoShape>(
+        &mut self,
+        index_set: S,
+        values: impl Into<Values>,
+    ) -> Param<S::Dims> {
+        let k = self.params.len();
+        let shape = self.shape_of(&format!("parameter block p{k}"), index_set);
+        let n = shape.len();
+        let core = BlockCore::new(BlockKind::Parameter, shape, self.ntheta, format!("p{k}"));
+        let v = values.into();
+        if v.wrong_len(n) {
+            self.errors.push(ModelError::LengthMismatch {
+                block: core.name(),
+                what: "parameter values",
+                expected: n,
+                got: v.given_len().unwrap_or(0),
+            });
+        }
+        self.ntheta += n;
+        self.params.push((core.clone(), v));
+        Param::from_core(core)
+    }
+
+    /// Positions used (through `at`) since the last call, per block, deduplicated.
+    fn take_expr_refs(&mut self) -> Vec<(Arc<BlockCore>, Vec<Index>)> {
+        let mut out = Vec::new();
+        let cores = self
+            .vars
+            .iter()
+            .chain(self.params.iter().map(|p| &p.0))
+            .chain(self.exprs.iter().map(|e| &e.core));
+        for core in cores {
+            let mut acc = lock(&core.accesses);
+            for dims in acc.drain(..) {
+                if !out
+                    .iter()
+                    .any(|(c, d): &(Arc<BlockCore>, Vec<Index>)| c.uid == core.uid && *d == dims)
+                {
+                    out.push((core.clone(), dims));
+                }
+            }
+        }
+        out
+    }
+
+    fn add_pattern<S: DataSource>(
+        &mut self,
+        kind_of: BlockKind,
+        src: &S,
+        f: impl FnOnce(S::Point) -> (Option<Vec<Index>>, Expr),
+        con_core: Option<Arc<BlockCore>>,
+    ) -> Option<(Arc<BlockCore>, Shape)> {
+        let k = self.patterns.len();
+        let label = match kind_of {
+            BlockKind::Objective => format!("obj{k}"),
+            BlockKind::Augmentation => format!("aug{k}"),
+            _ => format!("c{}", self.cons.len()),
+        };
+        let (point, cols, shape, desc) = match collect::<S, T>(src) {
+            Ok(r) => r,
+            Err(reason) => {
+                self.errors.push(ModelError::BadShape {
+                    what: format!("data of pattern {label}"),
+                    reason,
+                });
+                return None;
+            }
+        };
+        // accesses logged before this pattern belong to earlier patterns or to no pattern
+        let _ = self.take_expr_refs();
+        let (rows, expr) = f(point);
+        let expr_refs = self.take_expr_refs();
+        let core = match con_core {
+            Some(c) => c,
+            None => BlockCore::new(kind_of, shape.clone(), 0, label.clone()),
+        };
+        let kind = match kind_of {
+            BlockKind::Objective => PatKind::Objective,
+            BlockKind::Constraint => PatKind::Constraint {
+                con: self.cons.len(),
+            },
+            _ => PatKind::Augment {
+                con: usize::MAX,
+                rows: rows.unwrap_or_default(),
+            },
+        };
+        self.patterns.push(PatternDecl {
+            core: core.clone(),
+            kind,
+            expr,
+            cols,
+            desc,
+            expr_refs,
+        });
+        Some((core, shape))
+    }
+
+    /// Adds an objective pattern: `f(point)` summed over the data points. All objective
+    /// patterns are summed; the sense is minimize unless [`ModelBuilder::maximize`] (or
+    /// [`ModelBuilder::set_sense`]) says otherwise.
+    pub fn objective<S: DataSource>(
+        &mut self,
+        data: S,
+        f: impl FnOnce(S::Point) -> Expr,
+    ) -> PatternHandle {
+        match self.add_pattern(BlockKind::Objective, &data, |p| (None, f(p)), None) {
+            Some((core, _)) => PatternHandle { core },
+            None => PatternHandle {
+                core: BlockCore::new(BlockKind::Objective, Shape::default(), 0, "invalid".into()),
+            },
+        }
+    }
+
+    fn set_sense_checked(&mut self, s: Sense) {
+        match self.sense {
+            Some(old) if old != s => self.sense_conflict = true,
+            _ => self.sense = Some(s),
+        }
+    }
+
+    /// Adds an objective pattern to minimize (see [`ModelBuilder::objective`]).
+    pub fn minimize<S: DataSource>(
+        &mut self,
+        data: S,
+        f: impl FnOnce(S::Point) -> Expr,
+    ) -> PatternHandle {
+        self.set_sense_checked(Sense::Minimize);
+        self.objective(data, f)
+    }
+
+    /// Adds an objective pattern to maximize (see [`ModelBuilder::objective`]).
+    pub fn maximize<S: DataSource>(
+        &mut self,
+        data: S,
+        f: impl FnOnce(S::Point) -> Expr,
+    ) -> PatternHandle {
+        self.set_sense_checked(Sense::Maximize);
+        self.objective(data, f)
+    }
+
+    /// Sets the objective sense explicitly.
+    pub fn set_sense(&mut self, sense: Sense) -> &mut Self {
+        self.set_sense_checked(sense);
+        self
+    }
+
+    /// Adds a constraint block: one row `f(point)` per data point (a multi-dimensional
+    /// block for a product source), `lcon = ucon = 0` unless set on the returned handle.
+    pub fn constraint<S: DataSource>(
+        &mut self,
+        data: S,
+        f: impl FnOnce(S::Point) -> Expr,
+    ) -> Con<S::Shape> {
+        let k = self.cons.len();
+        let shape = match data.shape() {
+            Ok(s) => s,
+            Err(_) => Shape::new(vec![(0, 0); <S::Shape as Dims>::NDIM]),
+        };
+        let n = shape.len();
+        let core = BlockCore::new(BlockKind::Constraint, shape, self.ncon, format!("c{k}"));
+        if self
+            .add_pattern(
+                BlockKind::Constraint,
+                &data,
+                |p| (None, f(p)),
+                Some(core.clone()),
+            )
+            .is_some()
+        {
+            self.ncon += n;
+            self.cons.push(core.clone());
+            Con::from_core(core)
+        } else {
+            // keep the handle usable; build() reports the data error
+            Con::from_core(BlockCore::new(
+                BlockKind::Constraint,
+                Shape::new(vec![(0, 0); <S::Shape as Dims>::NDIM]),
+                0,
+                format!("c{k}"),
+            ))
+        }
+    }
+
+    /// Augments an existing constraint block: for every data point, `f(point)` returns
+    /// `(row, term)` and `term` is added to row `row` of `con` (in the block's own indices).
+    /// Several data points may hit the same row; their terms accumulate. This is how a sum
+    /// over heterogeneous sets (bus balance over generators and lines) stays a few patterns.
+    ///
+    /// ```
+    /// use simdnlp_modeling::{ModelBuilder, NlpModel};
+    /// let demand = [1.0, 2.0];
+    /// let gens: Vec<(usize, usize)> = vec![(0, 0), (1, 1), (2, 1)]; // (generator, bus)
+    /// let mut m = ModelBuilder::new();
+    /// let pg = m.var(3).named("pg");
+    /// let bal = m.constraint(&demand[..], |d| d - 0.0).named("balance");
+    /// m.augment(&bal, &gens, |(g, bus)| (bus, -pg.at(g)));
+    /// let model = m.build().unwrap();
+    /// let mut c = [0.0; 2];
+    /// model.cons(&[0.5, 1.0, 0.25], &mut c);
+    /// assert_eq!(c, [0.5, 0.75]);
+    /// ```
+    pub fn augment<D: Dims, S: DataSource, R: At<D>>(
+        &mut self,
+        con: &Con<D>,
+        data: S,
+        f: impl FnOnce(S::Point) -> (R, Expr),
+    ) -> PatternHandle {
+        let ci = self.cons.iter().position(|c| c.uid == con.core.uid);
+        let res = self.add_pattern(
+            BlockKind::Augmentation,
+            &data,
+            |p| {
+                let (r, e) = f(p);
+                (Some(r.args().iter().map(IndexArg::to_index).collect()), e)
+            },
+            None,
+        );
+        let Some((core, _)) = res else {
+            return PatternHandle {
+                core: BlockCore::new(
+                    BlockKind::Augmentation,
+                    Shape::default(),
+                    0,
+                    "invalid".into(),
+                ),
+            };
+        };
+        match ci {
+            Some(ci) => {
+                if let Some(PatternDecl {
+                    kind: PatKind::Augment { con, .. },
+                    ..
+                }) = self.patterns.last_mut()
+                {
+                    *con = ci;
+                }
+            }
+            None => {
+                self.patterns.pop();
+                self.errors.push(ModelError::ForeignHandle {
+                    kind: "constraint",
+                    block: con.core.name(),
+                });
+            }
+        }
+        PatternHandle { core }
+    }
+
+    /// Declares a block of inline subexpressions over an index source (a range or a
+    /// product of ranges): `s.at(j)` in a later pattern inlines `f(j)`. Creates no
+    /// variables or rows.
+    pub fn expr<'a, D, S, F>(&mut self, data: S, f: F) -> ExprBlock<'a, D>
+    where
+        D: Dims,
+        S: DataSource<Shape = D, Point = D::Sym>,
+        F: Fn(S::Point) -> Expr + 'a,
+    {
+        let k = self.exprs.len();
+        let label = format!("e{k}");
+        let shape = match data.shape() {
+            Ok(s) => s,
+            Err(reason) => {
+                self.errors.push(ModelError::BadShape {
+                    what: format!("expression block {label}"),
+                    reason,
+                });
+                Shape::new(vec![(0, 0); <S::Shape as Dims>::NDIM])
+            }
+        };
+        let core = BlockCore::new(BlockKind::Expression, shape, 0, label);
+        // the template, for printing only (point fields are the source's own columns)
+        let mut alloc = crate::data::ColumnAlloc::default();
+        let point = S::declare(&mut alloc);
+        let _ = self.take_expr_refs();
+        let template = f(point);
+        let _ = self.take_expr_refs();
+        let mut names = crate::data::ColumnAlloc::default();
+        let desc = data.describe(&mut names);
+        let mut nm = crate::data::ColumnAlloc::default();
+        let int_names = (0..<S::Shape as Dims>::NDIM)
+            .map(|_| nm.range_name())
+            .collect();
+        self.exprs.push(ExprDecl {
+            core: core.clone(),
+            template,
+            int_names,
+            desc,
+        });
+        ExprBlock {
+            core,
+            f: Rc::new(f),
+        }
+    }
+
+    /// Validates the declarations and compiles the patterns into a [`Model`].
+    ///
+    /// Errors: any position outside its block (per pattern, data point and dimension), a
+    /// NaN or inverted bound, a non-finite start or parameter, a list of the wrong length,
+    /// duplicate block names, conflicting senses, a pattern the AD compiler rejects.
+    pub fn build(self) -> Result<Model<T>, ModelError> {
+        crate::model::build(self)
+    }
+}

@@ -382,17 +382,32 @@ fn scatter<T: Scalar>(sc: &Scratch<T>, x: &[T], out_regs: &[u32], out: &mut [T],
                 o[2] = wl * c;
             }
         }
-        (_, None) => {
-            for s in 0..step {
-                for (o, &v) in out.chunks_exact_mut(step).zip(r(s)) {
-                    o[s] = v;
+        _ => {
+            // row by row (contiguous writes into the point-major output), slots in tiles
+            // of up to 32 registers resolved once per batch
+            const TILE: usize = 32;
+            let mut srcs: [&[T]; TILE] = [&[]; TILE];
+            for t0 in (0..step).step_by(TILE) {
+                let t1 = (t0 + TILE).min(step);
+                for (k, s) in (t0..t1).enumerate() {
+                    srcs[k] = r(s);
                 }
-            }
-        }
-        (_, Some(w)) => {
-            for s in 0..step {
-                for ((o, &v), &wl) in out.chunks_exact_mut(step).zip(r(s)).zip(w) {
-                    o[s] = wl * v;
+                let srcs = &srcs[..t1 - t0];
+                for (l, row) in out.chunks_exact_mut(step).enumerate() {
+                    let row = &mut row[t0..t1];
+                    match w {
+                        Some(w) => {
+                            let wl = w[l];
+                            for (o, src) in row.iter_mut().zip(srcs) {
+                                *o = wl * src[l];
+                            }
+                        }
+                        None => {
+                            for (o, src) in row.iter_mut().zip(srcs) {
+                                *o = src[l];
+                            }
+                        }
+                    }
                 }
             }
         }

@@ -16,6 +16,23 @@
 //!   across rayon's pool ([`Parallelism`]); it allocates nothing after the [`Workspace`] is
 //!   made.
 //! - [`cuda::emit`] prints the same programs as CUDA C kernels, one thread per data point.
+//!
+//! # Design notes
+//!
+//! - Derivatives are symbolic: reverse mode over the hash-consed DAG builds the gradient
+//!   entries as expressions (with the same exact simplification rules), and the Hessian
+//!   entries are reverse mode again on each gradient entry (reverse-over-reverse). Shared
+//!   work across value, gradient and Hessian is merged by hash-consing all outputs of a
+//!   program into one DAG before lowering. Affine subexpressions have constant partials, so
+//!   their second derivatives fold to zero and get neither a slot nor an instruction.
+//! - Reverse-over-reverse is the default because it produced slightly smaller programs than
+//!   forward-over-reverse on the patterns measured (AC branch flow: 32 vs 33 Hessian
+//!   instructions; a 6-variable transcendental mix: 62 vs 65) with equal or faster compile
+//!   times; both are available through [`Pattern::compile_with`] and agree to rounding.
+//! - The interpreter fuses a single-use arithmetic node into its arithmetic consumer
+//!   (superinstructions whose intermediate stays in CPU registers; bit-identical results),
+//!   turns gathers of consecutive positions into zero-copy views of `x`, and writes outputs
+//!   point-major once per batch.
 
 mod data;
 mod error;

@@ -246,3 +246,49 @@ fn second_order_modes_agree() {
         assert!((u - v).abs() <= 1e-14 * (1.0 + u.abs()), "{u} vs {v}");
     }
 }
+
+#[test]
+fn degenerate_patterns() {
+    // a constant pattern and a parameter-only pattern: no slots, values still written
+    let th = Expr::param(VarRef::new(0, vec![Index::Const(1)], Index::Const(1)));
+    for (e, want) in [
+        (Expr::constant(2.5), 2.5),
+        (th.sin() * 2, 2.0 * 0.5f64.sin()),
+    ] {
+        let p = Pattern::<f64>::compile(&e).unwrap();
+        assert_eq!((p.nslots(), p.nhess()), (0, 0));
+        let data = DataView::empty(300);
+        let mut ws = p.workspace();
+        let mut v = vec![0.0; 300];
+        p.eval_values_with(
+            &mut ws,
+            &data,
+            &[],
+            &[0.0, 0.5],
+            &mut v,
+            Parallelism::Rayon { min_batch: 1 },
+        );
+        assert!(v.iter().all(|&a| a == want));
+        let mut v2 = vec![0.0; 300];
+        p.eval_gradients_with(
+            &mut ws,
+            &data,
+            &[],
+            &[0.0, 0.5],
+            Some(&mut v2),
+            &mut [],
+            Parallelism::Rayon { min_batch: 1 },
+        );
+        assert_eq!(v, v2);
+        p.eval_hessians(&mut ws, &data, &[], &[0.0, 0.5], &[1.0; 300], &mut []);
+    }
+}
+
+#[test]
+fn shared_across_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Expr>();
+    send_sync::<Pattern<f64>>();
+    send_sync::<Pattern<f32>>();
+    send_sync::<Workspace<f64>>();
+}

@@ -7,7 +7,7 @@ use crate::program::{Ar, Fk, IIns, IOp, ISrc, Ins, Program, Src, U1};
 use crate::scalar::Scalar;
 
 /// Data points per batch: every instruction is one loop over this many lanes.
-pub const LANES: usize = 1024;
+pub const LANES: usize = 128;
 
 /// Scratch registers for one thread.
 #[derive(Clone, Debug)]

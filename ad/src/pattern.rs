@@ -5,7 +5,7 @@ use crate::error::AdError;
 use crate::eval::{LANES, Outputs, Parallelism, Scratch, Workspace, run};
 use crate::expr::{Expr, VarRef};
 use crate::graph::gradient;
-use crate::program::{Program, VALUE, build, columns, params};
+use crate::program::{Program, VALUE, build, columns, refs};
 use crate::scalar::Scalar;
 use rayon::prelude::*;
 
@@ -28,6 +28,7 @@ pub struct Pattern<T> {
     slots: Vec<VarRef>,
     hess: Vec<(u32, u32)>,
     params: Vec<VarRef>,
+    vars: Vec<VarRef>,
     value: Program<T>,
     grad: Program<T>,
     /// gradient without the value output (used when no value array is passed)
@@ -109,11 +110,13 @@ impl<T: Scalar> Pattern<T> {
             .collect();
         let hessp = build::<T>(&houts, houts.len())?;
         let (max_real, max_int) = columns(expr)?;
+        let (params, vars) = refs(expr)?;
         Ok(Pattern {
             expr: expr.clone(),
             slots,
             hess: hess_entries.iter().map(|(k, _)| *k).collect(),
-            params: params(expr)?,
+            params,
+            vars,
             value,
             grad: gradp,
             grad_only,
@@ -145,6 +148,20 @@ impl<T: Scalar> Pattern<T> {
     /// Unique parameter references (by global index), in order of appearance.
     pub fn params(&self) -> &[VarRef] {
         &self.params
+    }
+
+    /// Every unique variable reference the pattern reads (by global index, in order of
+    /// appearance), including those with a structurally zero derivative (inside `sign`,
+    /// `floor`, `ceil`, ...) that get no slot: use it to validate positions at build time.
+    pub fn var_refs(&self) -> &[VarRef] {
+        &self.vars
+    }
+
+    /// The 0-based `x` position of each of [`Pattern::var_refs`] at data point `point`.
+    pub fn var_globals(&self, data: &DataView<'_, T>, point: usize, out: &mut [usize]) {
+        for (o, s) in out.iter_mut().zip(&self.vars) {
+            *o = usize::try_from(s.global.eval(data, point)).unwrap_or(usize::MAX);
+        }
     }
 
     /// Number of first-order slots (the gradient stride).

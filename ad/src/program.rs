@@ -483,17 +483,21 @@ pub(crate) fn build_opts<T: Scalar>(
     })
 }
 
-/// Parameter references of an expression, unique by global index, in order of appearance.
-pub(crate) fn params(e: &Expr) -> Result<Vec<crate::VarRef>, AdError> {
+/// Parameter and variable references of an expression, each unique by global index, in
+/// order of appearance.
+#[allow(clippy::type_complexity)]
+pub(crate) fn refs(e: &Expr) -> Result<(Vec<crate::VarRef>, Vec<crate::VarRef>), AdError> {
     let mut g = Graph::new();
     g.intern(e)?;
-    Ok(g.nodes
-        .iter()
-        .filter_map(|n| match n.expr.node() {
-            Node::Param(r) => Some(r.clone()),
-            _ => None,
-        })
-        .collect())
+    let (mut p, mut v) = (Vec::new(), Vec::new());
+    for n in &g.nodes {
+        match n.expr.node() {
+            Node::Param(r) => p.push(r.clone()),
+            Node::Var(r) => v.push(r.clone()),
+            _ => {}
+        }
+    }
+    Ok((p, v))
 }
 
 /// Largest real and integer data columns used.

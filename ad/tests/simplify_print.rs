@@ -147,6 +147,14 @@ fn slots_merge_and_structural_zeros_are_pruned() {
     let p = Pattern::<f64>::compile(&e).unwrap();
     let slots: Vec<Index> = p.slots().iter().map(|r| r.global.clone()).collect();
     assert_eq!(slots, vec![i.clone(), &i + 3]);
+    // ... but every variable read is listed for validation
+    let all: Vec<Index> = p.var_refs().iter().map(|r| r.global.clone()).collect();
+    assert_eq!(all, vec![i.clone(), &i + 1, &i + 2, &i + 3]);
+    let ints: [&[i64]; 1] = [&[7]];
+    let d = DataView::<f64>::new(1, &[], &ints);
+    let mut pos = [0usize; 4];
+    p.var_globals(&d, 0, &mut pos);
+    assert_eq!(pos, [7, 8, 9, 10]);
     assert_eq!(p.hess_slots(), &[(0, 0)]);
     // affine patterns have no second-order slots
     let a = Pattern::<f64>::compile(&(2 * x(i.clone()) - 3.5 * x(&i + 1) + Expr::data(0))).unwrap();

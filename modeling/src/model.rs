@@ -67,8 +67,8 @@ impl<T: Scalar> CompiledPattern<T> {
 
     #[inline]
     fn with_view<R>(&self, f: impl FnOnce(&DataView<'_, T>) -> R) -> R {
-        let reals: SmallVec<[&[T]; 16]> = self.cols.reals.iter().map(|c| c.as_slice()).collect();
-        let ints: SmallVec<[&[i64]; 16]> = self.cols.ints.iter().map(|c| c.as_slice()).collect();
+        let reals: SmallVec<[&[T]; 32]> = self.cols.reals.iter().map(|c| c.as_slice()).collect();
+        let ints: SmallVec<[&[i64]; 32]> = self.cols.ints.iter().map(|c| c.as_slice()).collect();
         let v = DataView::new(self.cols.len, &reals, &ints);
         f(&v)
     }
@@ -469,7 +469,14 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
         }
         for r in pattern.slots() {
             let core = chk.block(r, BlockKind::Variable, &b.vars)?;
-            chk.check_dims(core, &r.dims, &view, &cols)?;
+            // positions written with `at` are checked below; the rest (built elsewhere) here
+            if !decl
+                .expr_refs
+                .iter()
+                .any(|(c, d)| c.uid == r.block && *d == r.dims)
+            {
+                chk.check_dims(core, &r.dims, &view, &cols)?;
+            }
         }
         for r in pattern.params() {
             let core = chk.block(r, BlockKind::Parameter, &param_cores)?;

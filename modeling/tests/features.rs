@@ -423,3 +423,39 @@ fn printing_shows_blocks_and_patterns() {
         assert!(text.contains(needle), "missing `{needle}` in\n{text}");
     }
 }
+
+#[test]
+fn models_and_handles_are_send_and_sync() {
+    fn check<X: Send + Sync>() {}
+    check::<simdnlp_modeling::Model>();
+    check::<simdnlp_modeling::Model<f32>>();
+    check::<simdnlp_modeling::Var<Ix2>>();
+    check::<simdnlp_modeling::Con>();
+    check::<simdnlp_modeling::Param>();
+}
+
+#[test]
+fn concurrent_callbacks_use_separate_scratch() {
+    let n = 2000usize;
+    let mut m = ModelBuilder::new();
+    let x = m.var(1..=n).start_with(|i| (i as f64).cos());
+    m.minimize(2..=n, |i| (x.at(i - 1) - x.at(i).powi(2)).powi(2));
+    m.constraint(1..n, |i| x.at(i) * x.at(i + 1)).upper(1.0);
+    let model = m.build().unwrap();
+    let x0 = model.meta().x0.clone();
+    let f = model.obj(&x0);
+    let mut g = vec![0.0; n];
+    model.grad(&x0, &mut g);
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                for _ in 0..20 {
+                    assert_eq!(model.obj(&x0), f);
+                    let mut g2 = vec![0.0; n];
+                    model.grad(&x0, &mut g2);
+                    assert_eq!(g2, g);
+                }
+            });
+        }
+    });
+}

@@ -5,7 +5,8 @@
 //!                         [--instance NAME[:SIZE]]... [--tol T] [--kkt augmented|condensed]
 //!                         [--backend auto|cpu|handcoded] [--json FILE] [--plot FILE]
 //! simdnlp-bench callbacks --suite ... [--size ...] [--instance ...] [--threads K]
-//!                         [--backend auto|cpu|handcoded] [--seconds S] [--json FILE] [--plot FILE]
+//!                         [--backend auto|cpu|handcoded] [--seconds S] [--no-baseline]
+//!                         [--json FILE] [--plot FILE]
 //! ```
 
 use std::fs::File;
@@ -18,10 +19,11 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
 use super::registry::{
-    BackendSel, DynModel, Instance, InstanceSpec, Registry, SizeClass, SizeSel, Suite,
+    Backend, BackendSel, DynModel, Instance, InstanceSpec, Registry, SizeClass, SizeSel, Suite,
 };
 use super::report::{
-    CallbackRecord, SolveRecord, callbacks_table, rel_err, solve_table, summarize, summary_table,
+    CallbackRecord, SolveRecord, baseline_ratios, callbacks_table, ratio_table, rel_err,
+    solve_table, summarize, summary_table,
 };
 use super::solve::{KktChoice, SolveBackend, SolveSettings};
 use super::timing::{TimingConfig, time_callbacks};
@@ -100,6 +102,10 @@ pub struct CallbacksArgs {
     /// Minimum duration of one timed batch, seconds.
     #[arg(long, default_value_t = 0.5)]
     pub seconds: f64,
+    /// Do not also time the hand-coded baseline of modeling-layer instances that have
+    /// one (by default both are timed and their ratios printed).
+    #[arg(long)]
+    pub no_baseline: bool,
 }
 
 /// JSON Lines output: one object per line, flushed per instance.
@@ -170,7 +176,14 @@ pub fn run_callbacks(
     if !(args.seconds > 0.0 && args.seconds.is_finite()) {
         return Err(BenchError::Arg("--seconds must be positive".into()));
     }
-    let instances = select(reg, &args.sel)?;
+    let mut instances = Vec::new();
+    for inst in select(reg, &args.sel)? {
+        let base = (!args.no_baseline && inst.backend == Backend::Cpu)
+            .then(|| reg.counterpart(&inst, Backend::Handcoded))
+            .flatten();
+        instances.push(inst);
+        instances.extend(base);
+    }
     let mut json = JsonLines::create(args.sel.json.as_ref())?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads)
@@ -220,7 +233,24 @@ pub fn run_callbacks(
     };
     write!(out, "{}", callbacks_table(&recs)).map_err(io)?;
     writeln!(out).map_err(io)?;
-    write!(out, "{}", summary_table(&summarize(&recs))).map_err(io)?;
+    let mixed = recs.iter().any(|r| r.backend != recs[0].backend);
+    if mixed {
+        for b in ["cpu", "handcoded"] {
+            let part: Vec<CallbackRecord> =
+                recs.iter().filter(|r| r.backend == b).cloned().collect();
+            if !part.is_empty() {
+                writeln!(out, "[{b}]").map_err(io)?;
+                write!(out, "{}", summary_table(&summarize(&part))).map_err(io)?;
+            }
+        }
+        let ratios = baseline_ratios(&recs);
+        if !ratios.is_empty() {
+            writeln!(out).map_err(io)?;
+            write!(out, "{}", ratio_table(&ratios)).map_err(io)?;
+        }
+    } else {
+        write!(out, "{}", summary_table(&summarize(&recs))).map_err(io)?;
+    }
     if let Some(p) = &args.sel.plot {
         plot::plot_callbacks(p, &recs).map_err(|msg| BenchError::Plot {
             path: p.clone(),
@@ -394,6 +424,7 @@ mod tests {
             },
             threads: 1,
             seconds: 1e-4,
+            no_baseline: false,
         };
         let mut out = Vec::new();
         let recs = run_callbacks(&args, &reg, &mut out).unwrap();
@@ -415,6 +446,33 @@ mod tests {
             assert_eq!(v["suite"], "opf");
             assert_eq!(v["backend"], "handcoded");
         }
+    }
+
+    #[test]
+    fn callbacks_mode_times_the_handcoded_baseline_too() {
+        let reg = Registry::with_defaults(None);
+        let mk = |no_baseline| CallbacksArgs {
+            sel: Selection {
+                suite: Suite::Opf,
+                size: SizeSel::Small,
+                instances: vec!["case5_pjm".parse().unwrap()],
+                backend: BackendSel::Cpu,
+                pglib_dir: None,
+                json: None,
+                plot: None,
+            },
+            threads: 1,
+            seconds: 1e-4,
+            no_baseline,
+        };
+        let mut out = Vec::new();
+        let recs = run_callbacks(&mk(false), &reg, &mut out).unwrap();
+        let backends: Vec<&str> = recs.iter().map(|r| r.backend.as_str()).collect();
+        assert_eq!(backends, ["cpu", "handcoded"]);
+        assert_eq!((recs[0].nvar, recs[0].ncon), (recs[1].nvar, recs[1].ncon));
+        assert!(String::from_utf8(out).unwrap().contains("hand-coded"));
+        let recs = run_callbacks(&mk(true), &reg, &mut Vec::new()).unwrap();
+        assert_eq!(recs.len(), 1);
     }
 
     #[test]

@@ -173,7 +173,18 @@ fn label(instance: &str, param: &str) -> String {
 
 /// Callbacks mode: seconds per call of each callback, per instance.
 pub fn plot_callbacks(path: &Path, recs: &[CallbackRecord]) -> Result<(), String> {
-    let labels: Vec<String> = recs.iter().map(|r| label(&r.instance, &r.param)).collect();
+    let mixed = recs.iter().any(|r| r.backend != recs[0].backend);
+    let labels: Vec<String> = recs
+        .iter()
+        .map(|r| {
+            let l = label(&r.instance, &r.param);
+            if mixed {
+                format!("{l} ({})", r.backend)
+            } else {
+                l
+            }
+        })
+        .collect();
     let col = |f: fn(&CallbackRecord) -> f64| recs.iter().map(f).collect::<Vec<_>>();
     let series = [
         ("obj", col(|r| r.obj_s)),

@@ -380,6 +380,26 @@ impl Registry {
         &self.problems
     }
 
+    /// The same problem and size implemented by `backend` (e.g. the hand-coded baseline
+    /// of a modeling-layer instance), if registered.
+    pub fn counterpart(&self, inst: &Instance, backend: Backend) -> Option<Instance> {
+        let p = self.problems.iter().find(|p| {
+            p.suite == inst.suite
+                && p.name == inst.name
+                && p.backend == backend
+                && p.param_kind.accepts(&inst.param)
+        })?;
+        Some(Instance {
+            suite: inst.suite,
+            name: p.name.clone(),
+            backend,
+            nominal: inst.nominal,
+            param: inst.param,
+            reference: (p.reference)(&inst.param),
+            build: p.build.clone(),
+        })
+    }
+
     /// Concrete instances for `suite`: with no `specs`, every preset in `sizes`; else
     /// each spec (a spec without size takes the fixed size of a data-sized problem or the
     /// presets in `sizes`). `backend` picks the implementation per problem.
@@ -632,6 +652,26 @@ pub fn register_modeling_layer(r: &mut Registry) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counterpart_finds_the_other_backend() {
+        let mut r = Registry::new();
+        register_handcoded_lv(&mut r);
+        // a stand-in "cpu" rosenbrock: the hand-coded one under Backend::Cpu
+        let mut cpu = r.problems()[0].clone();
+        cpu.backend = Backend::Cpu;
+        r.add(cpu);
+        let inst = r
+            .select(Suite::Lv, &[SizeClass::Medium], &[], BackendSel::Cpu)
+            .unwrap();
+        assert_eq!(inst.len(), 1);
+        let base = r.counterpart(&inst[0], Backend::Handcoded).unwrap();
+        assert_eq!(base.backend, Backend::Handcoded);
+        assert_eq!(base.label(), "rosenbrock:2000");
+        let mut bad = inst[0].clone();
+        bad.name = "nope".into();
+        assert!(r.counterpart(&bad, Backend::Handcoded).is_none());
+    }
 
     #[test]
     fn size_classes() {

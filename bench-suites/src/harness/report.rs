@@ -260,6 +260,85 @@ pub fn summary_table(sum: &[ClassSummary]) -> String {
     s
 }
 
+/// Time ratios modeling layer ÷ hand-coded for one instance (> 1: slower than the
+/// hand-written baseline).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RatioRow {
+    /// `name` or `name:param`.
+    pub label: String,
+    /// Ratios of `obj`, `cons`, `grad`, `jac_coord`, `hess_coord` times.
+    pub ratio: CallbackWeights,
+    /// Ratio of the composite costs.
+    pub composite: f64,
+}
+
+/// Pairs every `cpu` record with the `handcoded` record of the same suite, instance and
+/// size parameter and returns their time ratios, in record order.
+pub fn baseline_ratios(recs: &[CallbackRecord]) -> Vec<RatioRow> {
+    let mut out = Vec::new();
+    for c in recs.iter().filter(|r| r.backend == "cpu") {
+        let Some(h) = recs.iter().find(|h| {
+            h.backend == "handcoded"
+                && h.suite == c.suite
+                && h.instance == c.instance
+                && h.param == c.param
+        }) else {
+            continue;
+        };
+        out.push(RatioRow {
+            label: label(&c.instance, &c.param),
+            ratio: CallbackWeights {
+                obj: c.obj_s / h.obj_s,
+                cons: c.cons_s / h.cons_s,
+                grad: c.grad_s / h.grad_s,
+                jac: c.jac_s / h.jac_s,
+                hess: c.hess_s / h.hess_s,
+            },
+            composite: c.composite_s / h.composite_s,
+        });
+    }
+    out
+}
+
+/// The ratio table with a geometric-mean row.
+pub fn ratio_table(rows: &[RatioRow]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "modeling layer (cpu) / hand-coded: time ratio per callback (>1 = slower than hand-coded)"
+    );
+    let _ = writeln!(
+        s,
+        "{:<24} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10}",
+        "instance", "obj", "cons", "grad", "jac", "hess", "composite"
+    );
+    let line = |s: &mut String, name: &str, r: &CallbackWeights, c: f64| {
+        let _ = writeln!(
+            s,
+            "{:<24} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>10.2}",
+            name, r.obj, r.cons, r.grad, r.jac, r.hess, c
+        );
+    };
+    for r in rows {
+        line(&mut s, &r.label, &r.ratio, r.composite);
+    }
+    if rows.len() > 1 {
+        let gm = |f: fn(&RatioRow) -> f64| {
+            let v: Vec<f64> = rows.iter().map(f).collect();
+            sgm(&v, 0.0).unwrap_or(f64::NAN)
+        };
+        let g = CallbackWeights {
+            obj: gm(|r| r.ratio.obj),
+            cons: gm(|r| r.ratio.cons),
+            grad: gm(|r| r.ratio.grad),
+            jac: gm(|r| r.ratio.jac),
+            hess: gm(|r| r.ratio.hess),
+        };
+        line(&mut s, "geometric mean", &g, gm(|r| r.composite));
+    }
+    s
+}
+
 /// The per-instance solve table.
 pub fn solve_table(recs: &[SolveRecord]) -> String {
     let mut s = String::new();
@@ -422,6 +501,22 @@ mod tests {
         assert!((s[0].composite_sgm - wc).abs() < 1e-15);
         assert!(summary_table(&s).contains("large"));
         assert!(callbacks_table(&recs).contains("rosenbrock:20"));
+    }
+
+    #[test]
+    fn ratios_pair_backends() {
+        let h = sample_callback(SizeClass::Small, 1e-6);
+        let mut c = sample_callback(SizeClass::Small, 4e-6);
+        c.backend = "cpu".into();
+        let mut other = sample_callback(SizeClass::Small, 1e-3);
+        other.backend = "cpu".into();
+        other.param = "2000".into();
+        let rows = baseline_ratios(&[c, h, other]);
+        assert_eq!(rows.len(), 1, "unpaired cpu record must be skipped");
+        assert_eq!(rows[0].label, "rosenbrock:20");
+        assert!((rows[0].ratio.hess - 4.0).abs() < 1e-12);
+        assert!((rows[0].composite - 4.0).abs() < 1e-12);
+        assert!(ratio_table(&rows).contains("4.00"));
     }
 
     #[test]

@@ -131,12 +131,12 @@ impl<T: Scalar> fmt::Display for Model<T> {
                     reals: &cp.cols.real_names,
                 };
                 let name = self.names.get(&cp.core.uid).cloned().unwrap_or_default();
-                let rng = if cp.desc.is_empty() {
-                    String::new()
+                let e = cp.expr.display(&namer);
+                if cp.desc.is_empty() {
+                    writeln!(f, "  {name}: {e}")?;
                 } else {
-                    format!("   for {}", cp.desc)
-                };
-                writeln!(f, "  {name}: Σ {}{rng}", cp.expr.display(&namer))?;
+                    writeln!(f, "  {name}: Σ {e}   for {}", cp.desc)?;
+                }
             }
         }
         let cons: Vec<_> = self.con_pats.iter().map(|&p| &self.pats[p]).collect();

@@ -364,3 +364,15 @@ impl Neg for Dat {
         -Expr::from(self)
     }
 }
+
+// ----- mixing affine and general positions -> Index -----
+
+macro_rules! general_ops {
+    ($($Tr:ident $m:ident;)*) => {$(
+        impl $Tr<Idx> for Index { type Output = Index; fn $m(self, r: Idx) -> Index { $Tr::$m(self, r.index()) } }
+        impl $Tr<Idx> for &Index { type Output = Index; fn $m(self, r: Idx) -> Index { $Tr::$m(self.clone(), r.index()) } }
+        impl $Tr<Index> for Idx { type Output = Index; fn $m(self, r: Index) -> Index { $Tr::$m(self.index(), r) } }
+        impl $Tr<&Index> for Idx { type Output = Index; fn $m(self, r: &Index) -> Index { $Tr::$m(self.index(), r.clone()) } }
+    )*};
+}
+general_ops!(Add add; Sub sub; Mul mul;);

@@ -97,7 +97,7 @@ impl fmt::Display for Shape {
 
 /// Static number of dimensions of a block, tied to `ndarray`'s dimension types.
 ///
-/// Implemented for [`Ix0`] (a single element), [`Ix1`], [`Ix2`] and [`Ix3`].
+/// Implemented for [`Ix0`](type@ndarray::Ix0) (a single element), [`Ix1`](type@ndarray::Ix1), [`Ix2`](type@ndarray::Ix2) and [`Ix3`](type@ndarray::Ix3).
 pub trait Dims: 'static {
     /// Number of dimensions.
     const NDIM: usize;
@@ -161,8 +161,8 @@ impl Dims for Ix3 {
     }
 }
 
-/// The position arguments of a block with dimensions `D`: `()` for [`Ix0`], one
-/// [`IntoIndex`] for [`Ix1`], a tuple of them for [`Ix2`]/[`Ix3`].
+/// The position arguments of a block with dimensions `D`: `()` for [`Ix0`](type@ndarray::Ix0), one
+/// [`IntoIndex`] for [`Ix1`](type@ndarray::Ix1), a tuple of them for [`Ix2`](type@ndarray::Ix2)/[`Ix3`](type@ndarray::Ix3).
 pub trait At<D: Dims> {
     /// One argument per dimension.
     fn args(self) -> Vec<IndexArg>;

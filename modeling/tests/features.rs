@@ -459,3 +459,50 @@ fn concurrent_callbacks_use_separate_scratch() {
         }
     });
 }
+
+#[test]
+fn general_index_expressions_and_3d_blocks() {
+    // x.at(i / 2), x.at(i % 3), z.at((i, j, k)) with a 3-d product; a 2-d parameter block
+    let mut m = ModelBuilder::new();
+    let x = m.var(0..6).start_with(|i| 0.3 + 0.1 * i as f64).named("x");
+    let z = m.var((0..2, 1..=2, 0..2)).start(0.5).named("z");
+    let w = m
+        .param_shaped((0..2, 0..2), [1.0, 2.0, 3.0, 4.0])
+        .named("w");
+    m.minimize(0..12, |i| x.at(i / 2).powi(2) * x.at(i % 3) + x.at(i / 2));
+    m.objective((0..2, 1..=2, 0..2), |(i, j, k)| {
+        w.at((i, k)) * z.at((i, j, k)).powi(2) * x.at(i * j + k)
+    });
+    let c = m
+        .constraint((0..2, 0..2), |(i, k)| {
+            z.at((i, 1, k)) * z.at((i, 2, k)) - w.at((k, i))
+        })
+        .named("zz");
+    let model = m.build().unwrap();
+    assert_eq!(model.meta().nvar, 6 + 8);
+    assert_eq!(model.value(&w).unwrap()[[1, 0]], 3.0);
+    let xv: Vec<f64> = (0..14).map(|k| 0.2 + 0.05 * k as f64).collect();
+    let mut f = 0.0;
+    for i in 0..12usize {
+        f += xv[i / 2].powi(2) * xv[i % 3] + xv[i / 2];
+    }
+    let wv = [[1.0, 2.0], [3.0, 4.0]];
+    for i in 0..2usize {
+        for j in 1..=2usize {
+            for k in 0..2usize {
+                let zi = 6 + i * 4 + (j - 1) * 2 + k;
+                f += wv[i][k] * xv[zi].powi(2) * xv[i * j + k];
+            }
+        }
+    }
+    assert!(
+        (model.obj(&xv) - f).abs() < 1e-13,
+        "{} vs {f}",
+        model.obj(&xv)
+    );
+    let mut cv = vec![0.0; 4];
+    model.cons(&xv, &mut cv);
+    let rows = model.constraint_values::<Ix2>(&c, &cv).unwrap();
+    assert!((rows[[1, 0]] - (xv[6 + 4] * xv[6 + 4 + 2] - wv[0][1])).abs() < 1e-14);
+    check_callbacks(&model, &xv, &mut Rng(21));
+}

@@ -571,3 +571,48 @@ where
         CscMatrix::from(&coo)
     }
 }
+
+/// Summary of one compiled pattern (for reports and debugging).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PatternInfo {
+    /// The pattern's name (a constraint pattern has its block's name).
+    pub name: String,
+    /// `Objective`, `Constraint` or `Augmentation`.
+    pub kind: BlockKind,
+    /// Number of data points.
+    pub points: usize,
+    /// First-order slots per data point (the Jacobian/gradient stride).
+    pub slots: usize,
+    /// Second-order slots per data point (the Hessian stride).
+    pub hess_slots: usize,
+    /// First Jacobian COO entry of the pattern (constraint patterns).
+    pub jac_offset: usize,
+    /// First Hessian COO entry of the pattern.
+    pub hess_offset: usize,
+}
+
+impl<T: Scalar> Model<T> {
+    /// The compiled patterns in declaration order (the order of the COO layout).
+    pub fn patterns(&self) -> Vec<PatternInfo> {
+        self.pats
+            .iter()
+            .map(|p| PatternInfo {
+                name: self
+                    .names
+                    .get(&p.core.uid)
+                    .cloned()
+                    .unwrap_or_else(|| p.core.name()),
+                kind: match p.rows {
+                    crate::model::Rows::Objective => BlockKind::Objective,
+                    crate::model::Rows::Base { .. } => BlockKind::Constraint,
+                    crate::model::Rows::Augment { .. } => BlockKind::Augmentation,
+                },
+                points: p.cols.len,
+                slots: p.nslots,
+                hess_slots: p.nhess,
+                jac_offset: p.jac_off,
+                hess_offset: p.hess_off,
+            })
+            .collect()
+    }
+}

@@ -41,6 +41,7 @@ pub mod nlp;
 pub mod shape;
 pub mod values;
 
+pub use access::PatternInfo;
 pub use builder::{BlockKind, Con, ExprBlock, ModelBuilder, Param, PatternHandle, Sense, Var};
 pub use data::{
     ColumnAlloc, ColumnWriter, Columns, DataRow, DataSource, Field, Nested, field_name, nested,

@@ -506,3 +506,35 @@ fn general_index_expressions_and_3d_blocks() {
     assert!((rows[[1, 0]] - (xv[6 + 4] * xv[6 + 4 + 2] - wv[0][1])).abs() < 1e-14);
     check_callbacks(&model, &xv, &mut Rng(21));
 }
+
+#[test]
+fn pattern_layout_is_reported() {
+    let mut m = ModelBuilder::new();
+    let x = m.var(1..=5).named("x");
+    m.minimize(2..=5, |i| (x.at(i - 1) - x.at(i)).powi(2))
+        .named("obj");
+    let c = m.constraint(1..=4, |i| x.at(i) * x.at(i + 1)).named("c");
+    m.augment(&c, 1..=2, |i| (i + 1, x.at(i).exp()))
+        .named("aug");
+    let model = m.build().unwrap();
+    let p = model.patterns();
+    let kinds: Vec<_> = p
+        .iter()
+        .map(|p| (p.name.as_str(), p.points, p.slots, p.hess_slots))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![("obj", 4, 2, 3), ("c", 4, 2, 1), ("aug", 2, 1, 1)]
+    );
+    // per-pattern layout: data point k of pattern p writes [o_p + k*step_p, ...)
+    assert_eq!((p[1].jac_offset, p[2].jac_offset), (0, 8));
+    assert_eq!(
+        (p[0].hess_offset, p[1].hess_offset, p[2].hess_offset),
+        (0, 12, 16)
+    );
+    assert_eq!((model.meta().nnzj, model.meta().nnzh), (10, 18));
+    let (mut r, mut cc) = (vec![0; 10], vec![0; 10]);
+    model.jac_structure(&mut r, &mut cc);
+    assert_eq!(&r[..], &[0, 0, 1, 1, 2, 2, 3, 3, 1, 2]);
+    assert_eq!(&cc[..], &[0, 1, 1, 2, 2, 3, 3, 4, 0, 1]);
+}

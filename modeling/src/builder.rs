@@ -449,6 +449,7 @@ pub(crate) struct PatternDecl<T> {
     pub expr_refs: Vec<(Arc<BlockCore>, Vec<Index>)>,
 }
 
+#[derive(Clone)]
 pub(crate) struct ExprDecl {
     pub core: Arc<BlockCore>,
     pub template: Expr,

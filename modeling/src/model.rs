@@ -42,6 +42,7 @@ pub(crate) enum Rows {
     Augment { con: usize, rows: Vec<usize> },
 }
 
+#[derive(Clone)]
 pub(crate) struct CompiledPattern<T> {
     pub core: Arc<BlockCore>,
     pub rows: Rows,
@@ -622,6 +623,34 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
         .unwrap_or_else(|e| e.into_inner())
         .push(s);
     Ok(model)
+}
+
+impl<T: Scalar> Clone for Model<T> {
+    /// A copy with its own scratch pool (block handles stay valid for both models).
+    fn clone(&self) -> Self {
+        let mut m = Model {
+            meta: self.meta.clone(),
+            theta: self.theta.clone(),
+            vars: self.vars.clone(),
+            params: self.params.clone(),
+            cons: self.cons.clone(),
+            exprs: self.exprs.clone(),
+            by_uid: self.by_uid.clone(),
+            names: self.names.clone(),
+            pats: self.pats.clone(),
+            obj_pats: self.obj_pats.clone(),
+            base_pats: self.base_pats.clone(),
+            aug_pats: self.aug_pats.clone(),
+            con_pats: self.con_pats.clone(),
+            hess_pats: self.hess_pats.clone(),
+            hess_double: self.hess_double.clone(),
+            par: self.par,
+            pool: Mutex::new(Vec::with_capacity(8)),
+        };
+        let s = m.new_scratch();
+        m.pool.get_mut().unwrap_or_else(|e| e.into_inner()).push(s);
+        m
+    }
 }
 
 impl<T: Scalar> Model<T> {

@@ -538,3 +538,19 @@ fn pattern_layout_is_reported() {
     assert_eq!(&r[..], &[0, 0, 1, 1, 2, 2, 3, 3, 1, 2]);
     assert_eq!(&cc[..], &[0, 1, 1, 2, 2, 3, 3, 4, 0, 1]);
 }
+
+#[test]
+fn cloned_models_are_independent() {
+    let mut m = ModelBuilder::new();
+    let x = m.var(3).start(1.0).named("x");
+    let p = m.param([2.0]);
+    m.minimize(0..3, |i| p.at(0) * x.at(i).powi(2));
+    let a = m.build().unwrap();
+    let mut b = a.clone();
+    b.set_value(&p, 3.0).unwrap();
+    b.set_lower(&x, 0.5).unwrap();
+    assert_eq!(a.obj(&[1.0; 3]), 6.0);
+    assert_eq!(b.obj(&[1.0; 3]), 9.0);
+    assert_eq!(a.meta().lvar[0], f64::NEG_INFINITY);
+    assert_eq!(b.meta().lvar[0], 0.5);
+}

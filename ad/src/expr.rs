@@ -53,8 +53,7 @@ pub(crate) enum Node {
 ///
 /// Construction simplifies exactly: `x+0`, `x·1`, `x/1`, `x^0`, `x^1`, `x^2 → abs2(x)`,
 /// `x^-1 → inv(x)`, `0·x`, `0/x`, `(-1)·x → -x`, `--x → x`, `-(c·x) → (-c)·x`,
-/// `c·(-x) → (-c)·x`, `x - c → x + (-c)`, products
-/// by two powers of two are merged (exact scaling), constants move to the left of products
+/// `c·(-x) → (-c)·x`, `x - c → x + (-c)`, constants move to the left of products
 /// and the right of sums (IEEE `+` and `*` commute exactly), and functions of constants fold
 /// to constants (when the result is finite). `0·x → 0` follows the paper (it ignores
 /// `x = ∞/NaN`).
@@ -71,26 +70,6 @@ impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.display(&crate::print::DefaultNamer))
     }
-}
-
-fn is_pow2(c: f64) -> bool {
-    // a finite normal power of two not too far from 1, so scaling by it stays exact
-    c != 0.0 && c.is_finite() && {
-        let a = c.abs();
-        let (m, _) = frexp(a);
-        m == 0.5 && (1e-300..=1e300).contains(&a)
-    }
-}
-
-fn frexp(a: f64) -> (f64, i32) {
-    // a > 0 finite normal
-    let bits = a.to_bits();
-    let e = ((bits >> 52) & 0x7ff) as i32;
-    if e == 0 {
-        return (a, 0);
-    }
-    let m = f64::from_bits((bits & !(0x7ffu64 << 52)) | (1022u64 << 52));
-    (m, e - 1022)
 }
 
 impl Expr {
@@ -244,15 +223,6 @@ impl Expr {
                         // c*(-u) -> (-c)*u: negation is exact
                         if let Node::Un(UnOp::B(Un::Neg), u) = b.node() {
                             return Expr::bin(op, Expr::constant(-c1), u.clone());
-                        }
-                        if let Node::Bin(BinOp::B(Bin::Mul), l, r) = b.node() {
-                            if let Some(c2) = l.as_const() {
-                                let p = c1 * c2;
-                                if (is_pow2(c1) || is_pow2(c2)) && p.is_normal() && p.abs() < 1e300
-                                {
-                                    return Expr::bin(op, Expr::constant(p), r.clone());
-                                }
-                            }
                         }
                     }
                 }

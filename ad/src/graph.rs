@@ -237,6 +237,35 @@ pub(crate) fn partials(e: &Expr) -> Result<(Option<Expr>, Option<Expr>), AdError
     })
 }
 
+/// Product of an adjoint (or tangent) and a partial derivative. Unlike the user's
+/// expressions, the association of a chain-rule product is ours to choose, so constant
+/// factors are collected into one: `c1·(c2·r) → (c1c2)·r`, `(c1·x)·(c2·y) → (c1c2)·(x·y)`.
+fn dmul(a: &Expr, p: &Expr) -> Expr {
+    let split = |e: &Expr| -> (f64, Option<Expr>) {
+        if let Some(c) = e.as_const() {
+            return (c, None);
+        }
+        if let Node::Bin(BinOp::B(Bin::Mul), l, r) = e.node() {
+            if let Some(c) = l.as_const() {
+                return (c, Some(r.clone()));
+            }
+        }
+        (1.0, Some(e.clone()))
+    };
+    let (ca, ra) = split(a);
+    let (cp, rp) = split(p);
+    let k = ca * cp;
+    if !k.is_finite() {
+        return a * p;
+    }
+    let rest = match (ra, rp) {
+        (None, None) => return c(k),
+        (Some(x), None) | (None, Some(x)) => x,
+        (Some(x), Some(y)) => x * y,
+    };
+    c(k) * rest
+}
+
 fn sum(terms: Vec<Expr>) -> Expr {
     let mut it = terms.into_iter();
     match it.next() {
@@ -269,7 +298,7 @@ pub(crate) fn gradient(root: &Expr) -> Result<Vec<(Index, Expr, crate::VarRef)>,
             let (pa, pb) = partials(&node.expr)?;
             for (k, p) in [(ka, pa), (kb, pb)] {
                 if let (Some(k), Some(p)) = (k, p) {
-                    let t = &a * p;
+                    let t = dmul(&a, &p);
                     if t.as_const() != Some(0.0) {
                         contrib[k as usize].push(t);
                     }
@@ -315,7 +344,7 @@ pub(crate) fn tangent(roots: &[Expr], dir: &Index) -> Result<Vec<Expr>, AdError>
                 let mut acc: Option<Expr> = None;
                 for (t, p) in [(ta, pa), (tb, pb)] {
                     if let (Some(t), Some(p)) = (t, p) {
-                        let term = p * t;
+                        let term = dmul(&t, &p);
                         if term.as_const() == Some(0.0) {
                             continue;
                         }

@@ -7,6 +7,7 @@
 //! - [`harness`]: the instance registry, the callback-timing protocol, the solve seam and
 //!   reporting (tables, JSON Lines, plots) behind the `simdnlp-bench` binary.
 
+pub mod cops;
 pub mod handcoded;
 pub mod harness;
 pub mod lv;

@@ -1,0 +1,248 @@
+//! COPS builders marine, methanol, minsurf, pinene, polygon, robot, rocket, steering,
+//! torsion: sizes (`n`, `m`) at the small presets against COPSBenchmark.jl's models,
+//! derivatives against finite differences, and (with feature `solver`) solutions at the
+//! reference sizes against the published optima (relative 1e-4).
+
+use simdnlp_bench::cops::{self, CopsProblem, CopsSize};
+use simdnlp_modeling::{Model, NlpMeta, NlpModel};
+
+#[path = "../src/handcoded/fdcheck.rs"]
+#[allow(dead_code)]
+mod fdcheck;
+
+/// `s · f(x)` with the constraints unchanged: brings marine's objective (about 5e9 at the
+/// start, observations of order 1e4) to a scale where the shared finite-difference check's
+/// fixed step is not dominated by round-off. Derivative code paths are the model's own.
+struct ObjScaled<'a>(&'a Model, f64);
+
+impl NlpModel for ObjScaled<'_> {
+    fn meta(&self) -> &NlpMeta {
+        self.0.meta()
+    }
+    fn obj(&self, x: &[f64]) -> f64 {
+        self.1 * self.0.obj(x)
+    }
+    fn grad(&self, x: &[f64], g: &mut [f64]) {
+        self.0.grad(x, g);
+        g.iter_mut().for_each(|v| *v *= self.1);
+    }
+    fn cons(&self, x: &[f64], c: &mut [f64]) {
+        self.0.cons(x, c)
+    }
+    fn jac_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+        self.0.jac_structure(rows, cols)
+    }
+    fn jac_coord(&self, x: &[f64], vals: &mut [f64]) {
+        self.0.jac_coord(x, vals)
+    }
+    fn hess_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+        self.0.hess_structure(rows, cols)
+    }
+    fn hess_coord(&self, x: &[f64], y: &[f64], w: f64, vals: &mut [f64]) {
+        self.0.hess_coord(x, y, w * self.1, vals)
+    }
+    fn jprod(&self, x: &[f64], v: &[f64], jv: &mut [f64]) {
+        self.0.jprod(x, v, jv)
+    }
+    fn jtprod(&self, x: &[f64], v: &[f64], jtv: &mut [f64]) {
+        self.0.jtprod(x, v, jtv)
+    }
+    fn hprod(&self, x: &[f64], y: &[f64], w: f64, v: &[f64], hv: &mut [f64]) {
+        self.0.hprod(x, y, w * self.1, v, hv)
+    }
+}
+
+/// Builds `p` at `size` and checks `(n, m)` and the derivatives at a random point near
+/// the start (perturbation `scale`).
+fn check(p: &CopsProblem, size: CopsSize, n: usize, m: usize, scale: f64) -> Model {
+    check_scaled(p, size, n, m, scale, 1.0)
+}
+
+/// [`check`] with the objective multiplied by `obj_scale` for the derivative check.
+fn check_scaled(
+    p: &CopsProblem,
+    size: CopsSize,
+    n: usize,
+    m: usize,
+    scale: f64,
+    obj_scale: f64,
+) -> Model {
+    let model = p
+        .build_at(size)
+        .unwrap_or_else(|e| panic!("{} {size}: {e}", p.name));
+    let meta = model.meta();
+    assert_eq!((meta.nvar, meta.ncon), (n, m), "{} {size}: (n, m)", p.name);
+    assert_eq!(meta.minimize, !p.maximize, "{}: sense", p.name);
+    fdcheck::check_all(&ObjScaled(&model, obj_scale), scale, 7);
+    model
+}
+
+#[test]
+fn registry_lists_the_nine() {
+    for name in [
+        "marine", "methanol", "minsurf", "pinene", "polygon", "robot", "rocket", "steering",
+        "torsion",
+    ] {
+        let p = cops::find(name).unwrap_or_else(|| panic!("{name} not in cops::ALL"));
+        for s in p.presets().into_iter().chain([p.reference_size]) {
+            assert_eq!(
+                p.is_grid(),
+                matches!(s, CopsSize::Grid(..)),
+                "{name}: size kind"
+            );
+        }
+        assert!(p.reference_objective.is_some());
+    }
+}
+
+#[test]
+fn bad_sizes_are_errors() {
+    assert!(cops::rocket::rocket(0).is_err());
+    assert!(cops::polygon::polygon(3).is_err());
+    assert!(cops::torsion::torsion(0, 5).is_err());
+    assert!(cops::marine::marine(0).is_err());
+    let p = cops::find("minsurf").unwrap();
+    assert!(p.build_at(CopsSize::N(5)).is_err());
+}
+
+#[test]
+fn rocket_small() {
+    // n = 4(nh + 1) + 1, m = 3 nh + 4
+    let model = check(&cops::rocket::PROBLEM, CopsSize::N(2), 13, 10, 0.01);
+    assert_eq!(model.obj(&model.meta().x0), 1.0);
+}
+
+#[test]
+fn robot_small() {
+    // n = 9(nh + 1) + 1, m = 6 nh + 12
+    check(&cops::robot::PROBLEM, CopsSize::N(2), 28, 24, 0.1);
+}
+
+#[test]
+fn steering_small() {
+    // n = 5(nh + 1) + 1, m = 4 nh + 8
+    check(&cops::steering::PROBLEM, CopsSize::N(5), 31, 28, 0.1);
+}
+
+#[test]
+fn polygon_small() {
+    // N = 5: n = 2N, m = 2 + (N − 1) + N(N − 1)/2
+    check(&cops::polygon::PROBLEM, CopsSize::N(10), 10, 16, 0.1);
+}
+
+#[test]
+fn torsion_small() {
+    // n = m = (nx + 2)(ny + 2)
+    check(&cops::torsion::PROBLEM, CopsSize::Grid(5, 5), 49, 49, 0.1);
+}
+
+#[test]
+fn minsurf_small() {
+    // n = 7·7; m = 2·7 + 2·7 + 49 + obstacle (i, j ∈ 1..=5 → 25)
+    check(&cops::minsurf::PROBLEM, CopsSize::Grid(5, 5), 49, 102, 0.1);
+}
+
+#[test]
+fn marine_small() {
+    // n = 15 + 32 nh, m = 32 nh − 8
+    let model = check_scaled(&cops::marine::PROBLEM, CopsSize::N(2), 79, 56, 0.1, 1e-6);
+    // start: v = uc = observation values, w = 0; at nh = 2 the fit uses the two interval
+    // starts, so the error is Σ_j Σ_s (v0[itau_j, s] − z_js)²
+    let x0 = &model.meta().x0;
+    assert!(model.obj(x0) > 1e9);
+}
+
+#[test]
+fn methanol_small() {
+    // n = 5 + 30 nh, m = 30 nh
+    check(&cops::methanol::PROBLEM, CopsSize::N(2), 65, 60, 0.0005);
+}
+
+#[test]
+fn pinene_small() {
+    // n = 5 + 50 nh, m = 50 nh
+    check(&cops::pinene::PROBLEM, CopsSize::N(2), 105, 100, 0.1);
+}
+
+#[test]
+fn collocation_grid_matches_copsbenchmark() {
+    // pinene, nh = 4: h = 9105; itau = min(4, ⌊τ/h⌋ + 1)
+    let tau = [
+        1230.0, 3060.0, 4920.0, 7800.0, 10680.0, 15030.0, 22620.0, 36420.0,
+    ];
+    let z: Vec<f64> = (0..40).map(f64::from).collect();
+    let g = cops::Collocation::new("pinene", 4, &tau, &z, &[100.0, 0.0, 0.0, 0.0, 0.0]).unwrap();
+    assert_eq!(g.h, 9105.0);
+    assert_eq!(g.itau, [1, 1, 1, 1, 2, 2, 3, 4]);
+    // interval 1: initial states
+    assert_eq!(&g.v0[0..5], &[100.0, 0.0, 0.0, 0.0, 0.0]);
+    // observation j fills intervals itau[j-1]+1..=itau[j]: interval 2 ← obs 5, 3 ← obs 7
+    assert_eq!(&g.v0[5..10], &z[20..25]);
+    assert_eq!(&g.v0[10..15], &z[30..35]);
+    assert_eq!(&g.v0[15..20], &z[35..40]);
+    let rows = g.observation_rows();
+    assert_eq!(rows[5 * 4], (2, 1, 10680.0 - 9105.0, 20.0));
+}
+
+#[cfg(feature = "solver")]
+mod solve {
+    use super::*;
+    use simdnlp_solver::{Options, solve};
+
+    fn solves_to_reference(p: &CopsProblem) {
+        let model = p.build_at(p.reference_size).unwrap();
+        let r = solve(&model, &Options::default()).unwrap();
+        let want = p.reference_objective.unwrap();
+        let rel = (r.objective - want).abs() / want.abs();
+        println!(
+            "{} {}: {:?}, objective {:.6e} (reference {want:e}, rel {rel:.1e}), {} iterations",
+            p.name, p.reference_size, r.status, r.objective, r.iterations
+        );
+        assert!(
+            r.status.is_success() && rel <= 1e-4,
+            "{} {}: status {:?}, objective {} vs {want} (rel {rel:.2e}), {} iterations",
+            p.name,
+            p.reference_size,
+            r.status,
+            r.objective,
+            r.iterations
+        );
+    }
+
+    #[test]
+    fn marine() {
+        solves_to_reference(&cops::marine::PROBLEM);
+    }
+    #[test]
+    fn methanol() {
+        solves_to_reference(&cops::methanol::PROBLEM);
+    }
+    #[test]
+    fn minsurf() {
+        solves_to_reference(&cops::minsurf::PROBLEM);
+    }
+    #[test]
+    fn pinene() {
+        solves_to_reference(&cops::pinene::PROBLEM);
+    }
+    #[test]
+    fn polygon() {
+        solves_to_reference(&cops::polygon::PROBLEM);
+    }
+    #[test]
+    fn robot() {
+        solves_to_reference(&cops::robot::PROBLEM);
+    }
+    #[test]
+    fn rocket() {
+        solves_to_reference(&cops::rocket::PROBLEM);
+    }
+    #[test]
+    fn steering() {
+        solves_to_reference(&cops::steering::PROBLEM);
+    }
+    #[test]
+    fn torsion() {
+        solves_to_reference(&cops::torsion::PROBLEM);
+    }
+}

@@ -9,7 +9,7 @@
 //!
 //! Each module also exports `pub const PROBLEM: CopsProblem`, the descriptor the benchmark
 //! harness registers (name, preset sizes, reference size and objective, constructor);
-//! [`ALL`] lists all 18 descriptors.
+//! [`ALL`] lists the descriptors.
 //!
 //! Bad size arguments (e.g. `nh = 0`) are reported as [`ModelError::BadShape`] naming the
 //! problem and the argument, never a panic.
@@ -123,14 +123,14 @@ impl CopsProblem {
     }
 }
 
-/// Descriptors of all 18 problems, in alphabetical order.
+/// Descriptors of the COPS problems, in alphabetical order.
 pub const ALL: &[CopsProblem] = &[
     bearing::PROBLEM,
     camshape::PROBLEM,
     catmix::PROBLEM,
     chain::PROBLEM,
     channel::PROBLEM,
-    dirichlet::PROBLEM,
+    // dirichlet::PROBLEM: added once its builder is committed
     elec::PROBLEM,
     gasoil::PROBLEM,
     glider::PROBLEM,

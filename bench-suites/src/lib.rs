@@ -1,6 +1,8 @@
 //! Lukšan–Vlček, COPS and PGLIB-OPF benchmark suites and the `simdnlp-bench` harness.
 //!
-//! - [`opf`]: the PGLIB-OPF data layer (MATPOWER parser, per-unit network, baselines).
+//! - [`opf`]: the PGLIB-OPF data layer (MATPOWER parser, per-unit network, baselines)
+//!   and the pattern-based AC polar model (`opf::model`).
+//! - [`lv`]: the Lukšan–Vlček builders (modeling layer).
 //! - [`handcoded`]: hand-written [`simdnlp_modeling::NlpModel`]s (AC polar OPF,
 //!   Lukšan–Vlček Rosenbrock) — the baseline that makes the modeling layer's abstraction
 //!   cost visible.

@@ -2,7 +2,7 @@
 //!
 //! - [`opf`]: the PGLIB-OPF data layer (MATPOWER parser, per-unit network, baselines)
 //!   and the pattern-based AC polar model (`opf::model`).
-//! - [`lv`]: the Lukšan–Vlček builders (modeling layer).
+//! - [`lv`], [`cops`]: the Lukšan–Vlček and COPS builders (modeling layer).
 //! - [`handcoded`]: hand-written [`simdnlp_modeling::NlpModel`]s (AC polar OPF,
 //!   Lukšan–Vlček Rosenbrock) — the baseline that makes the modeling layer's abstraction
 //!   cost visible.

@@ -434,6 +434,7 @@ pub(crate) fn run<T: Scalar>(
             .for_each(|o| *o = c);
     }
     let step = p.step;
+    let direct_last = p.direct_last && o.weights.is_none();
     let mut b0 = first;
     while b0 < last {
         let n = LANES.min(last - b0);
@@ -441,7 +442,7 @@ pub(crate) fn run<T: Scalar>(
         run_int(&p.iins, &mut sc.iregs, data.ints, b0, n);
         // contiguity of the index column last checked in this batch
         let mut contig_cache: Option<(u32, i64, Option<usize>)> = None;
-        for ins in &p.ins {
+        for (ii, ins) in p.ins.iter().enumerate() {
             let dst = match ins {
                 Ins::X { dst, .. }
                 | Ins::P { dst, .. }
@@ -493,15 +494,31 @@ pub(crate) fn run<T: Scalar>(
                     continue;
                 }
             }
-            sc.view[dst as usize] = NO_VIEW;
-            let (lo, rest) = sc.regs.split_at_mut(dst as usize * LANES);
-            let (d, hi) = rest.split_at_mut(LANES);
-            let d = &mut d[..n];
-            let rf = Regs {
-                lo,
-                hi,
-                x,
-                view: &sc.view,
+            // the last instruction of a single-output unweighted program writes straight
+            // into the output (no register, no scatter)
+            let direct = direct_last && ii + 1 == p.ins.len();
+            let (d, rf, dreg): (&mut [T], Regs<'_, T>, u32) = if direct {
+                let rf = Regs {
+                    lo: &sc.regs[..],
+                    hi: &[],
+                    x,
+                    view: &sc.view,
+                };
+                (&mut o.out[rel..rel + n], rf, u32::MAX)
+            } else {
+                sc.view[dst as usize] = NO_VIEW;
+                let (lo, rest) = sc.regs.split_at_mut(dst as usize * LANES);
+                let (d, hi) = rest.split_at_mut(LANES);
+                (
+                    &mut d[..n],
+                    Regs {
+                        lo,
+                        hi,
+                        x,
+                        view: &sc.view,
+                    },
+                    dst,
+                )
             };
             match ins {
                 Ins::X { idx, off, .. } => gather(d, x, *idx, *off, data.ints, &sc.iregs, b0),
@@ -525,7 +542,7 @@ pub(crate) fn run<T: Scalar>(
                 },
                 Ins::Fill { c, .. } => d.iter_mut().for_each(|o| *o = *c),
                 Ins::Un { op, a, .. } => {
-                    let a = reg(&rf, dst, *a, n);
+                    let a = reg(&rf, dreg, *a, n);
                     match op {
                         UnOp::B(u) => u.lanes(d, a),
                         UnOp::Powi(k) => {
@@ -547,7 +564,7 @@ pub(crate) fn run<T: Scalar>(
                     }
                 }
                 Ins::Bin { op, a, b, .. } => {
-                    let (a, b) = (opd(&rf, dst, *a, n), opd(&rf, dst, *b, n));
+                    let (a, b) = (opd(&rf, dreg, *a, n), opd(&rf, dreg, *b, n));
                     match op {
                         BinOp::B(Bin::Add) => bin_lanes(d, a, b, |x, y| x + y),
                         BinOp::B(Bin::Sub) => bin_lanes(d, a, b, |x, y| x - y),
@@ -567,22 +584,24 @@ pub(crate) fn run<T: Scalar>(
                 }
                 Ins::Fused { kind, a, b, c, .. } => {
                     let (a, b, c) = (
-                        reg(&rf, dst, *a, n),
-                        reg(&rf, dst, *b, n),
-                        reg(&rf, dst, *c, n),
+                        reg(&rf, dreg, *a, n),
+                        reg(&rf, dreg, *b, n),
+                        reg(&rf, dreg, *c, n),
                     );
                     fused(*kind, d, a, b, c);
                 }
                 Ins::Value { .. } => {}
             }
         }
-        scatter(
-            sc,
-            x,
-            &p.out_regs,
-            &mut o.out[rel * step..(rel + n) * step],
-            o.weights.map(|w| &w[rel..rel + n]),
-        );
+        if !direct_last {
+            scatter(
+                sc,
+                x,
+                &p.out_regs,
+                &mut o.out[rel * step..(rel + n) * step],
+                o.weights.map(|w| &w[rel..rel + n]),
+            );
+        }
         b0 += n;
     }
 }

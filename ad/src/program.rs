@@ -91,6 +91,9 @@ pub(crate) struct Program<T> {
     /// register of output slot `s` (`out_regs.len() == step`), scattered into the
     /// point-major output at the end of each batch
     pub out_regs: Vec<u32>,
+    /// `step == 1` and the last instruction computes the output: without weights it may
+    /// write straight into the output slice
+    pub direct_last: bool,
     pub nregs: usize,
     pub niregs: usize,
     /// outputs per data point (the stride of `out`)
@@ -471,7 +474,15 @@ pub(crate) fn build_opts<T: Scalar>(
             what: format!("internal: {} outputs for step {step}", out_regs.len()),
         });
     }
+    let direct_last = step == 1
+        && match ins.last() {
+            Some(Ins::Un { dst, .. } | Ins::Bin { dst, .. } | Ins::Fused { dst, .. }) => {
+                out_regs[0] == *dst
+            }
+            _ => false,
+        };
     Ok(Program {
+        direct_last,
         iins: ic.iins,
         ins,
         consts,

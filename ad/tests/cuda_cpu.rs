@@ -117,11 +117,11 @@ int main() {{
     {
         Ok(o) => o,
         Err(e) => {
-            // g++ is installed on CI (where a missing compiler is a failure); a local
-            // machine without it skips the check
+            // g++ is required (CI installs it); set SIMDNLP_SKIP_GXX=1 to skip on a
+            // machine without a C++ compiler
             assert!(
-                std::env::var_os("CI").is_none(),
-                "g++ is required on CI: {e}"
+                std::env::var_os("SIMDNLP_SKIP_GXX").is_some(),
+                "g++ is required for this test: {e}"
             );
             eprintln!("g++ not available ({e}); skipping emitted-code check");
             return None;

@@ -18,7 +18,7 @@
 //! ```
 //! use simdnlp_bench::lv;
 //! use simdnlp_modeling::NlpModel;
-//! let m = lv::rosenbrock(20)?;
+//! let m = lv::build("rosenbrock", 20)?;
 //! assert_eq!((m.meta().nvar, m.meta().ncon), (20, 18));
 //! let m = lv::build("broyden_banded", 20)?;
 //! assert_eq!((m.meta().nvar, m.meta().ncon), (40, 29));

@@ -98,3 +98,32 @@ fn matches_hand_derived_sequential() {
 fn matches_hand_derived_parallel() {
     check(Parallelism::Rayon { min_batch: 128 });
 }
+
+#[test]
+fn parallel_equals_sequential_bitwise() {
+    let n = 1001usize;
+    let x: Vec<f64> = (0..n + 1).map(|k| (k as f64 * 0.37).sin()).collect();
+    // non-consecutive positions exercise the gather path as well
+    let idx: Vec<i64> = (0..n as i64).map(|k| 1 + (k * 7) % n as i64).collect();
+    let cols: [&[i64]; 1] = [&idx];
+    let data = DataView::new(n, &[], &cols);
+    let p = Pattern::<f64>::compile(&rosenbrock()).unwrap();
+    let w: Vec<f64> = (0..n).map(|k| 0.5 + k as f64).collect();
+    let run = |par: Parallelism, tasks: usize| {
+        let mut ws = p.workspace_for_tasks(tasks);
+        let mut v = vec![0.0; n];
+        let mut gv = vec![0.0; n];
+        let mut g = vec![0.0; 2 * n];
+        let mut h = vec![0.0; 3 * n];
+        p.eval_values_with(&mut ws, &data, &x, &[], &mut v, par);
+        p.eval_gradients_with(&mut ws, &data, &x, &[], Some(&mut gv), &mut g, par);
+        p.eval_hessians_with(&mut ws, &data, &x, &[], &w, &mut h, par);
+        (v, gv, g, h)
+    };
+    let seq = run(Parallelism::Sequential, 1);
+    for tasks in [2, 3, 5, 16] {
+        let par = run(Parallelism::Rayon { min_batch: 1 }, tasks);
+        assert_eq!(seq, par, "{tasks} tasks");
+    }
+    assert_eq!(seq.0, seq.1);
+}

@@ -30,6 +30,8 @@
 //! # Ok::<(), simdnlp_modeling::ModelError>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod access;
 pub mod builder;
 pub mod data;

@@ -11,6 +11,8 @@
 //! reached through another path (the `simdnlp` facade), write
 //! `#[data_row(crate = "simdnlp::modeling")]`.
 
+#![warn(missing_docs)]
+
 use proc_macro::TokenStream;
 use quote::{format_ident, quote};
 use syn::{Data, DeriveInput, Fields, parse_macro_input};

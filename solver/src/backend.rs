@@ -189,7 +189,7 @@ pub trait Backend {
     ) -> Result<KktStatus, SolverError>;
     /// Solve the last factorized system for `(dw, dy)` with right-hand side `(rw, ry)`,
     /// refining iteratively on the full system. Returns `false` when the refined solution
-    /// is still inaccurate (relative residual above `1e-6`): the matrix is numerically
+    /// is still inaccurate (relative residual above `1e-5`, Ipopt's `residual_ratio_singular`): the matrix is numerically
     /// singular and needs regularization.
     fn kkt_solve(
         &mut self,

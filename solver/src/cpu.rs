@@ -623,18 +623,24 @@ impl Backend for CpuBackend {
             let bnorm = s.rhs_full.iter().fold(0.0f64, |m, v| m.max(v.abs()));
             // iterative refinement on the full system
             let mut steps = 0;
+            let mut prev_ratio = f64::INFINITY;
             let accurate = loop {
                 let mut res = std::mem::take(&mut s.res);
                 s.full_residual(&mut res)?;
                 let rnorm = res.iter().fold(0.0f64, |m, v| nan_max(m, v.abs()));
                 let xnorm = s.sol.iter().fold(0.0f64, |m, v| m.max(v.abs()));
                 let ratio = rnorm / (xnorm.min(1e6) + bnorm).max(1e-300);
+                // Ipopt's rule: stop once converged, out of steps, or no longer improving
+                // (residual_improvement_factor 1 − 1e-9).
+                let stalled = steps >= s.min_ref && ratio > (1.0 - 1e-9) * prev_ratio;
                 let stop = (steps >= s.min_ref && ratio <= s.res_tol)
                     || steps >= s.max_ref
+                    || stalled
                     || !ratio.is_finite();
+                prev_ratio = prev_ratio.min(ratio);
                 if stop {
                     s.res = res;
-                    break ratio <= 1e-6;
+                    break ratio <= 1e-5;
                 }
                 // solve K c = res, sol += c
                 std::mem::swap(&mut s.rhs_full, &mut res);

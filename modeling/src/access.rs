@@ -470,7 +470,7 @@ impl<T: Scalar> Model<T> {
                 kind: kind.as_str(),
                 name: name.to_string(),
             })?;
-        if core.shape.ndim() != ndim {
+        if ndim != crate::shape::DYNAMIC && core.shape.ndim() != ndim {
             return Err(ModelError::DimensionMismatch {
                 name: name.to_string(),
                 actual: core.shape.ndim(),

@@ -542,15 +542,19 @@ impl<T: Scalar> ModelBuilder<T> {
                     what: what.to_string(),
                     reason,
                 });
-                let nd = <S::Dims as Dims>::NDIM;
+                let nd = match <S::Dims as Dims>::NDIM {
+                    crate::shape::DYNAMIC => 0,
+                    n => n,
+                };
                 Shape::new(vec![(0, 0); nd])
             }
         }
     }
 
     /// Declares a block of variables over an index set: a count (`n` → `0..n`), a range
-    /// with any start (`0..=nh`, `2..=10`), `()` for a single variable, or a tuple for
-    /// several dimensions (`(1..=nx, 1..=ny)`).
+    /// with any start (`0..=nh`, `2..=10`), `()` for a single variable, a tuple for
+    /// several dimensions (`(1..=nx, 1..=ny)`), or a run-time [`Shape`] (a `Var<IxDyn>`
+    /// indexed with a `Vec` of positions).
     pub fn var<S: IntoShape>(&mut self, index_set: S) -> Var<S::Dims> {
         let k = self.vars.len();
         let shape = self.shape_of(&format!("variable block x{k}"), index_set);

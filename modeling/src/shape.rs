@@ -1,7 +1,8 @@
 //! Block shapes: any number of dimensions, each an integer range with any start.
 
 use crate::index::{Idx, IndexArg, IntoIdx, IntoIndex};
-use ndarray::{Ix0, Ix1, Ix2, Ix3};
+use ndarray::{Ix0, Ix1, Ix2, Ix3, IxDyn};
+use simdnlp_ad::Index;
 use std::fmt;
 use std::ops::{Range, RangeInclusive};
 
@@ -95,11 +96,13 @@ impl fmt::Display for Shape {
     }
 }
 
-/// Static number of dimensions of a block, tied to `ndarray`'s dimension types.
+/// Number of dimensions of a block, tied to `ndarray`'s dimension types.
 ///
-/// Implemented for [`Ix0`](type@ndarray::Ix0) (a single element), [`Ix1`](type@ndarray::Ix1), [`Ix2`](type@ndarray::Ix2) and [`Ix3`](type@ndarray::Ix3).
+/// Implemented for [`Ix0`](type@ndarray::Ix0) (a single element), [`Ix1`](type@ndarray::Ix1),
+/// [`Ix2`](type@ndarray::Ix2), [`Ix3`](type@ndarray::Ix3) and, for blocks whose dimension
+/// count is only known at run time (models read from files), [`IxDyn`](type@ndarray::IxDyn).
 pub trait Dims: 'static {
-    /// Number of dimensions.
+    /// Number of dimensions ([`DYNAMIC`] for [`IxDyn`](type@ndarray::IxDyn): any).
     const NDIM: usize;
     /// The `ndarray` dimension type results come back in.
     type Nd: ndarray::Dimension;
@@ -112,6 +115,56 @@ pub trait Dims: 'static {
     fn key(k: &[i64]) -> Self::Key;
     /// The `ndarray` dimension of a shape.
     fn nd(shape: &Shape) -> Self::Nd;
+}
+
+/// [`Dims::NDIM`] of [`IxDyn`](type@ndarray::IxDyn): the count is known at run time.
+pub const DYNAMIC: usize = usize::MAX;
+
+impl Dims for IxDyn {
+    const NDIM: usize = DYNAMIC;
+    type Nd = IxDyn;
+    type Key = Vec<i64>;
+    /// Expression blocks need a static dimension count.
+    type Sym = ();
+    fn key(k: &[i64]) -> Vec<i64> {
+        k.to_vec()
+    }
+    fn nd(s: &Shape) -> IxDyn {
+        ndarray::IxDyn(&s.lens())
+    }
+}
+
+impl IntoShape for Shape {
+    type Dims = IxDyn;
+    fn into_shape(self) -> Result<Shape, String> {
+        Ok(self)
+    }
+}
+
+impl At<IxDyn> for Vec<IndexArg> {
+    fn args(self) -> Vec<IndexArg> {
+        self
+    }
+}
+impl At<IxDyn> for Vec<Idx> {
+    fn args(self) -> Vec<IndexArg> {
+        self.into_iter().map(IntoIndex::into_arg).collect()
+    }
+}
+impl At<IxDyn> for &[Idx] {
+    fn args(self) -> Vec<IndexArg> {
+        self.iter().map(IntoIndex::into_arg).collect()
+    }
+}
+impl At<IxDyn> for Vec<Index> {
+    fn args(self) -> Vec<IndexArg> {
+        self.into_iter().map(IntoIndex::into_arg).collect()
+    }
+}
+impl At<IxDyn> for &[i64] {
+    fn args(self) -> Vec<IndexArg> {
+        self.iter().map(|&c| c.into_arg()).collect()
+    }
 }
 
 impl Dims for Ix0 {

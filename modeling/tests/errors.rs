@@ -332,3 +332,20 @@ fn accessor_errors() {
     assert_eq!(model.meta().uvar, vec![f64::INFINITY; 3]);
     assert_eq!(model.meta().lcon, vec![0.0; 3]);
 }
+
+#[test]
+fn wrong_number_of_positions_for_a_run_time_shaped_block() {
+    let mut m = ModelBuilder::new();
+    let z = m
+        .var(simdnlp_modeling::Shape::new(vec![(0, 2), (0, 2)]))
+        .named("z");
+    m.minimize(0..2, |i| z.at(vec![i]).powi(2));
+    assert!(matches!(
+        m.build(),
+        Err(ModelError::WrongArity {
+            expected: 2,
+            got: 1,
+            ..
+        })
+    ));
+}

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{Rng, check_callbacks, dense_hess, dense_jac, random_point};
-use simdnlp_modeling::{DataRow, Expr, Ix1, Ix2, ModelBuilder, NlpModel, Parallelism, nested};
+use simdnlp_modeling::{DataRow, Expr, Idx, Ix1, Ix2, ModelBuilder, NlpModel, Parallelism, nested};
 
 #[derive(Clone, DataRow)]
 struct Arc {
@@ -553,4 +553,29 @@ fn cloned_models_are_independent() {
     assert_eq!(b.obj(&[1.0; 3]), 9.0);
     assert_eq!(a.meta().lvar[0], f64::NEG_INFINITY);
     assert_eq!(b.meta().lvar[0], 0.5);
+}
+
+#[test]
+fn run_time_shaped_blocks() {
+    use simdnlp_modeling::{IxDyn, Shape};
+    // a 2-d block whose dimensions come from a run-time description
+    let mut m = ModelBuilder::new();
+    let z = m
+        .var(Shape::new(vec![(1, 2), (0, 3)]))
+        .start_with(|k| k[0] as f64 + 0.1 * k[1] as f64)
+        .named("z");
+    m.minimize((1..=2, 0..3), |(i, j)| {
+        (z.at(vec![i, j]) - 1.0).powi(2) * z.at(vec![i, j]).sin()
+    });
+    m.constraint(0..2, |j| {
+        z.at(vec![Idx::constant(1), j]) * z.at(vec![Idx::constant(2), j + 1])
+    });
+    let model = m.build().unwrap();
+    let s = model.start(&z).unwrap();
+    assert_eq!(s.shape(), &[2, 3]);
+    assert!((s[[1, 2]] - 2.2).abs() < 1e-15);
+    let again = model.var_named::<IxDyn>("z").unwrap();
+    assert_eq!(again.len(), 6);
+    let xv = model.meta().x0.clone();
+    check_callbacks(&model, &xv, &mut Rng(99));
 }

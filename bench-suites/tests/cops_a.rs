@@ -1,10 +1,11 @@
-//! COPS problems bearing, camshape, catmix, chain, channel, elec, gasoil,
+//! COPS problems bearing, camshape, catmix, chain, channel, dirichlet, elec, gasoil,
 //! glider: sizes at the small preset, derivatives against finite differences, and (with
 //! the `solver` feature) solutions against the reference objectives of
 //! `spec/bench-problems.md`.
 
 use simdnlp_bench::cops::{
-    self, CopsProblem, CopsSize, bearing, camshape, catmix, chain, channel, elec, gasoil, glider,
+    CopsProblem, CopsSize, bearing, camshape, catmix, chain, channel, dirichlet, elec, gasoil,
+    glider,
 };
 use simdnlp_modeling::{Model, NlpModel};
 
@@ -210,6 +211,91 @@ fn channel_small() {
 }
 
 #[test]
+fn dirichlet_small() {
+    // nh + 2 states of 531 nodes and 978 element energies, plus z;
+    // rows: nh + 2 levels, nh + 1 steps, 978 (nh + 2) elements, 82 nh boundary, 2 · 531 ends
+    check_small(
+        &dirichlet::PROBLEM,
+        7 * 1509 + 1,
+        7 + 6 + 978 * 7 + 82 * 5 + 2 * 531,
+    );
+}
+
+/// The starting path of COPSBenchmark.jl is feasible once the element energies are filled
+/// in: the model's element rows reproduce the energies, the highest state energy is the
+/// start value of `z`, consecutive states are half the allowed distance apart.
+#[test]
+fn dirichlet_start_path() {
+    let nh = 2;
+    let (nb, nn, ne) = (nh + 2, 531, 978);
+    let m = dirichlet::dirichlet(nh).unwrap();
+    let meta = m.meta();
+    let mut x = meta.x0.clone();
+    let mut c = vec![0.0; meta.ncon];
+    m.cons(&x, &mut c);
+    // rows: energy levels (nb), steps (nb − 1), element energies (nb · ne), boundary, ends
+    let elem = 2 * nb - 1;
+    x[nb * nn..nb * nn + nb * ne].copy_from_slice(&c[elem..elem + nb * ne]);
+    m.cons(&x, &mut c);
+    assert!(c[elem..elem + nb * ne].iter().all(|v| v.abs() < 1e-15));
+    let top = c[..nb].iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    assert!(top.abs() < 1e-12, "highest energy minus z: {top}");
+    assert_eq!(
+        c[0],
+        -meta.x0[meta.nvar - 1],
+        "the start state has zero energy"
+    );
+    for (s, (v, u)) in c
+        .iter()
+        .zip(&meta.ucon)
+        .enumerate()
+        .take(2 * nb - 1)
+        .skip(nb)
+    {
+        assert!((v - u / 4.0).abs() < 1e-12 * u, "step row {s}");
+    }
+    assert!(
+        c[elem + nb * ne..].iter().all(|v| v.abs() < 1e-15),
+        "boundary and end rows"
+    );
+    for (k, v) in c.iter().enumerate() {
+        assert!(
+            meta.lcon[k] - 1e-12 <= *v && *v <= meta.ucon[k] + 1e-12,
+            "row {k}"
+        );
+    }
+}
+
+#[test]
+fn dirichlet_mesh() {
+    let mesh = dirichlet::Mesh::circle().unwrap();
+    assert_eq!((mesh.coords.len(), mesh.triangles.len()), (531, 978));
+    assert_eq!(mesh.boundary.iter().filter(|&&b| b).count(), 82);
+    // counter-clockwise triangles covering the inscribed 50-gon exactly
+    let area: f64 = mesh
+        .triangles
+        .iter()
+        .map(|t| {
+            let [a, b, c] = t.map(|k| mesh.coords[k]);
+            let twice = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+            assert!(twice > 0.0, "triangle {t:?} is not counter-clockwise");
+            twice / 2.0
+        })
+        .sum();
+    let polygon = 25.0 * (2.0 * std::f64::consts::PI / 50.0).sin();
+    assert!((area - polygon).abs() < 1e-8, "area {area} vs {polygon}");
+    // boundary nodes lie on the 50-gon (radius between cos(π/50) and 1), others inside
+    for (k, p) in mesh.coords.iter().enumerate() {
+        let r = p[0].hypot(p[1]);
+        assert_eq!(mesh.boundary[k], r > 0.99, "node {k} at radius {r}");
+        if mesh.boundary[k] {
+            assert_eq!(mesh.end_point[k], 0.0, "end point on the boundary node {k}");
+        }
+    }
+    assert!(dirichlet::Mesh::parse("nodes 1\n0 0\ntriangles 1\n1 2 3\nend_point 1\n0\n").is_err());
+}
+
+#[test]
 fn elec_small() {
     check_small(&elec::PROBLEM, 15, 5);
 }
@@ -235,9 +321,8 @@ fn bad_sizes_are_errors() {
     assert!(elec::elec(1).is_err());
     assert!(gasoil::gasoil(0).is_err());
     assert!(glider::glider(0).is_err());
-    // assert!(dirichlet::dirichlet(0).is_err());
+    assert!(dirichlet::dirichlet(0).is_err());
     assert!(bearing::PROBLEM.build_at(CopsSize::N(5)).is_err());
-    let _ = cops::ALL;
 }
 
 /// Solves at the reference size: the objective within `rtol` of the table's value.

@@ -563,6 +563,11 @@ impl Backend for CpuBackend {
             s.diag_c.iter_mut().for_each(|v| *v = -delta_c);
             let h: &[f64] = if hessian { &s.hvals } else { &s.hzero };
             s.hess_used = hessian;
+            if !s.diag_w.iter().all(|v| v.is_finite()) {
+                // An overflowing barrier diagonal cannot be repaired by δ_w: report it as
+                // wrong inertia so the correction loop ends in ErrorInStepComputation.
+                return Ok(KktStatus::WrongInertia);
+            }
             let st = match &s.kkt {
                 Kkt::Augmented { asm, minus_ones } => {
                     asm.assemble(

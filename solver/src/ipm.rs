@@ -1244,11 +1244,18 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let mu_r = self.mu.max(self.be.norm_inf(&self.r));
         let mut p0 = vec![0.0; m];
         let mut n0 = vec![0.0; m];
+        // n solves n² + 2a n − μ r/(2ρ) = 0 with a = (μ − ρ r)/(2ρ); p = n + r is the same
+        // formula at −r. Evaluated without cancellation for either sign of a.
+        let root = |r: f64| -> f64 {
+            let a = (mu_r - rho * r) / (2.0 * rho);
+            let c = mu_r * r / (2.0 * rho);
+            let d = (a * a + c).max(0.0).sqrt();
+            let v = if a >= 0.0 { a + d } else { c / (d - a) };
+            v.max(f64::MIN_POSITIVE.sqrt())
+        };
         for j in 0..m {
-            let a = (mu_r - rho * rh[j]) / (2.0 * rho);
-            let nn = a + (a * a + mu_r * rh[j] / (2.0 * rho)).sqrt();
-            n0[j] = nn.max(1e-300);
-            p0[j] = (rh[j] + nn).max(1e-300);
+            n0[j] = root(rh[j]);
+            p0[j] = root(-rh[j]);
         }
         let mut lcon = lay.rhs.clone();
         let mut ucon = lay.rhs.clone();

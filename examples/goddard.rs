@@ -114,27 +114,45 @@ pub fn goddard_model(nh: usize) -> Result<(Model, Goddard), ModelError> {
 }
 
 #[allow(dead_code)]
-fn main() -> Result<(), ModelError> {
+fn main() -> Result<(), simdnlp::Error> {
+    // the solver logs Ipopt-style iteration lines through `tracing`; show them on stderr
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .with_target(false)
+        .without_time()
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr)
+        .init();
     let nh: usize = std::env::args()
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(200);
+    let t = std::time::Instant::now();
     let (model, g) = goddard_model(nh)?;
-    println!("{model}");
+    let build = t.elapsed();
     let meta = model.meta();
-    let x0 = meta.x0.clone();
-    println!("objective h[nh] at the start: {}", model.obj(&x0));
-    let mut c = vec![0.0; meta.ncon];
-    model.cons(&x0, &mut c);
     println!(
-        "max |c(x0)| = {:.3e}; altitude rows at the start: {:?}",
-        c.iter().fold(0.0f64, |a, v| a.max(v.abs())),
-        model
-            .constraint_values(&g.alt, &c)?
-            .iter()
-            .take(3)
-            .collect::<Vec<_>>()
+        "goddard nh = {nh}: n = {}, m = {}, nnzj = {}, nnzh = {}, built in {build:.2?}",
+        meta.nvar, meta.ncon, meta.nnzj, meta.nnzh
     );
-    println!("nnzj = {}, nnzh = {}", meta.nnzj, meta.nnzh);
+    if nh <= 4 {
+        println!("{model}");
+    }
+
+    let result = simdnlp::solve(&model, &simdnlp::Options::default())?;
+    let h = model.solution(&g.h, &result.x)?;
+    let tm = &result.timings;
+    println!("status:          {:?}", result.status);
+    println!(
+        "final altitude:  {:.8} (h[nh] = {:.8})",
+        result.objective, h[nh]
+    );
+    println!("iterations:      {}", result.iterations);
+    println!(
+        "time:            {:.3} s total = callbacks {:.3} + factorization {:.3} + solves {:.3} + rest {:.3}",
+        tm.total, tm.callbacks, tm.factorization, tm.solves, tm.rest
+    );
     Ok(())
 }

@@ -27,7 +27,7 @@ pub fn rosenbrock_model<T: Scalar>(n: usize) -> Result<(Model<T>, Var), ModelErr
 }
 
 #[allow(dead_code)]
-fn main() -> Result<(), ModelError> {
+fn main() -> Result<(), simdnlp::Error> {
     let n: usize = std::env::args()
         .nth(1)
         .and_then(|s| s.parse().ok())
@@ -43,19 +43,20 @@ fn main() -> Result<(), ModelError> {
         "built N = {n} in {build:.2?}: nvar = {}, nnzh = {}",
         meta.nvar, meta.nnzh
     );
-    let x0 = meta.x0.clone();
-    println!("f(x0) = {}", model.obj(&x0));
-    let mut g = vec![0.0; meta.nvar];
-    model.grad(&x0, &mut g);
+    println!("f(x0) = {}", model.obj(&meta.x0));
+
+    let options = simdnlp::Options {
+        print_level: simdnlp::solver::PrintLevel::None,
+        ..Default::default()
+    };
+    let result = simdnlp::solve(&model, &options)?;
+    let xs = model.solution(&x, &result.x)?;
     println!(
-        "‖∇f(x0)‖∞ = {}",
-        g.iter().fold(0.0f64, |a, v| a.max(v.abs()))
-    );
-    let ones = vec![1.0; meta.nvar];
-    println!("f(1) = {} (the minimum)", model.obj(&ones));
-    println!(
-        "x block start (first 4): {:?}",
-        model.solution(&x, &x0)?.iter().take(4).collect::<Vec<_>>()
+        "{:?} after {} iterations: f = {:.10e}, x[1..4] = {:?}",
+        result.status,
+        result.iterations,
+        result.objective,
+        xs.iter().take(4).collect::<Vec<_>>()
     );
     Ok(())
 }

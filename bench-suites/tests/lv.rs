@@ -283,3 +283,46 @@ fn all_solve_at_n20() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+#[test]
+fn rosenbrock_matches_handcoded() {
+    use simdnlp_bench::handcoded::RosenbrockModel;
+    let pat = lv::rosenbrock(30).unwrap();
+    let hand = RosenbrockModel::new(30).unwrap();
+    let (n, m) = (30, 28);
+    assert_eq!((pat.meta().nvar, pat.meta().ncon), (n, m));
+    assert_eq!(pat.meta().x0, hand.meta().x0);
+    let mut rng = Lcg(99);
+    let x: Vec<f64> = (0..n).map(|_| rng.next()).collect();
+    let y: Vec<f64> = (0..m).map(|_| rng.next()).collect();
+    let dense_jac = |model: &dyn NlpModel<f64>| {
+        let k = model.meta().nnzj;
+        let (mut r, mut c, mut v) = (vec![0; k], vec![0; k], vec![0.0; k]);
+        model.jac_structure(&mut r, &mut c);
+        model.jac_coord(&x, &mut v);
+        let mut d = vec![0.0; m * n];
+        (0..k).for_each(|e| d[r[e] * n + c[e]] += v[e]);
+        d
+    };
+    let dense_hess = |model: &dyn NlpModel<f64>| {
+        let k = model.meta().nnzh;
+        let (mut r, mut c, mut v) = (vec![0; k], vec![0; k], vec![0.0; k]);
+        model.hess_structure(&mut r, &mut c);
+        model.hess_coord(&x, &y, 0.3, &mut v);
+        let mut d = vec![0.0; n * n];
+        (0..k).for_each(|e| d[r[e] * n + c[e]] += v[e]);
+        d
+    };
+    let near = |a: &[f64], b: &[f64]| {
+        a.iter()
+            .zip(b)
+            .all(|(p, q)| (p - q).abs() <= 1e-12 * (1.0 + q.abs()))
+    };
+    assert!((pat.obj(&x) - hand.obj(&x)).abs() <= 1e-12 * hand.obj(&x).abs());
+    let (mut cp, mut ch) = (vec![0.0; m], vec![0.0; m]);
+    pat.cons(&x, &mut cp);
+    hand.cons(&x, &mut ch);
+    assert!(near(&cp, &ch), "cons");
+    assert!(near(&dense_jac(&pat), &dense_jac(&hand)), "jac");
+    assert!(near(&dense_hess(&pat), &dense_hess(&hand)), "hess");
+}

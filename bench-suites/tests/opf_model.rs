@@ -159,6 +159,18 @@ fn handles_slice_the_solution_vector() {
     assert_eq!(vm.len(), d.nbus());
     assert!(vm.iter().all(|v| *v == 1.0));
     assert_eq!(h.p.len(), 2 * d.nbranch());
+    // the same patterns in f32
+    let (m32, _) = acopf_with::<f32>(&d).unwrap();
+    let x32: Vec<f32> = x0.iter().map(|&v| v as f32).collect();
+    let mut c32 = vec![0.0f32; m32.meta().ncon];
+    let mut c64 = vec![0.0; m.meta().ncon];
+    m32.cons(&x32, &mut c32);
+    m.cons(x0, &mut c64);
+    assert!(
+        c32.iter()
+            .zip(&c64)
+            .all(|(a, b)| (*a as f64 - b).abs() <= 1e-5 * (1.0 + b.abs()))
+    );
 }
 
 #[cfg(feature = "solver")]

@@ -93,6 +93,11 @@ fn registry_lists_the_nine() {
         }
         assert!(p.reference_objective.is_some());
     }
+    assert_eq!(cops::ALL.len(), 18);
+    assert!(
+        cops::ALL.windows(2).all(|w| w[0].name < w[1].name),
+        "ALL is alphabetical"
+    );
 }
 
 #[test]

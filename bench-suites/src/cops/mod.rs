@@ -9,7 +9,7 @@
 //!
 //! Each module also exports `pub const PROBLEM: CopsProblem`, the descriptor the benchmark
 //! harness registers (name, preset sizes, reference size and objective, constructor);
-//! [`ALL`] lists the descriptors.
+//! [`ALL`] lists all 18 descriptors.
 //!
 //! Bad size arguments (e.g. `nh = 0`) are reported as [`ModelError::BadShape`] naming the
 //! problem and the argument, never a panic.
@@ -123,14 +123,14 @@ impl CopsProblem {
     }
 }
 
-/// Descriptors of the COPS problems, in alphabetical order.
+/// Descriptors of all 18 COPS problems, in alphabetical order.
 pub const ALL: &[CopsProblem] = &[
     bearing::PROBLEM,
     camshape::PROBLEM,
     catmix::PROBLEM,
     chain::PROBLEM,
     channel::PROBLEM,
-    // dirichlet::PROBLEM: added once its builder is committed
+    dirichlet::PROBLEM,
     elec::PROBLEM,
     gasoil::PROBLEM,
     glider::PROBLEM,

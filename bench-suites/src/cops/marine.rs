@@ -1,4 +1,4 @@
-//! Marine population dynamics (COPS problem 13), collocation: estimate the growth rates
+//! Marine population dynamics (COPS), collocation: estimate the growth rates
 //! `g_s` and mortality rates `m_s` of the eight stages of a marine species from 21
 //! observations of the stage populations, with the linear stage model
 //! `u₁' = −(m₁ + g₁) u₁`, `u_s' = g_{s−1} u_{s−1} − (m_s + g_s) u_s`,

@@ -1,4 +1,4 @@
-//! Methanol to hydrocarbons (COPS problem 12), collocation: estimate the five rate
+//! Methanol to hydrocarbons (COPS), collocation: estimate the five rate
 //! constants `θ` of a three-component reaction model from 17 observations of the
 //! concentrations, by three-point Gauss collocation on `nh` intervals of `[0, 1.122]`.
 //!

@@ -258,9 +258,15 @@ impl Collocation {
         })
     }
 
-    /// Starting value of state `s` on interval `i` (both 1-based).
+    /// Starting value of state `s` on interval `i` (both 1-based); NaN outside the grid
+    /// (which `build()` reports as a non-finite start).
     pub fn v0_at(&self, i: i64, s: i64) -> f64 {
-        self.v0[(i as usize - 1) * self.ne + (s as usize - 1)]
+        let inside = (1..=self.nh as i64).contains(&i) && (1..=self.ne as i64).contains(&s);
+        if inside {
+            self.v0[(i as usize - 1) * self.ne + (s as usize - 1)]
+        } else {
+            f64::NAN
+        }
     }
 
     /// One data row per observation and state: `(itau_j, s, τ_j − t_{itau_j}, z_js)`.

@@ -1,4 +1,4 @@
-//! Isomerization of α-pinene (COPS problem 14), collocation: estimate the five rate
+//! Isomerization of α-pinene (COPS), collocation: estimate the five rate
 //! constants `θ` of a linear five-component reaction model from 8 observations, by
 //! three-point Gauss collocation on `nh` intervals of `[0, 36420]`:
 //! `u₁' = −(θ₁ + θ₂) u₁`, `u₂' = θ₁ u₁`, `u₃' = θ₂ u₁ − (θ₃ + θ₄) u₃ + θ₅ u₅`,

@@ -1,4 +1,4 @@
-//! Robot arm (COPS problem 8), trapezoidal rule: move a robot arm of length `L = 5`
+//! Robot arm (COPS), trapezoidal rule: move a robot arm of length `L = 5`
 //! between two positions in minimum time. State: length `ρ`, horizontal angle `θ`,
 //! vertical angle `φ` and their velocities; controls `u_ρ, u_θ, u_φ ∈ [−1, 1]`; moments of
 //! inertia `I_θ = ((L − ρ)³ + ρ³) sin²φ / 3`, `I_φ = ((L − ρ)³ + ρ³) / 3`.

@@ -1,4 +1,4 @@
-//! Goddard rocket (COPS problem 10), trapezoidal rule: maximize the final altitude of a
+//! Goddard rocket (COPS), trapezoidal rule: maximize the final altitude of a
 //! rocket launched vertically, with drag and inverse-square gravity, by choosing the
 //! thrust profile and the (free) time step.
 //!

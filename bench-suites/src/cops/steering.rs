@@ -1,4 +1,4 @@
-//! Rocket steering (COPS problem 11), trapezoidal rule: steer a rocket with constant
+//! Rocket steering (COPS), trapezoidal rule: steer a rocket with constant
 //! thrust acceleration `a = 100` by its angle `u ∈ [−π/2, π/2]` to altitude 5 with
 //! horizontal speed 45 and no vertical speed, in minimum time. State
 //! `x = (x₁, x₂, ẋ₁, ẋ₂)` on grid points `1..=nh+1`.

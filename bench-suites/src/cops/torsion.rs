@@ -1,4 +1,4 @@
-//! Elastic-plastic torsion (COPS problem 15): minimize
+//! Elastic-plastic torsion (COPS): minimize
 //! `q(v) = ½ ∫ ‖∇v‖² − c ∫ v` (`c = 5`) over the unit square subject to
 //! `|v(x)| ≤ dist(x, ∂D)`, with piecewise-linear finite elements on an
 //! `(nx + 2) × (ny + 2)` grid (triangles below and above each cell's diagonal).

@@ -252,68 +252,18 @@ mod solve {
     }
 }
 
-/// The registry wiring proposed for `harness::registry::register_modeling_layer` (one
-/// `Problem` per [`cops::ALL`] entry), checked here against the harness's selection.
+/// COPS through the harness registry (`register_modeling_layer`): selection by size class
+/// and by `NAME:SIZE`, reference objectives and builds.
 mod registry_wiring {
-    use std::sync::Arc;
-
-    use simdnlp_bench::cops::{self, CopsSize};
-    use simdnlp_bench::harness::BenchError;
+    use simdnlp_bench::cops;
     use simdnlp_bench::harness::registry::{
-        Backend, BackendSel, DynModel, ParamKind, Problem, Registry, SizeClass, SizeParam, Suite,
+        BackendSel, Registry, SizeClass, Suite, register_modeling_layer,
     };
-
-    fn to_param(s: CopsSize) -> SizeParam {
-        match s {
-            CopsSize::N(n) => SizeParam::N(n),
-            CopsSize::Grid(a, b) => SizeParam::Grid(a, b),
-        }
-    }
-
-    fn from_param(s: &SizeParam) -> Option<CopsSize> {
-        match *s {
-            SizeParam::N(n) => Some(CopsSize::N(n)),
-            SizeParam::Grid(a, b) => Some(CopsSize::Grid(a, b)),
-            SizeParam::Fixed => None,
-        }
-    }
-
-    fn register_cops(r: &mut Registry) {
-        for p in cops::ALL {
-            r.add(Problem {
-                suite: Suite::Cops,
-                name: p.name.to_string(),
-                backend: Backend::Cpu,
-                param_kind: if p.is_grid() {
-                    ParamKind::Grid
-                } else {
-                    ParamKind::Scalar
-                },
-                presets: SizeClass::ALL
-                    .into_iter()
-                    .zip(p.presets().map(to_param))
-                    .collect(),
-                reference: Arc::new(move |s| from_param(s).and_then(|s| p.reference_at(s))),
-                build: Arc::new(move |s| {
-                    let size = from_param(s).ok_or_else(|| BenchError::BadSize {
-                        instance: p.name.to_string(),
-                        why: "takes a size".to_string(),
-                    })?;
-                    p.build_at(size)
-                        .map(|m| Box::new(m) as DynModel)
-                        .map_err(|e| BenchError::Model {
-                            instance: format!("{}:{size}", p.name),
-                            msg: e.to_string(),
-                        })
-                }),
-            });
-        }
-    }
 
     #[test]
     fn selects_and_builds_cops_instances() {
         let mut r = Registry::new();
-        register_cops(&mut r);
+        register_modeling_layer(&mut r);
         let small = r
             .select(Suite::Cops, &[SizeClass::Small], &[], BackendSel::Cpu)
             .unwrap();

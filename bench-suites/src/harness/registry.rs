@@ -619,8 +619,9 @@ pub fn register_modeling_opf(r: &mut Registry, dir: &std::path::Path) {
 }
 
 /// The place where the modeling-layer builders (`Backend::Cpu`) are registered: every
-/// LV problem ([`crate::lv`]) at the LV presets (any `N` on request); COPS still to come
-/// (the pattern OPF is registered per case by [`register_modeling_opf`]).
+/// LV problem ([`crate::lv`]) at the LV presets (any `N` on request) and every COPS problem
+/// ([`crate::cops::ALL`]) at its table presets (any size on request). The pattern OPF is
+/// registered per case by [`register_modeling_opf`].
 pub fn register_modeling_layer(r: &mut Registry) {
     for &name in crate::lv::LV_PROBLEMS {
         r.add(Problem {
@@ -646,6 +647,55 @@ pub fn register_modeling_layer(r: &mut Registry) {
                 }),
             }),
         });
+    }
+    for p in crate::cops::ALL {
+        r.add(Problem {
+            suite: Suite::Cops,
+            name: p.name.to_string(),
+            backend: Backend::Cpu,
+            param_kind: if p.is_grid() {
+                ParamKind::Grid
+            } else {
+                ParamKind::Scalar
+            },
+            presets: SizeClass::ALL
+                .into_iter()
+                .zip(p.presets().map(SizeParam::from))
+                .collect(),
+            reference: Arc::new(move |s| s.cops_size().and_then(|s| p.reference_at(s))),
+            build: Arc::new(move |s| {
+                let size = s.cops_size().ok_or_else(|| BenchError::BadSize {
+                    instance: p.name.to_string(),
+                    why: "takes a size".to_string(),
+                })?;
+                p.build_at(size)
+                    .map(|m| Box::new(m) as DynModel)
+                    .map_err(|e| BenchError::Model {
+                        instance: format!("{}:{size}", p.name),
+                        msg: e.to_string(),
+                    })
+            }),
+        });
+    }
+}
+
+impl From<crate::cops::CopsSize> for SizeParam {
+    fn from(s: crate::cops::CopsSize) -> Self {
+        match s {
+            crate::cops::CopsSize::N(n) => SizeParam::N(n),
+            crate::cops::CopsSize::Grid(a, b) => SizeParam::Grid(a, b),
+        }
+    }
+}
+
+impl SizeParam {
+    /// The COPS builder argument this size stands for (`None` for [`SizeParam::Fixed`]).
+    pub fn cops_size(&self) -> Option<crate::cops::CopsSize> {
+        match *self {
+            SizeParam::N(n) => Some(crate::cops::CopsSize::N(n)),
+            SizeParam::Grid(a, b) => Some(crate::cops::CopsSize::Grid(a, b)),
+            SizeParam::Fixed => None,
+        }
     }
 }
 
@@ -757,9 +807,10 @@ mod tests {
             .unwrap();
         assert!(cpu.len() == 3 && cpu.iter().all(|i| i.backend == Backend::Cpu));
         assert_eq!(cpu[1].build().unwrap().meta().nvar, 44);
-        assert!(matches!(
-            r.select(Suite::Cops, &[], &[], BackendSel::Auto),
-            Err(BenchError::NoInstances { .. })
-        ));
+        let cops = r
+            .select(Suite::Cops, &[SizeClass::Small], &[], BackendSel::Auto)
+            .unwrap();
+        assert_eq!(cops.len(), crate::cops::ALL.len());
+        assert!(cops.iter().all(|i| i.backend == Backend::Cpu));
     }
 }

@@ -289,9 +289,16 @@ pub fn run_solve(
         let t0 = Instant::now();
         let res = solver.solve(model.as_ref(), &settings);
         let solve_s = t0.elapsed().as_secs_f64();
-        let (status, success, iterations, objective, error) = match res {
-            Ok(o) => (o.status, o.success, o.iterations, Some(o.objective), None),
-            Err(msg) => ("error".to_string(), false, 0, None, Some(msg)),
+        let (status, success, iterations, objective, times, error) = match res {
+            Ok(o) => (
+                o.status,
+                o.success,
+                o.iterations,
+                Some(o.objective),
+                o.times,
+                None,
+            ),
+            Err(msg) => ("error".to_string(), false, 0, None, None, Some(msg)),
         };
         let rec = SolveRecord {
             suite: inst.suite.to_string(),
@@ -311,6 +318,7 @@ pub fn run_solve(
             rel_err: objective.zip(inst.reference).map(|(o, r)| rel_err(o, r)),
             build_s,
             solve_s,
+            times,
             error,
         };
         if let Some(j) = json.as_mut() {
@@ -504,6 +512,7 @@ mod tests {
                 success: true,
                 iterations: 3,
                 objective: m.obj(&m.meta().x0) + 17552.0 * 1.001,
+                times: None,
             })
         });
         let recs = run_solve(&args, &reg, Some(&fake), &mut out).unwrap();

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::registry::SizeClass;
+use super::solve::SolveTimes;
 use super::stats::{CallbackWeights, SGM_SHIFT_S, composite, sgm};
 
 /// One instance of callbacks mode. Times are seconds per call.
@@ -107,6 +108,10 @@ pub struct SolveRecord {
     pub build_s: f64,
     /// Solve wall time (s).
     pub solve_s: f64,
+    /// Solve time per phase (`callbacks_s`, `factorization_s`, `linsolve_s`, `rest_s` keys
+    /// in JSON), when the solver reports it.
+    #[serde(flatten)]
+    pub times: Option<SolveTimes>,
     /// Error message when the solver did not run.
     pub error: Option<String>,
 }
@@ -344,7 +349,7 @@ pub fn solve_table(recs: &[SolveRecord]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<24} {:<6} {:>9} {:>9} {:<22} {:>5} {:>14} {:>14} {:>9} {:>9} {:>9}",
+        "{:<24} {:<6} {:>9} {:>9} {:<22} {:>5} {:>14} {:>14} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
         "instance",
         "size",
         "nvar",
@@ -355,13 +360,16 @@ pub fn solve_table(recs: &[SolveRecord]) -> String {
         "reference",
         "rel_err",
         "build",
-        "solve"
+        "solve",
+        "callbacks",
+        "factor",
+        "linsolve"
     );
     let num = |v: Option<f64>, p: usize| v.map_or("-".to_string(), |v| format!("{v:.p$e}"));
     for r in recs {
         let _ = writeln!(
             s,
-            "{:<24} {:<6} {:>9} {:>9} {:<22} {:>5} {:>14} {:>14} {:>9} {:>9} {:>9}",
+            "{:<24} {:<6} {:>9} {:>9} {:<22} {:>5} {:>14} {:>14} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
             label(&r.instance, &r.param),
             r.size.as_str(),
             r.nvar,
@@ -372,7 +380,10 @@ pub fn solve_table(recs: &[SolveRecord]) -> String {
             num(r.reference, 6),
             num(r.rel_err, 1),
             fmt_time(r.build_s),
-            fmt_time(r.solve_s)
+            fmt_time(r.solve_s),
+            fmt_time(r.times.map_or(f64::NAN, |t| t.callbacks_s)),
+            fmt_time(r.times.map_or(f64::NAN, |t| t.factorization_s)),
+            fmt_time(r.times.map_or(f64::NAN, |t| t.linsolve_s))
         );
     }
     s
@@ -461,6 +472,12 @@ mod tests {
             rel_err: Some(rel_err(17551.9, 17552.0)),
             build_s: 0.1,
             solve_s: 0.2,
+            times: Some(SolveTimes {
+                callbacks_s: 0.01,
+                factorization_s: 0.1,
+                linsolve_s: 0.05,
+                rest_s: 0.04,
+            }),
             error: None,
         };
         let v = serde_json::to_value(&r).unwrap();
@@ -480,9 +497,14 @@ mod tests {
             "rel_err",
             "build_s",
             "solve_s",
+            "callbacks_s",
+            "factorization_s",
+            "linsolve_s",
+            "rest_s",
         ] {
             assert!(v.get(k).is_some(), "missing key {k}");
         }
+        assert_eq!(v["factorization_s"], 0.1);
     }
 
     #[test]

@@ -37,6 +37,21 @@ pub struct SolveOutcome {
     pub iterations: usize,
     /// Final objective `f(x)` (not sign-flipped for maximization).
     pub objective: f64,
+    /// Where the solve's time went, when the solver reports it.
+    pub times: Option<SolveTimes>,
+}
+
+/// Wall time of a solve per phase, in seconds (as the solver measures it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct SolveTimes {
+    /// Model callbacks (objective, gradient, constraints, Jacobian, Hessian).
+    pub callbacks_s: f64,
+    /// KKT assembly, symbolic analysis and numeric factorizations.
+    pub factorization_s: f64,
+    /// Triangular solves and iterative refinement.
+    pub linsolve_s: f64,
+    /// Everything else (vector kernels, line search, logging).
+    pub rest_s: f64,
 }
 
 /// A solver usable by solve mode.
@@ -159,6 +174,12 @@ fn solve_with_simdnlp(
         success: r.status.is_success(),
         iterations: r.iterations,
         objective: r.objective,
+        times: Some(SolveTimes {
+            callbacks_s: r.timings.callbacks,
+            factorization_s: r.timings.factorization,
+            linsolve_s: r.timings.solves,
+            rest_s: r.timings.rest,
+        }),
     })
 }
 

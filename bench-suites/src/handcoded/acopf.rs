@@ -16,6 +16,7 @@
 //! arc (`p²`, `q²` of the thermal limit) — the tightest a hand-coded model gets, which
 //! is the point of the baseline.
 
+use super::coo::{self, CooVisit};
 use simdnlp_modeling::{NlpMeta, NlpModel};
 
 use crate::opf::OpfData;
@@ -131,7 +132,9 @@ impl AcopfModel {
         let (s, c) = th.sin_cos();
         (x[self.vm + br.f], x[self.vm + br.t], c, s)
     }
+}
 
+impl CooVisit for AcopfModel {
     /// Calls `emit(row, col, value)` for every Jacobian entry, in structure order.
     #[inline]
     fn jac_visit(&self, x: &[f64], mut emit: impl FnMut(usize, usize, f64)) {
@@ -331,60 +334,31 @@ impl NlpModel<f64> for AcopfModel {
     }
 
     fn jac_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
-        let mut k = 0;
-        self.jac_visit(&self.meta.x0, |r, c, _| {
-            rows[k] = r;
-            cols[k] = c;
-            k += 1;
-        });
+        coo::jac_structure(self, &self.meta.x0, rows, cols);
     }
 
     fn jac_coord(&self, x: &[f64], vals: &mut [f64]) {
-        let mut k = 0;
-        self.jac_visit(x, |_, _, v| {
-            vals[k] = v;
-            k += 1;
-        });
+        coo::jac_coord(self, x, vals);
     }
 
     fn hess_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
-        let mut k = 0;
-        // Values are irrelevant here; weights of zero keep this allocation-free.
-        let x = &self.meta.x0;
-        let y = &self.meta.y0;
-        self.hess_visit(x, y, 0.0, |r, c, _| {
-            rows[k] = r;
-            cols[k] = c;
-            k += 1;
-        });
+        coo::hess_structure(self, &self.meta.x0, &self.meta.y0, rows, cols);
     }
 
     fn hess_coord(&self, x: &[f64], y: &[f64], obj_weight: f64, vals: &mut [f64]) {
-        let mut k = 0;
-        self.hess_visit(x, y, obj_weight, |_, _, v| {
-            vals[k] = v;
-            k += 1;
-        });
+        coo::hess_coord(self, x, y, obj_weight, vals);
     }
 
     fn jprod(&self, x: &[f64], v: &[f64], jv: &mut [f64]) {
-        jv.fill(0.0);
-        self.jac_visit(x, |r, c, val| jv[r] += val * v[c]);
+        coo::jprod(self, x, v, jv);
     }
 
     fn jtprod(&self, x: &[f64], v: &[f64], jtv: &mut [f64]) {
-        jtv.fill(0.0);
-        self.jac_visit(x, |r, c, val| jtv[c] += val * v[r]);
+        coo::jtprod(self, x, v, jtv);
     }
 
     fn hprod(&self, x: &[f64], y: &[f64], obj_weight: f64, v: &[f64], hv: &mut [f64]) {
-        hv.fill(0.0);
-        self.hess_visit(x, y, obj_weight, |r, c, val| {
-            hv[r] += val * v[c];
-            if r != c {
-                hv[c] += val * v[r];
-            }
-        });
+        coo::hprod(self, x, y, obj_weight, v, hv);
     }
 }
 

@@ -2,6 +2,7 @@
 //! baseline against which the modeling layer's abstraction cost is measured.
 
 pub mod acopf;
+mod coo;
 pub mod rosenbrock;
 
 #[cfg(test)]

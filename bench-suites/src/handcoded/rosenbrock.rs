@@ -13,6 +13,7 @@
 //! N diagonal plus N − 1 subdiagonal entries (compressed by hand). The Jacobian has 3
 //! entries per row.
 
+use super::coo::{self, CooVisit};
 use simdnlp_modeling::{NlpMeta, NlpModel};
 
 /// The hand-coded Lukšan–Vlček rosenbrock [`NlpModel`] of size `N ≥ 3`.
@@ -42,7 +43,9 @@ impl RosenbrockModel {
         meta.nnzh = 2 * n - 1;
         Ok(Self { meta })
     }
+}
 
+impl CooVisit for RosenbrockModel {
     /// Calls `emit(row, col, value)` for the Jacobian entries in structure order.
     #[inline]
     fn jac_visit(&self, x: &[f64], mut emit: impl FnMut(usize, usize, f64)) {
@@ -130,57 +133,31 @@ impl NlpModel<f64> for RosenbrockModel {
     }
 
     fn jac_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
-        let mut k = 0;
-        self.jac_visit(&self.meta.x0, |r, c, _| {
-            rows[k] = r;
-            cols[k] = c;
-            k += 1;
-        });
+        coo::jac_structure(self, &self.meta.x0, rows, cols);
     }
 
     fn jac_coord(&self, x: &[f64], vals: &mut [f64]) {
-        let mut k = 0;
-        self.jac_visit(x, |_, _, v| {
-            vals[k] = v;
-            k += 1;
-        });
+        coo::jac_coord(self, x, vals);
     }
 
     fn hess_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
-        let mut k = 0;
-        self.hess_visit(&self.meta.x0, &self.meta.y0, 0.0, |r, c, _| {
-            rows[k] = r;
-            cols[k] = c;
-            k += 1;
-        });
+        coo::hess_structure(self, &self.meta.x0, &self.meta.y0, rows, cols);
     }
 
     fn hess_coord(&self, x: &[f64], y: &[f64], obj_weight: f64, vals: &mut [f64]) {
-        let mut k = 0;
-        self.hess_visit(x, y, obj_weight, |_, _, v| {
-            vals[k] = v;
-            k += 1;
-        });
+        coo::hess_coord(self, x, y, obj_weight, vals);
     }
 
     fn jprod(&self, x: &[f64], v: &[f64], jv: &mut [f64]) {
-        jv.fill(0.0);
-        self.jac_visit(x, |r, c, val| jv[r] += val * v[c]);
+        coo::jprod(self, x, v, jv);
     }
 
     fn jtprod(&self, x: &[f64], v: &[f64], jtv: &mut [f64]) {
-        jtv.fill(0.0);
-        self.jac_visit(x, |r, c, val| jtv[c] += val * v[r]);
+        coo::jtprod(self, x, v, jtv);
     }
 
     fn hprod(&self, x: &[f64], y: &[f64], obj_weight: f64, v: &[f64], hv: &mut [f64]) {
-        hv.fill(0.0);
-        self.hess_visit(x, y, obj_weight, |r, c, val| {
-            hv[r] += val * v[c];
-            if r != c {
-                hv[c] += val * v[r];
-            }
-        });
+        coo::hprod(self, x, y, obj_weight, v, hv);
     }
 }
 

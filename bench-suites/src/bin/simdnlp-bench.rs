@@ -15,6 +15,19 @@ fn main() -> ExitCode {
             run_callbacks(a, &reg, &mut stdout).map(|_| ())
         }
         Command::Solve(a) => {
+            if a.verbose > 0 {
+                // the solver logs through `tracing`; show it on stderr (`RUST_LOG` overrides
+                // the level implied by -v / -vv)
+                let level = if a.verbose > 1 { "debug" } else { "info" };
+                let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+                    .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
+                let _ = tracing_subscriber::fmt()
+                    .with_env_filter(filter)
+                    .with_writer(std::io::stderr)
+                    .with_target(false)
+                    .without_time()
+                    .try_init();
+            }
             let reg = Registry::with_defaults(a.sel.pglib_dir.clone());
             let solver = default_solver();
             run_solve(a, &reg, solver.as_deref(), &mut stdout).map(|_| ())

@@ -25,7 +25,7 @@ use super::report::{
     CallbackRecord, SolveRecord, baseline_ratios, callbacks_table, ratio_table, rel_err,
     solve_table, summarize, summary_table,
 };
-use super::solve::{KktChoice, SolveBackend, SolveSettings};
+use super::solve::{KktChoice, LinearSolverChoice, SolveBackend, SolveSettings};
 use super::timing::{TimingConfig, time_callbacks};
 use super::{BenchError, plot};
 
@@ -88,6 +88,20 @@ pub struct SolveArgs {
     /// KKT formulation.
     #[arg(long, value_enum, default_value = "augmented")]
     pub kkt: KktChoice,
+    /// Factorization of the augmented KKT system.
+    #[arg(long, value_enum, default_value = "ldlt")]
+    pub linear_solver: LinearSolverChoice,
+    /// Iteration limit per solve.
+    #[arg(long, default_value_t = 3000)]
+    pub max_iter: usize,
+    /// Wall-time limit per solve, seconds (a solve that hits it reports
+    /// `MaximumWallTimeExceeded`).
+    #[arg(long, default_value_t = 1e20)]
+    pub max_wall_time: f64,
+    /// Print the solver's log to stderr: `-v` one line per iteration, `-vv` also the
+    /// inertia corrections and regularizations (`RUST_LOG=trace` adds every factorization).
+    #[arg(short, long, action = clap::ArgAction::Count)]
+    pub verbose: u8,
 }
 
 /// Arguments of `callbacks`.
@@ -276,9 +290,16 @@ pub fn run_solve(
     }
     let instances = select(reg, &args.sel)?;
     let mut json = JsonLines::create(args.sel.json.as_ref())?;
+    if args.max_wall_time.is_nan() || args.max_wall_time <= 0.0 {
+        return Err(BenchError::Arg("--max-wall-time must be positive".into()));
+    }
     let settings = SolveSettings {
         tol: args.tol,
         kkt: args.kkt,
+        linear_solver: args.linear_solver,
+        max_iter: args.max_iter,
+        max_wall_time: args.max_wall_time,
+        verbose: args.verbose,
     };
     let pb = progress(instances.len());
     let mut recs = Vec::with_capacity(instances.len());
@@ -498,6 +519,10 @@ mod tests {
             },
             tol: 1e-8,
             kkt: KktChoice::Augmented,
+            linear_solver: LinearSolverChoice::Ldlt,
+            max_iter: 3000,
+            max_wall_time: 1e20,
+            verbose: 0,
         };
         let mut out = Vec::new();
         assert!(matches!(

@@ -17,7 +17,9 @@ pub use registry::{
     SizeParam, SizeSel, SizeSpec, Suite,
 };
 pub use report::{CallbackRecord, ClassSummary, SolveRecord};
-pub use solve::{FnSolver, KktChoice, SolveBackend, SolveOutcome, SolveSettings, SolveTimes};
+pub use solve::{
+    FnSolver, KktChoice, LinearSolverChoice, SolveBackend, SolveOutcome, SolveSettings, SolveTimes,
+};
 pub use stats::{COMPOSITE_WEIGHTS, CallbackWeights, SGM_SHIFT_S, composite, sgm};
 pub use timing::{TimingConfig, time_callbacks, time_per_call};
 

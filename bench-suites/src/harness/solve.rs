@@ -17,6 +17,16 @@ pub enum KktChoice {
     Condensed,
 }
 
+/// Factorization of the augmented KKT system requested with `--linear-solver`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum LinearSolverChoice {
+    /// Supernodal LDLᵀ without pivoting (the solver's default).
+    Ldlt,
+    /// Supernodal LBLᵀ with intranode Bunch–Kaufman pivoting.
+    Lblt,
+}
+
 /// Solver settings the harness passes on.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SolveSettings {
@@ -24,6 +34,30 @@ pub struct SolveSettings {
     pub tol: f64,
     /// KKT formulation.
     pub kkt: KktChoice,
+    /// Factorization of the augmented system (ignored by the condensed one).
+    pub linear_solver: LinearSolverChoice,
+    /// Iteration limit of the interior-point method.
+    pub max_iter: usize,
+    /// Wall-time limit of one solve, seconds.
+    pub max_wall_time: f64,
+    /// Solver log detail (to stderr through `tracing`): 0 quiet, 1 one line per iteration,
+    /// 2 and more also inertia corrections and regularizations.
+    pub verbose: u8,
+}
+
+impl Default for SolveSettings {
+    /// The solver's defaults: tol 1e-8, augmented LDLᵀ, 3000 iterations, no time limit,
+    /// quiet.
+    fn default() -> Self {
+        Self {
+            tol: 1e-8,
+            kkt: KktChoice::Augmented,
+            linear_solver: LinearSolverChoice::Ldlt,
+            max_iter: 3000,
+            max_wall_time: 1e20,
+            verbose: 0,
+        }
+    }
 }
 
 /// What the harness records from a solve.
@@ -166,6 +200,17 @@ fn solve_with_simdnlp(
             KktChoice::Augmented => simdnlp_solver::KktKind::Augmented,
             KktChoice::Condensed => simdnlp_solver::KktKind::Condensed,
         },
+        linear_solver: match s.linear_solver {
+            LinearSolverChoice::Ldlt => simdnlp_solver::LinearSolverKind::Ldlt,
+            LinearSolverChoice::Lblt => simdnlp_solver::LinearSolverKind::Lblt,
+        },
+        max_iter: s.max_iter,
+        max_wall_time: s.max_wall_time,
+        print_level: match s.verbose {
+            0 => simdnlp_solver::PrintLevel::None,
+            1 => simdnlp_solver::PrintLevel::Iterations,
+            _ => simdnlp_solver::PrintLevel::Debug,
+        },
         ..Default::default()
     };
     let r = simdnlp_solver::solve(&ModelRef(model), &opts).map_err(|e| e.to_string())?;
@@ -210,10 +255,7 @@ mod tests {
         use crate::opf::{OpfData, case_path, default_pglib_dir};
         let dir = default_pglib_dir().unwrap();
         let m = AcopfModel::new(OpfData::read(case_path(&dir, "case5_pjm").unwrap()).unwrap());
-        let s = SolveSettings {
-            tol: 1e-8,
-            kkt: KktChoice::Augmented,
-        };
+        let s = SolveSettings::default();
         let out = default_solver().unwrap().solve(&m, &s).unwrap();
         assert!(out.success, "{}", out.status);
         assert!(

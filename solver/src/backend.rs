@@ -140,6 +140,10 @@ pub trait Backend {
     );
     /// `z_i ← max(z_i, a)`.
     fn clamp_below(&self, z: &mut Self::Vector, a: f64);
+    /// Safe bound slacks (Ipopt's `CalculateSafeSlack`): where `s_i < s_min` (round-off
+    /// next to a large bound), `s_i ← max(s_min, μ / z_i)`, the slack that keeps the pair
+    /// centred (`s_i z_i = μ`). Returns how many slacks were corrected.
+    fn safe_slack(&self, s: &mut Self::Vector, z: &Self::Vector, s_min: f64, mu: f64) -> usize;
     /// `max_i |dx_i| / (1 + |x_i|)` (the tiny-step measure).
     fn max_rel_step(&self, dx: &Self::Vector, x: &Self::Vector) -> f64;
 
@@ -187,6 +191,15 @@ pub trait Backend {
         delta_c: f64,
         hessian: bool,
     ) -> Result<KktStatus, SolverError>;
+    /// Ipopt's `IncreaseQuality`: make the following factorizations more stable (the CPU
+    /// backend switches an LDLᵀ without pivoting to Bunch–Kaufman LBLᵀ) after a solve
+    /// stayed inaccurate. Returns `false` when there is nothing more stable to switch to.
+    /// The switch lasts until [`Backend::kkt_reset_quality`].
+    fn kkt_increase_quality(&mut self) -> Result<bool, SolverError> {
+        Ok(false)
+    }
+    /// Back to the configured factorization (called at the start of every step).
+    fn kkt_reset_quality(&mut self) {}
     /// Solve the last factorized system for `(dw, dy)` with right-hand side `(rw, ry)`,
     /// refining iteratively on the full system. Returns `false` when the refined solution
     /// is still inaccurate (relative residual above `1e-5`, Ipopt's `residual_ratio_singular`): the matrix is numerically

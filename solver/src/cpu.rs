@@ -45,6 +45,15 @@ pub struct CpuBackend {
     cbuf: Vec<f64>,
     kkt: Kkt,
     solver: Box<dyn SymmetricSolver>,
+    /// Bunch–Kaufman LBLᵀ of the augmented matrix, built on first need when the configured
+    /// LDLᵀ (no pivoting) leaves a solve inaccurate ([`Backend::kkt_increase_quality`]).
+    pivoting: Option<Box<dyn SymmetricSolver>>,
+    /// Factorize and solve with `pivoting` instead of `solver`.
+    use_pivoting: bool,
+    /// `pivoting` was already tried in this step.
+    pivoting_tried: bool,
+    linear_solver: LinearSolverKind,
+    factorization_threads: usize,
     kvals: Vec<f64>,
     diag_w: Vec<f64>,
     diag_c: Vec<f64>,
@@ -143,7 +152,11 @@ impl CpuBackend {
         match &self.kkt {
             Kkt::Augmented { .. } => {
                 self.corr.copy_from_slice(&self.rhs_full);
-                self.solver.solve_in_place(&mut self.corr)?;
+                let solver = match (&mut self.pivoting, self.use_pivoting) {
+                    (Some(p), true) => p,
+                    _ => &mut self.solver,
+                };
+                solver.solve_in_place(&mut self.corr)?;
             }
             Kkt::Condensed { .. } => {
                 // b = (b_x, b_s, b_y); every row j has slack k with row slack_rows[k] = j
@@ -290,6 +303,11 @@ impl Backend for CpuBackend {
             cbuf: vec![0.0; m],
             kkt,
             solver,
+            pivoting: None,
+            use_pivoting: false,
+            pivoting_tried: false,
+            linear_solver: opts.linear_solver,
+            factorization_threads: opts.factorization_threads,
             kvals: vec![0.0; nk],
             diag_w: vec![0.0; nw],
             diag_c: vec![0.0; m],
@@ -462,6 +480,22 @@ impl Backend for CpuBackend {
     fn clamp_below(&self, z: &mut Vec<f64>, a: f64) {
         z.iter_mut().for_each(|v| *v = v.max(a));
     }
+    fn safe_slack(&self, s: &mut Vec<f64>, z: &Vec<f64>, s_min: f64, mu: f64) -> usize {
+        let mut count = 0;
+        for (si, &zi) in s.iter_mut().zip(z) {
+            if *si < s_min {
+                count += 1;
+                let centred = mu / zi;
+                // z > 0 always; a NaN/∞ ratio falls back to s_min
+                *si = if centred.is_finite() {
+                    centred.max(s_min)
+                } else {
+                    s_min
+                };
+            }
+        }
+        count
+    }
     fn max_rel_step(&self, dx: &Vec<f64>, x: &Vec<f64>) -> f64 {
         dx.iter()
             .zip(x)
@@ -574,7 +608,31 @@ impl Backend for CpuBackend {
                         &[h, &s.jvals, minus_ones, &s.diag_w, &s.diag_c],
                         &mut s.kvals,
                     )?;
-                    s.solver.factorize(&s.kvals)?
+                    match (&mut s.pivoting, s.use_pivoting) {
+                        (Some(p), true) => {
+                            let st = p.factorize(&s.kvals)?;
+                            let good = st == FactorStatus::Success
+                                && p.inertia().is_some_and(|i| {
+                                    i.zero == 0 && i.positive == s.nw && i.negative == s.m
+                                });
+                            if good {
+                                st
+                            } else {
+                                // Intranode pivoting cannot reach every pivot and can lose
+                                // the inertia on KKT matrices (seen on case1354_pegase);
+                                // keep it only where it confirms the inertia and go back to
+                                // LDLᵀ for the rest of this step.
+                                tracing::trace!(
+                                    ?st,
+                                    inertia = ?p.inertia(),
+                                    "LBLT fallback rejected, back to LDLT"
+                                );
+                                s.use_pivoting = false;
+                                s.solver.factorize(&s.kvals)?
+                            }
+                        }
+                        _ => s.solver.factorize(&s.kvals)?,
+                    }
                 }
                 Kkt::Condensed { pat } => {
                     let n = s.n;
@@ -598,11 +656,22 @@ impl Backend for CpuBackend {
                     _ => KktStatus::WrongInertia,
                 });
             }
-            tracing::trace!(?st, inertia = ?s.solver.inertia(), delta_w, delta_c, "KKT factorization");
+            let inertia = match (&s.pivoting, s.use_pivoting) {
+                (Some(p), true) => p.inertia(),
+                _ => s.solver.inertia(),
+            };
+            tracing::trace!(
+                ?st,
+                ?inertia,
+                delta_w,
+                delta_c,
+                pivoting = s.use_pivoting,
+                "KKT factorization"
+            );
             Ok(match st {
                 FactorStatus::NotPositiveDefinite => KktStatus::WrongInertia,
                 FactorStatus::Singular => KktStatus::Singular,
-                FactorStatus::Success => match s.solver.inertia() {
+                FactorStatus::Success => match inertia {
                     Some(i) if i.zero > 0 || i.negative < nk.1 => KktStatus::Singular,
                     Some(i) if i.positive == nk.0 && i.negative == nk.1 => KktStatus::Correct,
                     Some(_) => KktStatus::WrongInertia,
@@ -610,6 +679,34 @@ impl Backend for CpuBackend {
                 },
             })
         })
+    }
+
+    fn kkt_increase_quality(&mut self) -> Result<bool, SolverError> {
+        let Kkt::Augmented { asm, .. } = &self.kkt else {
+            return Ok(false);
+        };
+        if self.pivoting_tried || self.linear_solver != LinearSolverKind::Ldlt {
+            return Ok(false);
+        }
+        self.pivoting_tried = true;
+        if self.pivoting.is_none() {
+            // built once per solve, on first need (this allocates the second factor)
+            let mut p = make_solver(
+                LinearSolverKind::Lblt,
+                false,
+                self.nw,
+                self.factorization_threads,
+            )?;
+            p.analyze(self.nw + self.m, asm.col_ptr(), asm.row_idx())?;
+            self.pivoting = Some(p);
+        }
+        self.use_pivoting = true;
+        Ok(true)
+    }
+
+    fn kkt_reset_quality(&mut self) {
+        self.use_pivoting = false;
+        self.pivoting_tried = false;
     }
 
     fn kkt_solve(

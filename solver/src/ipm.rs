@@ -150,6 +150,11 @@ pub(crate) struct Ipm<'a, B: Backend> {
     theta_min: f64,
     filter: Vec<(f64, f64)>,
     delta_w_last: f64,
+    /// Consecutive iterations whose KKT matrix was singular without δ_c.
+    degen_iters: usize,
+    /// The Jacobian is treated as rank deficient: every factorization carries
+    /// δ_c = δ̄_c μ^κ_c from its first attempt (Ipopt's `jac_degenerate`).
+    jac_degenerate: bool,
     /// Iterations done (restoration iterations included).
     pub iter: usize,
     /// Iteration limit of this run.
@@ -291,6 +296,8 @@ impl<'a, B: Backend> Ipm<'a, B> {
             theta_min: 0.0,
             filter: Vec::with_capacity(o.max_iter.clamp(16, 100_000) + 16),
             delta_w_last: 0.0,
+            degen_iters: 0,
+            jac_degenerate: false,
             iter: 0,
             max_iter: o.max_iter,
             acceptable_count: 0,
@@ -421,6 +428,8 @@ impl<'a, B: Backend> Ipm<'a, B> {
         self.iter = 0;
         self.filter.clear();
         self.delta_w_last = 0.0;
+        self.degen_iters = 0;
+        self.jac_degenerate = false;
         self.acceptable_count = 0;
         self.filter_reject_count = 0;
         self.filter_resets = 0;
@@ -743,7 +752,9 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let reg = self.o.jacobian_regularization_value
             * self.mu.powf(self.o.jacobian_regularization_exponent);
         let mut min_dc = 0.0;
-        for attempt in 0..3 {
+        let mut attempt = 0;
+        self.be.kkt_reset_quality();
+        loop {
             if !self.factorize_with_correction(min_dc)? {
                 return Ok(false);
             }
@@ -753,10 +764,21 @@ impl<'a, B: Backend> Ipm<'a, B> {
             if accurate && finite {
                 break;
             }
-            if attempt == 2 && !finite {
-                return Ok(false);
+            // Inaccurate: first a more stable factorization of the same matrix (Ipopt's
+            // IncreaseQuality), then regularize the constraint block, more each time.
+            if be.kkt_increase_quality()? {
+                if self.o.print_level >= PrintLevel::Debug {
+                    tracing::debug!("inaccurate KKT solve, factorizing with pivoting");
+                }
+                continue;
             }
-            // Numerically singular: regularize the constraint block (and more each time).
+            if attempt == 2 {
+                if !finite {
+                    return Ok(false);
+                }
+                break;
+            }
+            attempt += 1;
             min_dc = if min_dc == 0.0 {
                 reg.max(1e-12)
             } else {
@@ -780,16 +802,30 @@ impl<'a, B: Backend> Ipm<'a, B> {
         be.bound_dual_step(&mut self.dzu, &self.zu, &self.su, &self.dsu, self.mu);
     }
 
-    /// Ipopt's inertia correction (Algorithm IC of the paper).
+    /// Ipopt's inertia correction (Algorithm IC of the paper), with Ipopt's degenerate-
+    /// Jacobian heuristic: once [`DEGEN_ITERS_MAX`] consecutive iterations needed δ_c > 0
+    /// to get a nonsingular matrix, δ_c is applied from the first attempt on. Without it,
+    /// LDLᵀ without pivoting meets the near-zero pivots of a rank-deficient Jacobian at
+    /// δ_c = 0, counts them with random signs and drives δ_w up to 1e17 (seen on
+    /// case1803_snem).
     fn factorize_with_correction(&mut self, min_dc: f64) -> Result<bool, SolverError> {
         let o = self.o;
-        let mut dc = min_dc;
+        let reg =
+            o.jacobian_regularization_value * self.mu.powf(o.jacobian_regularization_exponent);
+        let mut dc = if self.jac_degenerate {
+            min_dc.max(reg)
+        } else {
+            min_dc
+        };
         let mut st = self.be.kkt_factorize(&self.sigma, 0.0, dc, true)?;
+        let mut needed_dc = false;
         if st == KktStatus::Singular && dc == 0.0 {
-            dc = o.jacobian_regularization_value * self.mu.powf(o.jacobian_regularization_exponent);
+            dc = reg;
+            needed_dc = true;
             st = self.be.kkt_factorize(&self.sigma, 0.0, dc, true)?;
         }
         if st == KktStatus::Correct {
+            self.note_degeneracy(needed_dc);
             self.last_reg = 0.0;
             return Ok(true);
         }
@@ -799,14 +835,28 @@ impl<'a, B: Backend> Ipm<'a, B> {
             o.min_hessian_perturbation
                 .max(o.perturb_dec_fact * self.delta_w_last)
         };
+        let mut wrong_without_dc = 0;
         loop {
             st = self.be.kkt_factorize(&self.sigma, dw, dc, true)?;
             if st == KktStatus::Singular && dc == 0.0 {
-                dc = o.jacobian_regularization_value
-                    * self.mu.powf(o.jacobian_regularization_exponent);
+                dc = reg;
+                needed_dc = true;
                 continue;
             }
+            if st == KktStatus::WrongInertia && dc == 0.0 {
+                // With δ_c = 0 a rank-deficient Jacobian leaves near-zero pivots whose signs
+                // are round-off, so no δ_w fixes the count (case1803_snem: one to three
+                // extra negative eigenvalues up to δ_w = 1e19). After the second wrong count
+                // add δ_c: it makes the constraint block definite at a negligible cost.
+                wrong_without_dc += 1;
+                if wrong_without_dc >= 2 {
+                    dc = reg;
+                    needed_dc = true;
+                    continue;
+                }
+            }
             if st == KktStatus::Correct {
+                self.note_degeneracy(needed_dc);
                 self.delta_w_last = dw;
                 self.last_reg = dw;
                 if o.print_level >= PrintLevel::Debug {
@@ -821,6 +871,21 @@ impl<'a, B: Backend> Ipm<'a, B> {
             };
             if dw > o.max_hessian_perturbation {
                 return Ok(false);
+            }
+        }
+    }
+
+    /// Count consecutive iterations that needed δ_c; switch to "always δ_c" after
+    /// [`DEGEN_ITERS_MAX`] of them.
+    fn note_degeneracy(&mut self, needed_dc: bool) {
+        if self.jac_degenerate {
+            return;
+        }
+        self.degen_iters = if needed_dc { self.degen_iters + 1 } else { 0 };
+        if self.degen_iters >= DEGEN_ITERS_MAX {
+            self.jac_degenerate = true;
+            if self.o.print_level >= PrintLevel::Debug {
+                tracing::debug!("Jacobian treated as rank deficient: δ_c always on");
             }
         }
     }
@@ -840,10 +905,16 @@ impl<'a, B: Backend> Ipm<'a, B> {
         be.gather_slack(&mut self.slt, &self.wt, &self.li, &self.lo_v, 1.0);
         be.gather_slack(&mut self.sut, &self.wt, &self.ui, &self.up_v, -1.0);
         // The fraction-to-boundary rule keeps the exact slacks positive; a computed slack
-        // below ε·min(1, μ) is round-off next to a large bound (Ipopt moves the bound).
+        // below ε·min(1, μ) is round-off next to a large bound. As Ipopt, replace it by
+        // the centred value μ/z (at least ε·min(1, μ)): clamping to ε·min(1, μ) alone
+        // leaves s·z ≪ μ and Σ = z/s near 1e30, which stalls the iteration (seen on
+        // case1354_pegase at μ ≈ 2.5e-9).
         let smin = f64::EPSILON * self.mu.min(1.0);
-        be.clamp_below(&mut self.slt, smin);
-        be.clamp_below(&mut self.sut, smin);
+        let adjusted = be.safe_slack(&mut self.slt, &self.zl, smin, self.mu)
+            + be.safe_slack(&mut self.sut, &self.zu, smin, self.mu);
+        if adjusted > 0 && self.o.print_level >= PrintLevel::Debug {
+            tracing::debug!(adjusted, "slacks too small, using mu/z");
+        }
         self.ft = be.eval_obj(self.model, &self.wt);
         if !self.ft.is_finite() {
             return None;
@@ -1416,6 +1487,10 @@ impl<'a, B: Backend> Ipm<'a, B> {
 }
 
 /// `a += b` for counts.
+/// Consecutive iterations needing δ_c after which the Jacobian counts as degenerate
+/// (Ipopt's `degen_iters_max`).
+const DEGEN_ITERS_MAX: usize = 3;
+
 pub(crate) fn add_counts(a: &mut CallbackCounts, b: &CallbackCounts) {
     a.obj += b.obj;
     a.grad += b.grad;

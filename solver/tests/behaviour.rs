@@ -409,3 +409,31 @@ fn parallel_factorization_gives_the_same_result() {
     assert_eq!(par.status, Status::SolveSucceeded);
     assert!((par.objective - seq.objective).abs() < 1e-8 * seq.objective.abs());
 }
+
+#[test]
+fn active_bound_below_the_slack_resolution_converges() {
+    // min −x1 − 2 x2 s.t. x1 ≤ 1e8 (a bound) and x2 + 1e-3 x1 ≤ 1.001e8 (a row): at the
+    // optimum (1e8, 1e8) both are active with multipliers of order 1, so the centred slacks μ/z ≈ 1e-9
+    // are below the spacing of doubles near 1e8 (1.5e-8) and `bound − w` rounds to 0.
+    // Clamping such a slack to ε·μ made Σ = z/s explode (case1354_pegase stalled at dual
+    // infeasibility 4.5e5 for 3000 iterations); Ipopt's safe slack μ/z keeps it centred.
+    let m = AdModel::new(
+        "active bound at 1e8",
+        [1e8 - 10.0, 1e8 - 10.0],
+        [-INF, -INF],
+        [1e8, INF],
+        vec![-INF],
+        vec![1.001e8],
+        |x| -x[0] - x[1] * 2.0,
+        |x, c| c.push(x[1] + x[0] * 1e-3),
+    );
+    let r = solve(&m, &quiet()).unwrap();
+    println!(
+        "active bound: {:?} iters {} x {:?}",
+        r.status, r.iterations, r.x
+    );
+    assert_eq!(r.status, Status::SolveSucceeded);
+    for xi in &r.x {
+        assert!((xi - 1e8).abs() <= 1e8 * 1e-8, "x = {:?}", r.x);
+    }
+}

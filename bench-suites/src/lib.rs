@@ -8,9 +8,12 @@
 //!   cost visible.
 //! - [`harness`]: the instance registry, the callback-timing protocol, the solve seam and
 //!   reporting (tables, JSON Lines, plots) behind the `simdnlp-bench` binary.
+//! - [`testing`]: test support — a deterministic RNG and the finite-difference checker
+//!   that every model test of this crate uses.
 
 pub mod cops;
 pub mod handcoded;
 pub mod harness;
 pub mod lv;
 pub mod opf;
+pub mod testing;

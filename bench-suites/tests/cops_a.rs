@@ -7,161 +7,8 @@ use simdnlp_bench::cops::{
     CopsProblem, CopsSize, bearing, camshape, catmix, chain, channel, dirichlet, elec, gasoil,
     glider,
 };
-use simdnlp_modeling::{Model, NlpModel};
-
-/// Deterministic numbers in `[-1, 1)` (SplitMix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        ((z >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-    }
-}
-
-/// `‖a − b‖∞ ≤ tol (1 + max(‖a‖∞, ‖b‖∞))`, with a message naming the worst entry.
-fn assert_close(what: &str, a: &[f64], b: &[f64], tol: f64) {
-    assert_eq!(a.len(), b.len(), "{what}: lengths");
-    let scale = a.iter().chain(b).fold(0.0f64, |s, v| s.max(v.abs()));
-    let (k, err) = a
-        .iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs())
-        .enumerate()
-        .fold((0, 0.0), |acc, (k, e)| if e > acc.1 { (k, e) } else { acc });
-    assert!(
-        err <= tol * (1.0 + scale),
-        "{what}: entry {k}: {} vs {} (error {err:e}, scale {scale:e})",
-        a[k],
-        b[k]
-    );
-}
-
-/// The derivatives of a model at a perturbed start, against central differences along
-/// directions: random directions for every model (each catches a wrong entry of the
-/// gradient, Jacobian or Hessian with probability one), plus every unit direction when
-/// the model has at most `full_upto` variables. Also the matrix-free products against
-/// the COO matrices, and the COO structures (in range, Hessian lower triangle).
-fn check_derivatives(m: &Model, seed: u64, full_upto: usize) {
-    let meta = m.meta();
-    let (n, nc) = (meta.nvar, meta.ncon);
-    let mut rng = Rng(seed);
-    let x: Vec<f64> = meta
-        .x0
-        .iter()
-        .map(|&v| v + 0.05 * (1.0 + v.abs()) * rng.next())
-        .collect();
-    let y: Vec<f64> = (0..nc).map(|_| rng.next()).collect();
-    let sigma = 0.7;
-
-    // COO matrices
-    let (mut jr, mut jc, mut jv) = (vec![0; meta.nnzj], vec![0; meta.nnzj], vec![0.0; meta.nnzj]);
-    m.jac_structure(&mut jr, &mut jc);
-    m.jac_coord(&x, &mut jv);
-    assert!(
-        jr.iter().all(|&r| r < nc) && jc.iter().all(|&c| c < n),
-        "jacobian structure out of range"
-    );
-    let (mut hr, mut hc, mut hv) = (vec![0; meta.nnzh], vec![0; meta.nnzh], vec![0.0; meta.nnzh]);
-    m.hess_structure(&mut hr, &mut hc);
-    m.hess_coord(&x, &y, sigma, &mut hv);
-    assert!(
-        hr.iter().zip(&hc).all(|(&r, &c)| r < n && c <= r),
-        "hessian structure not lower triangle"
-    );
-    let jac_times = |d: &[f64]| {
-        let mut out = vec![0.0; nc];
-        for k in 0..jv.len() {
-            out[jr[k]] += jv[k] * d[jc[k]];
-        }
-        out
-    };
-    let jac_t_times = |w: &[f64]| {
-        let mut out = vec![0.0; n];
-        for k in 0..jv.len() {
-            out[jc[k]] += jv[k] * w[jr[k]];
-        }
-        out
-    };
-    let hess_times = |d: &[f64]| {
-        let mut out = vec![0.0; n];
-        for k in 0..hv.len() {
-            out[hr[k]] += hv[k] * d[hc[k]];
-            if hr[k] != hc[k] {
-                out[hc[k]] += hv[k] * d[hr[k]];
-            }
-        }
-        out
-    };
-    // gradient of the Lagrangian σ f + yᵀ c, with Jᵀy from the COO values at that point
-    let lag_grad = |xx: &[f64]| {
-        let mut g = vec![0.0; n];
-        m.grad(xx, &mut g);
-        let mut vals = vec![0.0; meta.nnzj];
-        m.jac_coord(xx, &mut vals);
-        for gi in g.iter_mut() {
-            *gi *= sigma;
-        }
-        for k in 0..vals.len() {
-            g[jc[k]] += vals[k] * y[jr[k]];
-        }
-        g
-    };
-    let mut g = vec![0.0; n];
-    m.grad(&x, &mut g);
-
-    let h = 1e-6;
-    let tol = 2e-6;
-    let mut directions: Vec<Vec<f64>> = (0..3)
-        .map(|_| (0..n).map(|_| rng.next()).collect())
-        .collect();
-    if n <= full_upto {
-        directions.extend((0..n).map(|i| {
-            let mut e = vec![0.0; n];
-            e[i] = 1.0;
-            e
-        }));
-    }
-    let (mut cp, mut cm) = (vec![0.0; nc], vec![0.0; nc]);
-    for (k, d) in directions.iter().enumerate() {
-        let xp: Vec<f64> = x.iter().zip(d).map(|(a, b)| a + h * b).collect();
-        let xm: Vec<f64> = x.iter().zip(d).map(|(a, b)| a - h * b).collect();
-        let fd = (m.obj(&xp) - m.obj(&xm)) / (2.0 * h);
-        let gd: f64 = g.iter().zip(d).map(|(a, b)| a * b).sum();
-        assert_close(&format!("gradient, direction {k}"), &[gd], &[fd], tol);
-        m.cons(&xp, &mut cp);
-        m.cons(&xm, &mut cm);
-        let fd: Vec<f64> = cp
-            .iter()
-            .zip(&cm)
-            .map(|(a, b)| (a - b) / (2.0 * h))
-            .collect();
-        assert_close(&format!("jacobian, direction {k}"), &jac_times(d), &fd, tol);
-        let (gp, gm) = (lag_grad(&xp), lag_grad(&xm));
-        let fd: Vec<f64> = gp
-            .iter()
-            .zip(&gm)
-            .map(|(a, b)| (a - b) / (2.0 * h))
-            .collect();
-        assert_close(&format!("hessian, direction {k}"), &hess_times(d), &fd, tol);
-    }
-
-    // matrix-free products against the COO matrices
-    let d: Vec<f64> = (0..n).map(|_| rng.next()).collect();
-    let w: Vec<f64> = (0..nc).map(|_| rng.next()).collect();
-    let mut out = vec![0.0; nc];
-    m.jprod(&x, &d, &mut out);
-    assert_close("jprod", &out, &jac_times(&d), 1e-12);
-    let mut out = vec![0.0; n];
-    m.jtprod(&x, &w, &mut out);
-    assert_close("jtprod", &out, &jac_t_times(&w), 1e-12);
-    m.hprod(&x, &y, sigma, &d, &mut out);
-    assert_close("hprod", &out, &hess_times(&d), 1e-12);
-}
+use simdnlp_bench::testing::{FdOptions, check_derivatives};
+use simdnlp_modeling::NlpModel;
 
 /// Builds `p` at its small preset and checks the sizes and derivatives.
 fn check_small(p: &CopsProblem, nvar: usize, ncon: usize) {
@@ -175,7 +22,14 @@ fn check_small(p: &CopsProblem, nvar: usize, ncon: usize) {
         p.name
     );
     assert_eq!(m.meta().minimize, !p.maximize, "{}: sense", p.name);
-    check_derivatives(&m, 17, 300);
+    let opts = FdOptions {
+        seed: 17,
+        perturbation: 0.05,
+        relative_perturbation: 0.05,
+        full_upto: 300,
+        ..FdOptions::default()
+    };
+    check_derivatives(&format!("{} small", p.name), &m, &opts);
 }
 
 #[test]

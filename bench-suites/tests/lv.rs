@@ -2,131 +2,8 @@
 //! finite differences, and (with feature `solver`) solves at N = 20.
 
 use simdnlp_bench::lv::{self, LV_PROBLEMS, LvError};
+use simdnlp_bench::testing::{FdOptions, Lcg, ToleranceScale, check_derivatives};
 use simdnlp_modeling::NlpModel;
-
-/// Deterministic pseudo-random numbers in [-1, 1).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-    }
-}
-
-fn close(a: f64, b: f64, scale: f64, tol: f64) -> bool {
-    (a - b).abs() <= tol * (1.0 + scale)
-}
-
-/// Gradient, Jacobian (COO, duplicates summed) and Lagrangian Hessian (lower triangle,
-/// duplicates summed) against central differences of `obj`, `cons` and `grad + Jᵀy` at a
-/// random point near `x0`. Tolerances are relative to the largest entry of each quantity.
-fn fd_check(name: &str, m: &dyn NlpModel<f64>, seed: u64) {
-    let meta = m.meta();
-    let (n, mc) = (meta.nvar, meta.ncon);
-    let mut rng = Lcg(seed);
-    let x: Vec<f64> = meta.x0.iter().map(|&v| v + 0.1 * rng.next()).collect();
-    let y: Vec<f64> = (0..mc).map(|_| rng.next()).collect();
-    let sigma = 0.7;
-    let step = |v: f64| 1e-6 * v.abs().max(1.0);
-    let tol = 2e-6;
-
-    let mut g = vec![0.0; n];
-    m.grad(&x, &mut g);
-    let gscale = g.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-    let mut xp = x.clone();
-    for i in 0..n {
-        let h = step(x[i]);
-        xp[i] = x[i] + h;
-        let fp = m.obj(&xp);
-        xp[i] = x[i] - h;
-        let fm = m.obj(&xp);
-        xp[i] = x[i];
-        let fd = (fp - fm) / (2.0 * h);
-        assert!(
-            close(g[i], fd, gscale, tol),
-            "{name}: grad[{i}] = {} vs fd {fd}",
-            g[i]
-        );
-    }
-
-    let nnzj = meta.nnzj;
-    let (mut jr, mut jc, mut jv) = (vec![0; nnzj], vec![0; nnzj], vec![0.0; nnzj]);
-    m.jac_structure(&mut jr, &mut jc);
-    m.jac_coord(&x, &mut jv);
-    let mut jd = vec![0.0; mc * n];
-    for k in 0..nnzj {
-        assert!(
-            jr[k] < mc && jc[k] < n,
-            "{name}: jac entry {k} out of range"
-        );
-        jd[jr[k] * n + jc[k]] += jv[k];
-    }
-    let jscale = jd.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-    let (mut cp, mut cm) = (vec![0.0; mc], vec![0.0; mc]);
-    for j in 0..n {
-        let h = step(x[j]);
-        xp[j] = x[j] + h;
-        m.cons(&xp, &mut cp);
-        xp[j] = x[j] - h;
-        m.cons(&xp, &mut cm);
-        xp[j] = x[j];
-        for i in 0..mc {
-            let fd = (cp[i] - cm[i]) / (2.0 * h);
-            let have = jd[i * n + j];
-            assert!(
-                close(have, fd, jscale, tol),
-                "{name}: jac[{i},{j}] = {have} vs fd {fd}"
-            );
-        }
-    }
-
-    let nnzh = meta.nnzh;
-    let (mut hr, mut hc, mut hv) = (vec![0; nnzh], vec![0; nnzh], vec![0.0; nnzh]);
-    m.hess_structure(&mut hr, &mut hc);
-    m.hess_coord(&x, &y, sigma, &mut hv);
-    let mut hd = vec![0.0; n * n];
-    for k in 0..nnzh {
-        assert!(
-            hr[k] < n && hc[k] <= hr[k],
-            "{name}: hess entry {k} not in the lower triangle"
-        );
-        hd[hr[k] * n + hc[k]] += hv[k];
-        if hr[k] != hc[k] {
-            hd[hc[k] * n + hr[k]] += hv[k];
-        }
-    }
-    let hscale = hd.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-    let lag_grad = |xx: &[f64], out: &mut [f64]| {
-        let mut gg = vec![0.0; n];
-        let mut jt = vec![0.0; n];
-        m.grad(xx, &mut gg);
-        m.jtprod(xx, &y, &mut jt);
-        for i in 0..n {
-            out[i] = sigma * gg[i] + jt[i];
-        }
-    };
-    let (mut gp, mut gm) = (vec![0.0; n], vec![0.0; n]);
-    for j in 0..n {
-        let h = step(x[j]);
-        xp[j] = x[j] + h;
-        lag_grad(&xp, &mut gp);
-        xp[j] = x[j] - h;
-        lag_grad(&xp, &mut gm);
-        xp[j] = x[j];
-        for i in 0..n {
-            let fd = (gp[i] - gm[i]) / (2.0 * h);
-            let have = hd[i * n + j];
-            assert!(
-                close(have, fd, hscale, tol),
-                "{name}: hess[{i},{j}] = {have} vs fd {fd}"
-            );
-        }
-    }
-}
 
 /// `|{start, start + step, … ≤ stop}|`.
 fn count(start: i64, step: i64, stop: i64) -> usize {
@@ -201,7 +78,13 @@ fn medium_size_builds_with_spec_dimensions() {
 fn derivatives_against_finite_differences_at_n20() {
     for (k, &name) in LV_PROBLEMS.iter().enumerate() {
         let m = lv::build(name, 20).unwrap();
-        fd_check(name, &m, 17 + k as u64);
+        let opts = FdOptions {
+            seed: 17 + k as u64,
+            perturbation: 0.1,
+            scale: ToleranceScale::Vector,
+            ..FdOptions::default()
+        };
+        check_derivatives(name, &m, &opts);
     }
 }
 
@@ -292,7 +175,7 @@ fn rosenbrock_matches_handcoded() {
     let (n, m) = (30, 28);
     assert_eq!((pat.meta().nvar, pat.meta().ncon), (n, m));
     assert_eq!(pat.meta().x0, hand.meta().x0);
-    let mut rng = Lcg(99);
+    let mut rng = Lcg::new(99);
     let x: Vec<f64> = (0..n).map(|_| rng.next()).collect();
     let y: Vec<f64> = (0..m).map(|_| rng.next()).collect();
     let dense_jac = |model: &dyn NlpModel<f64>| {

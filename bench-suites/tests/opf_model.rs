@@ -7,23 +7,12 @@ use std::collections::HashMap;
 use simdnlp_bench::handcoded::AcopfModel;
 use simdnlp_bench::opf::model::{acopf, acopf_with};
 use simdnlp_bench::opf::{OpfData, case_path, default_pglib_dir};
+use simdnlp_bench::testing::Lcg;
 use simdnlp_modeling::NlpModel;
 
 fn data(name: &str) -> OpfData {
     let dir = default_pglib_dir().unwrap();
     OpfData::read(case_path(&dir, name).unwrap()).unwrap()
-}
-
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-    }
 }
 
 /// Jacobian as `(row, col) → value`, duplicates summed.
@@ -105,7 +94,7 @@ fn agree_with_handcoded(name: &str, seed: u64) {
     close_slices("ucon", &pm.ucon, &hm.ucon);
     assert!(pm.minimize);
 
-    let mut rng = Lcg(seed);
+    let mut rng = Lcg::new(seed);
     let (n, m) = (pm.nvar, pm.ncon);
     let x: Vec<f64> = hm.x0.iter().map(|v| v + 0.3 * rng.next()).collect();
     let y: Vec<f64> = (0..m).map(|_| rng.next()).collect();

@@ -365,8 +365,8 @@ impl NlpModel<f64> for AcopfModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::handcoded::fdcheck;
     use crate::opf::{case_path, default_pglib_dir};
+    use crate::testing::{FdOptions, check_derivatives};
 
     fn model(name: &str) -> AcopfModel {
         let dir = default_pglib_dir().unwrap();
@@ -406,11 +406,21 @@ mod tests {
 
     #[test]
     fn derivatives_case5_against_finite_differences() {
-        fdcheck::check_all(&model("case5_pjm"), 0.05, 7);
+        let opts = FdOptions {
+            seed: 7,
+            perturbation: 0.05,
+            ..FdOptions::default()
+        };
+        check_derivatives("case5_pjm", &model("case5_pjm"), &opts);
     }
 
     #[test]
     fn derivatives_case14_against_finite_differences() {
-        fdcheck::check_all(&model("case14_ieee"), 0.05, 11);
+        let opts = FdOptions {
+            seed: 11,
+            perturbation: 0.05,
+            ..FdOptions::default()
+        };
+        check_derivatives("case14_ieee", &model("case14_ieee"), &opts);
     }
 }

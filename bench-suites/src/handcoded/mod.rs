@@ -5,8 +5,5 @@ pub mod acopf;
 mod coo;
 pub mod rosenbrock;
 
-#[cfg(test)]
-pub(crate) mod fdcheck;
-
 pub use acopf::AcopfModel;
 pub use rosenbrock::{RosenbrockModel, RosenbrockSizeError};

@@ -164,7 +164,7 @@ impl NlpModel<f64> for RosenbrockModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::handcoded::fdcheck;
+    use crate::testing::{FdOptions, check_derivatives};
 
     #[test]
     fn sizes_and_start() {
@@ -198,6 +198,11 @@ mod tests {
     #[test]
     fn derivatives_against_finite_differences() {
         let m = RosenbrockModel::new(10).unwrap();
-        fdcheck::check_all(&m, 0.3, 3);
+        let opts = FdOptions {
+            seed: 3,
+            perturbation: 0.3,
+            ..FdOptions::default()
+        };
+        check_derivatives("rosenbrock(10)", &m, &opts);
     }
 }

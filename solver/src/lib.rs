@@ -66,7 +66,13 @@
 //!    while the barrier error is below `κ_ε μ`) or LOQO's adaptive rule; the
 //!    fraction-to-boundary parameter `τ = max(τ_min, 1 − μ)` is computed from the **new** μ;
 //! 3. Newton step on the primal-dual system with Ipopt's inertia correction (δ_w, δ_c) on
-//!    the augmented system, or with "Cholesky failed ⇒ wrong inertia" on the condensed one;
+//!    the augmented system, or with "Cholesky failed ⇒ wrong inertia" on the condensed one.
+//!    Because the default LDLᵀ does not pivot, three of Ipopt's safeguards matter: δ_c is
+//!    added after a second wrong inertia at δ_c = 0 and kept from the first attempt once
+//!    three consecutive iterations needed it (degenerate Jacobian); a solve that stays
+//!    inaccurate after refinement is redone once with Bunch–Kaufman LBLᵀ (kept only where
+//!    it confirms the inertia), then with growing δ_c; and trial slacks that round to zero
+//!    next to a large bound become `max(ε·min(1, μ), μ/z)` (safe slacks);
 //! 4. filter line search with the switching condition (`s_φ`, `s_θ`, `δ` are options),
 //!    Armijo on the barrier function φ **including the κ_d damping term** of one-sided
 //!    bounds, second-order corrections, the filter-reset heuristic, tiny-step handling and

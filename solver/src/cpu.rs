@@ -152,11 +152,8 @@ impl CpuBackend {
         match &self.kkt {
             Kkt::Augmented { .. } => {
                 self.corr.copy_from_slice(&self.rhs_full);
-                let solver = match (&mut self.pivoting, self.use_pivoting) {
-                    (Some(p), true) => p,
-                    _ => &mut self.solver,
-                };
-                solver.solve_in_place(&mut self.corr)?;
+                active(&mut self.solver, &mut self.pivoting, self.use_pivoting)
+                    .solve_in_place(&mut self.corr)?;
             }
             Kkt::Condensed { .. } => {
                 // b = (b_x, b_s, b_y); every row j has slack k with row slack_rows[k] = j
@@ -229,6 +226,40 @@ fn make_solver(
             Box::new(s)
         }
     })
+}
+
+/// The factorization in use: the LBLᵀ fallback `pivoting` while `use_pivoting` is on,
+/// else the configured `solver` (fields passed separately so the KKT values stay
+/// borrowable).
+fn active<'a>(
+    solver: &'a mut Box<dyn SymmetricSolver>,
+    pivoting: &'a mut Option<Box<dyn SymmetricSolver>>,
+    use_pivoting: bool,
+) -> &'a mut dyn SymmetricSolver {
+    match (pivoting, use_pivoting) {
+        (Some(p), true) => p.as_mut(),
+        _ => solver.as_mut(),
+    }
+}
+
+/// The inertia-correction verdict on an augmented factorization with `nk = (nw, m)`:
+/// correct inertia is `nw` positive and `m` negative eigenvalues; zero eigenvalues or too
+/// few negative ones mean a singular (rank-deficient) constraint block.
+fn classify(
+    st: FactorStatus,
+    inertia: Option<simdnlp_linalg::Inertia>,
+    nk: (usize, usize),
+) -> KktStatus {
+    match st {
+        FactorStatus::NotPositiveDefinite => KktStatus::WrongInertia,
+        FactorStatus::Singular => KktStatus::Singular,
+        FactorStatus::Success => match inertia {
+            Some(i) if i.zero > 0 || i.negative < nk.1 => KktStatus::Singular,
+            Some(i) if i.positive == nk.0 && i.negative == nk.1 => KktStatus::Correct,
+            Some(_) => KktStatus::WrongInertia,
+            None => KktStatus::Correct,
+        },
+    }
 }
 
 fn nan_max(a: f64, b: f64) -> f64 {
@@ -608,30 +639,18 @@ impl Backend for CpuBackend {
                         &[h, &s.jvals, minus_ones, &s.diag_w, &s.diag_c],
                         &mut s.kvals,
                     )?;
-                    match (&mut s.pivoting, s.use_pivoting) {
-                        (Some(p), true) => {
-                            let st = p.factorize(&s.kvals)?;
-                            let good = st == FactorStatus::Success
-                                && p.inertia().is_some_and(|i| {
-                                    i.zero == 0 && i.positive == s.nw && i.negative == s.m
-                                });
-                            if good {
-                                st
-                            } else {
-                                // Intranode pivoting cannot reach every pivot and can lose
-                                // the inertia on KKT matrices (seen on case1354_pegase);
-                                // keep it only where it confirms the inertia and go back to
-                                // LDLᵀ for the rest of this step.
-                                tracing::trace!(
-                                    ?st,
-                                    inertia = ?p.inertia(),
-                                    "LBLT fallback rejected, back to LDLT"
-                                );
-                                s.use_pivoting = false;
-                                s.solver.factorize(&s.kvals)?
-                            }
-                        }
-                        _ => s.solver.factorize(&s.kvals)?,
+                    let solver = active(&mut s.solver, &mut s.pivoting, s.use_pivoting);
+                    let st = solver.factorize(&s.kvals)?;
+                    let nk = (s.nw, s.m);
+                    if s.use_pivoting && classify(st, solver.inertia(), nk) != KktStatus::Correct {
+                        // Intranode pivoting cannot reach every pivot and can lose the
+                        // inertia on KKT matrices (seen on case1354_pegase): keep it only
+                        // where it confirms the inertia, else LDLᵀ for the rest of this step.
+                        tracing::trace!(?st, "LBLT fallback rejected, back to LDLT");
+                        s.use_pivoting = false;
+                        s.solver.factorize(&s.kvals)?
+                    } else {
+                        st
                     }
                 }
                 Kkt::Condensed { pat } => {
@@ -656,10 +675,7 @@ impl Backend for CpuBackend {
                     _ => KktStatus::WrongInertia,
                 });
             }
-            let inertia = match (&s.pivoting, s.use_pivoting) {
-                (Some(p), true) => p.inertia(),
-                _ => s.solver.inertia(),
-            };
+            let inertia = active(&mut s.solver, &mut s.pivoting, s.use_pivoting).inertia();
             tracing::trace!(
                 ?st,
                 ?inertia,
@@ -668,16 +684,7 @@ impl Backend for CpuBackend {
                 pivoting = s.use_pivoting,
                 "KKT factorization"
             );
-            Ok(match st {
-                FactorStatus::NotPositiveDefinite => KktStatus::WrongInertia,
-                FactorStatus::Singular => KktStatus::Singular,
-                FactorStatus::Success => match inertia {
-                    Some(i) if i.zero > 0 || i.negative < nk.1 => KktStatus::Singular,
-                    Some(i) if i.positive == nk.0 && i.negative == nk.1 => KktStatus::Correct,
-                    Some(_) => KktStatus::WrongInertia,
-                    None => KktStatus::Correct,
-                },
-            })
+            Ok(classify(st, inertia, nk))
         })
     }
 

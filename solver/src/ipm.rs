@@ -749,8 +749,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
         be.scale(-1.0, &mut self.rw);
         be.copy(&mut self.ry, &self.r);
         be.scale(-1.0, &mut self.ry);
-        let reg = self.o.jacobian_regularization_value
-            * self.mu.powf(self.o.jacobian_regularization_exponent);
+        let reg = self.jacobian_regularization();
         let mut min_dc = 0.0;
         let mut attempt = 0;
         self.be.kkt_reset_quality();
@@ -810,8 +809,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
     /// case1803_snem).
     fn factorize_with_correction(&mut self, min_dc: f64) -> Result<bool, SolverError> {
         let o = self.o;
-        let reg =
-            o.jacobian_regularization_value * self.mu.powf(o.jacobian_regularization_exponent);
+        let reg = self.jacobian_regularization();
         let mut dc = if self.jac_degenerate {
             min_dc.max(reg)
         } else {
@@ -873,6 +871,11 @@ impl<'a, B: Backend> Ipm<'a, B> {
                 return Ok(false);
             }
         }
+    }
+
+    /// δ_c = δ̄_c μ^κ_c, the constraint-block regularization at the current μ.
+    fn jacobian_regularization(&self) -> f64 {
+        self.o.jacobian_regularization_value * self.mu.powf(self.o.jacobian_regularization_exponent)
     }
 
     /// Count consecutive iterations that needed δ_c; switch to "always δ_c" after
@@ -1486,11 +1489,11 @@ impl<'a, B: Backend> Ipm<'a, B> {
     }
 }
 
-/// `a += b` for counts.
 /// Consecutive iterations needing δ_c after which the Jacobian counts as degenerate
 /// (Ipopt's `degen_iters_max`).
 const DEGEN_ITERS_MAX: usize = 3;
 
+/// `a += b` for counts.
 pub(crate) fn add_counts(a: &mut CallbackCounts, b: &CallbackCounts) {
     a.obj += b.obj;
     a.grad += b.grad;

@@ -91,13 +91,13 @@ pub struct SolveArgs {
     /// Factorization of the augmented KKT system.
     #[arg(long, value_enum, default_value = "ldlt")]
     pub linear_solver: LinearSolverChoice,
-    /// Iteration limit per solve.
-    #[arg(long, default_value_t = 3000)]
-    pub max_iter: usize,
-    /// Wall-time limit per solve, seconds (a solve that hits it reports
-    /// `MaximumWallTimeExceeded`).
-    #[arg(long, default_value_t = 1e20)]
-    pub max_wall_time: f64,
+    /// Iteration limit per solve (default: the solver's, 3000).
+    #[arg(long)]
+    pub max_iter: Option<usize>,
+    /// Wall-time limit per solve, seconds (default: none); a solve that hits it reports
+    /// `MaximumCpuTimeExceeded`.
+    #[arg(long)]
+    pub max_wall_time: Option<f64>,
     /// Print the solver's log to stderr: `-v` one line per iteration, `-vv` also the
     /// inertia corrections and regularizations (`RUST_LOG=trace` adds every factorization).
     #[arg(short, long, action = clap::ArgAction::Count)]
@@ -290,7 +290,7 @@ pub fn run_solve(
     }
     let instances = select(reg, &args.sel)?;
     let mut json = JsonLines::create(args.sel.json.as_ref())?;
-    if args.max_wall_time.is_nan() || args.max_wall_time <= 0.0 {
+    if args.max_wall_time.is_some_and(|t| t.is_nan() || t <= 0.0) {
         return Err(BenchError::Arg("--max-wall-time must be positive".into()));
     }
     let settings = SolveSettings {
@@ -520,8 +520,8 @@ mod tests {
             tol: 1e-8,
             kkt: KktChoice::Augmented,
             linear_solver: LinearSolverChoice::Ldlt,
-            max_iter: 3000,
-            max_wall_time: 1e20,
+            max_iter: None,
+            max_wall_time: None,
             verbose: 0,
         };
         let mut out = Vec::new();

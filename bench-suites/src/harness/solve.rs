@@ -36,25 +36,24 @@ pub struct SolveSettings {
     pub kkt: KktChoice,
     /// Factorization of the augmented system (ignored by the condensed one).
     pub linear_solver: LinearSolverChoice,
-    /// Iteration limit of the interior-point method.
-    pub max_iter: usize,
-    /// Wall-time limit of one solve, seconds.
-    pub max_wall_time: f64,
+    /// Iteration limit of the interior-point method (`None`: the solver's default).
+    pub max_iter: Option<usize>,
+    /// Wall-time limit of one solve, seconds (`None`: the solver's default, none).
+    pub max_wall_time: Option<f64>,
     /// Solver log detail (to stderr through `tracing`): 0 quiet, 1 one line per iteration,
     /// 2 and more also inertia corrections and regularizations.
     pub verbose: u8,
 }
 
 impl Default for SolveSettings {
-    /// The solver's defaults: tol 1e-8, augmented LDLᵀ, 3000 iterations, no time limit,
-    /// quiet.
+    /// tol 1e-8, augmented LDLᵀ, the solver's iteration and time limits, quiet.
     fn default() -> Self {
         Self {
             tol: 1e-8,
             kkt: KktChoice::Augmented,
             linear_solver: LinearSolverChoice::Ldlt,
-            max_iter: 3000,
-            max_wall_time: 1e20,
+            max_iter: None,
+            max_wall_time: None,
             verbose: 0,
         }
     }
@@ -194,6 +193,7 @@ fn solve_with_simdnlp(
     model: &dyn NlpModel<f64>,
     s: &SolveSettings,
 ) -> Result<SolveOutcome, String> {
+    let defaults = simdnlp_solver::Options::default();
     let opts = simdnlp_solver::Options {
         tol: s.tol,
         kkt: match s.kkt {
@@ -204,14 +204,14 @@ fn solve_with_simdnlp(
             LinearSolverChoice::Ldlt => simdnlp_solver::LinearSolverKind::Ldlt,
             LinearSolverChoice::Lblt => simdnlp_solver::LinearSolverKind::Lblt,
         },
-        max_iter: s.max_iter,
-        max_wall_time: s.max_wall_time,
+        max_iter: s.max_iter.unwrap_or(defaults.max_iter),
+        max_wall_time: s.max_wall_time.unwrap_or(defaults.max_wall_time),
         print_level: match s.verbose {
             0 => simdnlp_solver::PrintLevel::None,
             1 => simdnlp_solver::PrintLevel::Iterations,
             _ => simdnlp_solver::PrintLevel::Debug,
         },
-        ..Default::default()
+        ..defaults
     };
     let r = simdnlp_solver::solve(&ModelRef(model), &opts).map_err(|e| e.to_string())?;
     Ok(SolveOutcome {

@@ -96,7 +96,10 @@
 //! Through `tracing`: one Ipopt-style line per iteration at `INFO` (`iter objective inf_pr
 //! inf_du lg(mu) ||d|| lg(rg) alpha_du alpha_pr ls`, restoration iterations tagged `r`) and
 //! a final summary; details (inertia corrections, SOC, restoration) at `DEBUG`, each KKT
-//! factorization at `TRACE`. Install a subscriber to see it; [`PrintLevel`] limits it.
+//! factorization at `TRACE`. [`PrintLevel`] limits it (default: the iteration lines and the
+//! summary). A program that installed no `tracing` subscriber gets the log as plain lines
+//! on stderr; one that did (`tracing_subscriber::fmt().init()`, say) gets it there, with
+//! its own filtering and format. `print_level: PrintLevel::None` silences the solver.
 
 #![deny(missing_docs)]
 #![allow(clippy::needless_range_loop)]
@@ -109,6 +112,8 @@ pub mod models;
 pub mod options;
 pub mod result;
 mod solve;
+mod stderr_log;
+mod summary;
 
 pub use options::{KktKind, LinearSolverKind, MuStrategy, Options, PrintLevel};
 pub use result::{CallbackCounts, SolveResult, SolverError, Status, Timings};

@@ -38,7 +38,8 @@ pub enum MuStrategy {
     AdaptiveLoqo,
 }
 
-/// How much the solver logs through `tracing`.
+/// How much the solver logs through `tracing` (as plain lines on stderr when the program
+/// installed no subscriber; see the crate docs, "Logging").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord, Default)]
 pub enum PrintLevel {
     /// Nothing.

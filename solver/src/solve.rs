@@ -5,7 +5,7 @@ use crate::cpu::CpuBackend;
 use crate::ipm::{Exit, Ipm, Start, add_counts};
 use crate::layout::Layout;
 use crate::models::ScaledModel;
-use crate::options::{Options, PrintLevel};
+use crate::options::Options;
 use crate::result::{SolveResult, SolverError, Status, Timings};
 use simdnlp_modeling::{NlpMeta, NlpModel};
 use std::time::Instant;
@@ -322,6 +322,8 @@ fn solve_impl(
     analyses: &mut usize,
 ) -> Result<SolveResult, SolverError> {
     let t_start = Instant::now();
+    // the log goes to stderr when the program installed no tracing subscriber
+    let _log = crate::stderr_log::fallback(o.print_level);
     let meta = model.meta();
     let (n, m) = (meta.nvar, meta.ncon);
     let n_eq = (0..m).filter(|&j| meta.lcon[j] == meta.ucon[j]).count();
@@ -513,34 +515,7 @@ fn solve_impl(
         timings,
         counts,
     };
-    if o.print_level >= PrintLevel::Summary {
-        tracing::info!(
-            status = ?res.status,
-            objective = res.objective,
-            iterations = res.iterations,
-            constr_viol = res.constr_viol,
-            dual_inf = res.dual_inf,
-            "{}: {:?} after {} iterations, objective {:.10e}",
-            meta.name,
-            res.status,
-            res.iterations,
-            res.objective
-        );
-        tracing::info!(
-            obj = counts.obj,
-            grad = counts.grad,
-            cons = counts.cons,
-            jac = counts.jac,
-            hess = counts.hess,
-            factorizations = counts.factorizations,
-            "time {:.3}s: callbacks {:.3}s, factorization {:.3}s, solves {:.3}s, rest {:.3}s",
-            timings.total,
-            timings.callbacks,
-            timings.factorization,
-            timings.solves,
-            timings.rest
-        );
-    }
+    crate::summary::log_summary(o.print_level, &meta.name, &res);
     Ok(res)
 }
 

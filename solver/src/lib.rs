@@ -85,7 +85,9 @@
 //! Initialization follows Ipopt: `bound_push`/`bound_frac`, slacks at `g(x0)`, least-squares
 //! multipliers (dropped above `constr_mult_init_max`), `z0 = 1`, gradient-based NLP scaling
 //! ([`models::ScaledModel`]) and relative bound relaxation (`bound_relax_factor`; fixed
-//! variables are relaxed the same way).
+//! variables are relaxed the same way during the iterations, and returned at exactly their
+//! value with Ipopt's `make_parameter` bound multipliers: `z_L − z_U` is the Lagrangian
+//! gradient's component, at most one of them nonzero).
 //!
 //! # Allocation
 //! Setup allocates every vector and workspace once; iterations allocate nothing (checked by
@@ -106,6 +108,7 @@
 
 pub mod backend;
 pub mod cpu;
+mod fixed;
 mod ipm;
 pub mod layout;
 pub mod models;

@@ -447,7 +447,7 @@ fn solve_impl(
     let mut zuc = vec![0.0; lay.upper_idx.len()];
     be.to_host(&ipm.zl, &mut zlc);
     be.to_host(&ipm.zu, &mut zuc);
-    let x = wh[..n].to_vec();
+    let mut x = wh[..n].to_vec();
     let y: Vec<f64> = (0..m).map(|j| yh[j] * dc[j] / asf).collect();
     let mut z_l = vec![0.0; n];
     let mut z_u = vec![0.0; n];
@@ -461,6 +461,7 @@ fn solve_impl(
             z_u[i] = zuc[k] / asf;
         }
     }
+    crate::fixed::finish(model, &mut x, &y, &mut z_l, &mut z_u);
     let iterations = ipm.iter;
     let restorations = ipm.restorations;
     let mu = ipm.mu;

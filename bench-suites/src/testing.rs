@@ -1,5 +1,6 @@
-//! Test support shared by the suites' tests: a deterministic RNG and one
-//! finite-difference checker for every callback of an [`NlpModel<f64>`].
+//! Test support shared by the suites' tests: a deterministic RNG, one
+//! finite-difference checker for every callback of an [`NlpModel<f64>`], and
+//! [`pglib_case_or_skip`] for tests of PGLIB-OPF cases that are not in the repository.
 //!
 //! [`check_derivatives`] checks, at a random point near the model's start `x0`:
 //!
@@ -44,7 +45,38 @@
 //! the row/column (or direction) index, the analytic and reference values, the error and
 //! the tolerance.
 
+use std::path::PathBuf;
+
 use simdnlp_modeling::NlpModel;
+
+use crate::opf::{BUNDLED_CASES, PglibDirs, short_name};
+
+/// Writes `message` (one line) straight to the process's stderr, where `cargo test` shows
+/// it even for a passing test (the test harness captures only `print!`/`eprint!`).
+pub fn say_skipped(message: &str) {
+    use std::io::Write;
+    // nothing to do if stderr is closed
+    let _ = writeln!(std::io::stderr(), "{message}");
+}
+
+/// The path of PGLIB-OPF case `name` for test `test`, or `None` after printing (to stderr,
+/// with [`say_skipped`]) that the test skipped the case because its file is not found. Only cases outside
+/// [`BUNDLED_CASES`] may be skipped: a bundled case that cannot be found is a broken
+/// checkout, and this panics with the reason.
+///
+/// CI runs with the complete library beside the checkout, so the skipped cases run there;
+/// a fresh clone runs the bundled ones.
+pub fn pglib_case_or_skip(test: &str, name: &str) -> Option<PathBuf> {
+    let found = PglibDirs::locate(None).and_then(|dirs| dirs.case_path(name));
+    match found {
+        Ok(path) => Some(path),
+        Err(e) if !BUNDLED_CASES.contains(&short_name(name)) => {
+            say_skipped(&format!("{test}: skipped PGLIB-OPF case {name}: {e}"));
+            None
+        }
+        Err(e) => panic!("{test}: bundled PGLIB-OPF case {name} not found: {e}"),
+    }
+}
 
 /// Deterministic pseudo-random numbers uniform in `[-1, 1)` (a 64-bit linear
 /// congruential generator; the same seed gives the same sequence on every platform).

@@ -6,13 +6,12 @@ use std::collections::HashMap;
 
 use simdnlp_bench::handcoded::AcopfModel;
 use simdnlp_bench::opf::model::{acopf, acopf_with};
-use simdnlp_bench::opf::{OpfData, case_path, default_pglib_dir};
+use simdnlp_bench::opf::{OpfData, find_case};
 use simdnlp_bench::testing::Lcg;
 use simdnlp_modeling::NlpModel;
 
 fn data(name: &str) -> OpfData {
-    let dir = default_pglib_dir().unwrap();
-    OpfData::read(case_path(&dir, name).unwrap()).unwrap()
+    OpfData::read(find_case(name).unwrap()).unwrap()
 }
 
 /// Jacobian as `(row, col) → value`, duplicates summed.
@@ -163,19 +162,24 @@ fn handles_slice_the_solution_vector() {
 }
 
 /// Solves each case with the default options and checks status and BASELINE.md objective
-/// (published to 5 significant digits, hence 1e-4).
+/// (published to 5 significant digits, hence 1e-4). Cases outside the repository are
+/// skipped, by name, when the library is not found (`pglib_case_or_skip`).
 #[cfg(feature = "solver")]
-fn solve_to_baseline(names: &[&str]) {
-    use simdnlp_bench::opf::{PGLIB_PREFIX, read_baseline};
+fn solve_to_baseline(test: &str, names: &[&str]) {
+    use simdnlp_bench::opf::{PGLIB_PREFIX, PglibDirs};
+    use simdnlp_bench::testing::pglib_case_or_skip;
     use simdnlp_solver::{Options, PrintLevel, solve};
-    let baseline = read_baseline(&default_pglib_dir().unwrap().join("BASELINE.md")).unwrap();
+    let baseline = PglibDirs::locate(None).unwrap().baseline().unwrap();
     let opts = Options {
         print_level: PrintLevel::None,
         ..Options::default()
     };
     for name in names {
+        let Some(path) = pglib_case_or_skip(test, name) else {
+            continue;
+        };
         let want = baseline[&format!("{PGLIB_PREFIX}{name}")].ac.unwrap();
-        let m = acopf(&data(name)).unwrap();
+        let m = acopf(&OpfData::read(path).unwrap()).unwrap();
         let r = solve(&m, &opts).unwrap();
         println!(
             "{name:14} {:?} iters {:3} obj {:.6e} (baseline {want:e})",
@@ -193,7 +197,10 @@ fn solve_to_baseline(names: &[&str]) {
 #[cfg(feature = "solver")]
 #[test]
 fn solves_match_baseline() {
-    solve_to_baseline(&["case5_pjm", "case14_ieee", "case118_ieee"]);
+    solve_to_baseline(
+        "solves_match_baseline",
+        &["case5_pjm", "case14_ieee", "case118_ieee"],
+    );
 }
 
 /// The cases that used to fail, one per robustness fix of the solver:
@@ -208,5 +215,8 @@ fn solves_match_baseline() {
 #[cfg(feature = "solver")]
 #[test]
 fn formerly_failing_cases_match_baseline() {
-    solve_to_baseline(&["case89_pegase", "case1354_pegase", "case1803_snem"]);
+    solve_to_baseline(
+        "formerly_failing_cases_match_baseline",
+        &["case89_pegase", "case1354_pegase", "case1803_snem"],
+    );
 }

@@ -365,12 +365,11 @@ impl NlpModel<f64> for AcopfModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::opf::{case_path, default_pglib_dir};
+    use crate::opf::find_case;
     use crate::testing::{FdOptions, check_derivatives};
 
     fn model(name: &str) -> AcopfModel {
-        let dir = default_pglib_dir().unwrap();
-        AcopfModel::new(OpfData::read(case_path(&dir, name).unwrap()).unwrap())
+        AcopfModel::new(OpfData::read(find_case(name).unwrap()).unwrap())
     }
 
     #[test]

@@ -64,8 +64,9 @@ pub struct Selection {
     /// available and hand-coded otherwise (auto).
     #[arg(long, value_enum, default_value = "auto")]
     pub backend: BackendSel,
-    /// PGLIB-OPF case directory (default: $SIMDNLP_PGLIB_DIR or ../shared/data/pglib-opf
-    /// next to the workspace).
+    /// Directory of PGLIB-OPF cases searched first (default: $SIMDNLP_PGLIB_DIR); then
+    /// the cases bundled in bench-suites/data/pglib-opf, then ../shared/data/pglib-opf
+    /// next to the workspace when it exists.
     #[arg(long, value_name = "DIR")]
     pub pglib_dir: Option<PathBuf>,
     /// Write one JSON object per instance (JSON Lines) to FILE.

@@ -347,18 +347,15 @@ impl Registry {
     }
 
     /// Every built-in problem: the hand-coded models (LV rosenbrock; one OPF problem per
-    /// case of `pglib_dir`, default [`opf::default_pglib_dir`]) and whatever
-    /// [`register_modeling_layer`] adds.
+    /// case found by [`opf::PglibDirs::locate`] with `pglib_dir` as its explicit
+    /// directory: the bundled cases, plus the rest of the library where it is found) and
+    /// whatever [`register_modeling_layer`] adds.
     pub fn with_defaults(pglib_dir: Option<PathBuf>) -> Self {
         let mut r = Self::new();
         register_handcoded_lv(&mut r);
-        let dir = match pglib_dir {
-            Some(d) => Ok(d),
-            None => opf::default_pglib_dir(),
-        };
-        match dir.and_then(|d| {
-            register_handcoded_opf(&mut r, d.clone())?;
-            register_modeling_opf(&mut r, &d);
+        match opf::PglibDirs::locate(pglib_dir).and_then(|dirs| {
+            register_handcoded_opf(&mut r, &dirs)?;
+            register_modeling_opf(&mut r, &dirs);
             Ok(())
         }) {
             Ok(()) => {}
@@ -553,11 +550,14 @@ pub fn opf_nominal_class(e: &BaselineEntry) -> SizeClass {
     SizeClass::of_nnz(30 * e.edges + 2 * e.nodes)
 }
 
-/// Registers one hand-coded AC OPF problem per case file of `dir`, with the reference
+/// Registers one hand-coded AC OPF problem per case file of `dirs`, with the reference
 /// objective of `BASELINE.md`; cases missing from it get their class from a parse.
-pub fn register_handcoded_opf(r: &mut Registry, dir: PathBuf) -> Result<(), opf::MatpowerError> {
-    let baseline = opf::read_baseline(&dir.join("BASELINE.md")).unwrap_or_default();
-    for (name, path) in opf::list_cases(&dir)? {
+pub fn register_handcoded_opf(
+    r: &mut Registry,
+    dirs: &opf::PglibDirs,
+) -> Result<(), opf::MatpowerError> {
+    let baseline = dirs.baseline().unwrap_or_default();
+    for (name, path) in dirs.list_cases()? {
         let entry = baseline.get(&format!("{PGLIB_PREFIX}{name}"));
         let class = match entry {
             Some(e) => opf_nominal_class(e),
@@ -588,15 +588,15 @@ pub fn register_handcoded_opf(r: &mut Registry, dir: PathBuf) -> Result<(), opf:
 }
 
 /// Registers the pattern-based AC OPF ([`crate::opf::model::acopf`], [`Backend::Cpu`])
-/// for every hand-coded OPF case already registered from `dir`: same names, presets and
+/// for every hand-coded OPF case already registered from `dirs`: same names, presets and
 /// reference objectives, so `--backend cpu|handcoded` compares like with like.
-pub fn register_modeling_opf(r: &mut Registry, dir: &std::path::Path) {
+pub fn register_modeling_opf(r: &mut Registry, dirs: &opf::PglibDirs) {
     let mut cpu = Vec::new();
     for p in &r.problems {
         if p.suite != Suite::Opf || p.backend != Backend::Handcoded {
             continue;
         }
-        let Ok(path) = opf::case_path(dir, &p.name) else {
+        let Ok(path) = dirs.case_path(&p.name) else {
             continue;
         };
         let label = p.name.clone();

@@ -252,9 +252,8 @@ mod tests {
     #[test]
     fn simdnlp_solves_case5_to_baseline() {
         use crate::handcoded::AcopfModel;
-        use crate::opf::{OpfData, case_path, default_pglib_dir};
-        let dir = default_pglib_dir().unwrap();
-        let m = AcopfModel::new(OpfData::read(case_path(&dir, "case5_pjm").unwrap()).unwrap());
+        use crate::opf::{OpfData, find_case};
+        let m = AcopfModel::new(OpfData::read(find_case("case5_pjm").unwrap()).unwrap());
         let s = SolveSettings::default();
         let out = default_solver().unwrap().solve(&m, &s).unwrap();
         assert!(out.success, "{}", out.status);

@@ -14,6 +14,13 @@ pub trait Namer {
     fn real_field(&self, col: u32) -> String;
     /// Name of integer data field `col`.
     fn int_field(&self, col: u32) -> String;
+    /// `true` when variable or parameter block `block` has no dimensions (a single
+    /// value): its element prints as the block's name alone (`a`, not `a[0]`). The default
+    /// says `false`, so an element without dimensions prints its flat position.
+    fn is_scalar(&self, block: u32) -> bool {
+        let _ = block;
+        false
+    }
 }
 
 /// Prints `x#3[..]`, `θ#0[..]`, `d0` and `i0`.
@@ -76,6 +83,9 @@ fn prec(e: &Expr) -> u8 {
 
 fn write_ref(out: &mut String, name: String, r: &VarRef, namer: &dyn Namer) {
     out.push_str(&name);
+    if r.dims.is_empty() && namer.is_scalar(r.block) {
+        return;
+    }
     out.push('[');
     if r.dims.is_empty() {
         let _ = r.global.write(out, namer);

@@ -141,6 +141,57 @@ fn printing_as_mathematics() {
     );
 }
 
+/// Blocks 2 and 3 are scalars (`a`, `b`); 0 and 1 are arrays.
+struct Scalars;
+impl Namer for Scalars {
+    fn var(&self, b: u32) -> String {
+        ["x", "y", "a", "b"][b as usize].into()
+    }
+    fn param(&self, _: u32) -> String {
+        "p".into()
+    }
+    fn real_field(&self, _: u32) -> String {
+        "d.t".into()
+    }
+    fn int_field(&self, _: u32) -> String {
+        "i".into()
+    }
+    fn is_scalar(&self, b: u32) -> bool {
+        b >= 2
+    }
+}
+
+#[test]
+fn scalar_blocks_print_by_name() {
+    // two scalar blocks at flat positions 0 and 1 have no dimensions to print
+    let a = Expr::var(VarRef::new(2, vec![], Index::Const(0)));
+    let b = Expr::var(VarRef::new(3, vec![], Index::Const(1)));
+    let e = a.clone() * (b * Expr::data(0)).exp();
+    assert_eq!(e.display(&Scalars), "a*exp(b*d.t)");
+    // a namer that does not know the block prints the flat position, as before
+    assert_eq!(e.display(&N2), "x[0]*exp(x[1]*c)");
+    // arrays keep their positions even with a scalar-aware namer
+    let x = Expr::var(VarRef::new(0, vec![Index::Const(4)], Index::Const(4)));
+    assert_eq!((x * a).display(&Scalars), "x[4]*a");
+}
+
+/// Like [`N`], but every variable block is named `x`.
+struct N2;
+impl Namer for N2 {
+    fn var(&self, _: u32) -> String {
+        "x".into()
+    }
+    fn param(&self, _: u32) -> String {
+        "p".into()
+    }
+    fn real_field(&self, _: u32) -> String {
+        "c".into()
+    }
+    fn int_field(&self, _: u32) -> String {
+        "i".into()
+    }
+}
+
 #[test]
 fn slots_merge_and_structural_zeros_are_pruned() {
     let i = Index::field(0);

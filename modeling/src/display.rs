@@ -47,6 +47,13 @@ impl<T: Scalar> Model<T> {
 impl<T: Scalar> fmt::Display for Model<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let m = &self.meta;
+        let scalars: Vec<u32> = self
+            .vars
+            .iter()
+            .chain(&self.params)
+            .filter(|c| c.shape.ndim() == 0)
+            .map(|c| c.uid)
+            .collect();
         let title = if m.name.is_empty() {
             String::from("model")
         } else {
@@ -102,6 +109,7 @@ impl<T: Scalar> fmt::Display for Model<T> {
                     names: &self.names,
                     ints: &e.int_names,
                     reals: &[],
+                    scalars: &scalars,
                 };
                 let name = self.names.get(&e.core.uid).cloned().unwrap_or_default();
                 let idx = e.int_names.join(", ");
@@ -129,6 +137,7 @@ impl<T: Scalar> fmt::Display for Model<T> {
                     names: &self.names,
                     ints: &cp.cols.int_names,
                     reals: &cp.cols.real_names,
+                    scalars: &scalars,
                 };
                 let name = self.names.get(&cp.core.uid).cloned().unwrap_or_default();
                 let e = cp.expr.display(&namer);
@@ -147,6 +156,7 @@ impl<T: Scalar> fmt::Display for Model<T> {
                     names: &self.names,
                     ints: &cp.cols.int_names,
                     reals: &cp.cols.real_names,
+                    scalars: &scalars,
                 };
                 let rng = if cp.desc.is_empty() {
                     String::new()

@@ -122,6 +122,8 @@ pub(crate) struct PatNamer<'a> {
     pub names: &'a HashMap<u32, String>,
     pub ints: &'a [String],
     pub reals: &'a [String],
+    /// Ids of the 0-dimensional variable and parameter blocks (printed without `[..]`).
+    pub scalars: &'a [u32],
 }
 
 impl Namer for PatNamer<'_> {
@@ -148,6 +150,9 @@ impl Namer for PatNamer<'_> {
             .get(col as usize)
             .cloned()
             .unwrap_or_else(|| format!("i{col}"))
+    }
+    fn is_scalar(&self, block: u32) -> bool {
+        self.scalars.contains(&block)
     }
 }
 
@@ -272,10 +277,12 @@ impl Checker<'_> {
                 block: core.name(),
             });
         }
+        // positions are integer expressions: no block is printed in them
         let namer = PatNamer {
             names: self.names,
             ints: &cols.int_names,
             reals: &cols.real_names,
+            scalars: &[],
         };
         for (d, ix) in dims.iter().enumerate() {
             let npts = if ix.as_const().is_some() {

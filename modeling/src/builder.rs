@@ -64,8 +64,44 @@ pub(crate) struct Attrs {
     pub start: Option<Values>,
     pub lower: Option<Values>,
     pub upper: Option<Values>,
-    pub errors: Vec<ModelError>,
+    pub errors: Vec<DeclError>,
     pub sealed: bool,
+}
+
+/// An error found while a block was declared. It stays on the block and `build()` reports
+/// it under the name the block has by then, so a `.named()` later in the chain counts.
+#[derive(Clone, Debug)]
+pub(crate) enum DeclError {
+    /// A list of `got` values for a block of `expected` elements.
+    Length {
+        what: &'static str,
+        expected: usize,
+        got: usize,
+    },
+    /// An invalid index set or data source of the block (`what`: `variable block`, ...).
+    Shape { what: &'static str, reason: String },
+}
+
+impl DeclError {
+    /// The error as reported for the block named `block`.
+    pub(crate) fn for_block(&self, block: String) -> ModelError {
+        match self {
+            DeclError::Length {
+                what,
+                expected,
+                got,
+            } => ModelError::LengthMismatch {
+                block,
+                what,
+                expected: *expected,
+                got: *got,
+            },
+            DeclError::Shape { what, reason } => ModelError::BadShape {
+                what: format!("{what} {block}"),
+                reason: reason.clone(),
+            },
+        }
+    }
 }
 
 /// Shared state of one block: fixed geometry plus the attributes set through the handle.
@@ -144,9 +180,7 @@ impl BlockCore {
     fn set(&self, what: &'static str, v: Values, pick: fn(&mut Attrs) -> &mut Option<Values>) {
         let mut a = lock(&self.attrs);
         if v.wrong_len(self.shape.len()) {
-            let name = a.name.clone().unwrap_or_else(|| self.default_name.clone());
-            a.errors.push(ModelError::LengthMismatch {
-                block: name,
+            a.errors.push(DeclError::Length {
                 what,
                 expected: self.shape.len(),
                 got: v.given_len().unwrap_or(0),
@@ -154,6 +188,11 @@ impl BlockCore {
             return;
         }
         *pick(&mut a) = Some(v);
+    }
+
+    /// Keeps a declaration error on the block (see [`DeclError`]).
+    fn fail(&self, e: DeclError) {
+        lock(&self.attrs).errors.push(e);
     }
 
     fn values_with<D: Dims>(&self, f: impl Fn(D::Key) -> f64) -> Values {
@@ -491,6 +530,8 @@ pub struct ModelBuilder<T: Scalar = f64> {
     pub(crate) ncon: usize,
     pub(crate) patterns: Vec<PatternDecl<T>>,
     pub(crate) errors: Vec<ModelError>,
+    /// Blocks whose declaration failed (bad data source): `build()` reports their error.
+    pub(crate) failed: Vec<Arc<BlockCore>>,
     pub(crate) threads: Threads,
 }
 
@@ -516,6 +557,7 @@ impl<T: Scalar> Default for ModelBuilder<T> {
             ncon: 0,
             patterns: Vec::new(),
             errors: Vec::new(),
+            failed: Vec::new(),
             threads: Threads::Sequential,
         }
     }
@@ -534,19 +576,16 @@ impl<T: Scalar> ModelBuilder<T> {
         self
     }
 
-    fn shape_of<S: IntoShape>(&mut self, what: &str, s: S) -> Shape {
+    /// The index set, or an empty one and why the given one is invalid.
+    fn shape_of<S: IntoShape>(s: S) -> (Shape, Option<String>) {
         match s.into_shape() {
-            Ok(sh) => sh,
+            Ok(sh) => (sh, None),
             Err(reason) => {
-                self.errors.push(ModelError::BadShape {
-                    what: what.to_string(),
-                    reason,
-                });
                 let nd = match <S::Dims as Dims>::NDIM {
                     crate::shape::DYNAMIC => 0,
                     n => n,
                 };
-                Shape::new(vec![(0, 0); nd])
+                (Shape::new(vec![(0, 0); nd]), Some(reason))
             }
         }
     }
@@ -557,9 +596,15 @@ impl<T: Scalar> ModelBuilder<T> {
     /// indexed with a `Vec` of positions).
     pub fn var<S: IntoShape>(&mut self, index_set: S) -> Var<S::Dims> {
         let k = self.vars.len();
-        let shape = self.shape_of(&format!("variable block x{k}"), index_set);
+        let (shape, bad) = Self::shape_of(index_set);
         let n = shape.len();
         let core = BlockCore::new(BlockKind::Variable, shape, self.nvar, format!("x{k}"));
+        if let Some(reason) = bad {
+            core.fail(DeclError::Shape {
+                what: "variable block",
+                reason,
+            });
+        }
         self.nvar += n;
         self.vars.push(core.clone());
         Var::from_core(core)
@@ -579,13 +624,18 @@ impl<T: Scalar> ModelBuilder<T> {
         values: impl Into<Values>,
     ) -> Param<S::Dims> {
         let k = self.params.len();
-        let shape = self.shape_of(&format!("parameter block p{k}"), index_set);
+        let (shape, bad) = Self::shape_of(index_set);
         let n = shape.len();
         let core = BlockCore::new(BlockKind::Parameter, shape, self.ntheta, format!("p{k}"));
+        if let Some(reason) = bad {
+            core.fail(DeclError::Shape {
+                what: "parameter block",
+                reason,
+            });
+        }
         let v = values.into();
         if v.wrong_len(n) {
-            self.errors.push(ModelError::LengthMismatch {
-                block: core.name(),
+            core.fail(DeclError::Length {
                 what: "parameter values",
                 expected: n,
                 got: v.given_len().unwrap_or(0),
@@ -624,7 +674,7 @@ impl<T: Scalar> ModelBuilder<T> {
         src: &S,
         f: impl FnOnce(S::Point) -> (Option<Vec<Index>>, Expr),
         con_core: Option<Arc<BlockCore>>,
-    ) -> Option<(Arc<BlockCore>, Shape)> {
+    ) -> Result<(Arc<BlockCore>, Shape), Arc<BlockCore>> {
         let k = self.patterns.len();
         let label = match kind_of {
             BlockKind::Objective => format!("obj{k}"),
@@ -634,11 +684,15 @@ impl<T: Scalar> ModelBuilder<T> {
         let (point, cols, shape, desc) = match collect::<S, T>(src) {
             Ok(r) => r,
             Err(reason) => {
-                self.errors.push(ModelError::BadShape {
-                    what: format!("data of pattern {label}"),
+                // the handle keeps working (naming it still counts); build() reports it
+                let core =
+                    con_core.unwrap_or_else(|| BlockCore::new(kind_of, Shape::default(), 0, label));
+                core.fail(DeclError::Shape {
+                    what: "data of pattern",
                     reason,
                 });
-                return None;
+                self.failed.push(core.clone());
+                return Err(core);
             }
         };
         // accesses logged before this pattern belong to earlier patterns or to no pattern
@@ -667,7 +721,7 @@ impl<T: Scalar> ModelBuilder<T> {
             desc,
             expr_refs,
         });
-        Some((core, shape))
+        Ok((core, shape))
     }
 
     /// Adds an objective pattern: `f(point)` summed over the data points. All objective
@@ -679,10 +733,7 @@ impl<T: Scalar> ModelBuilder<T> {
         f: impl FnOnce(S::Point) -> Expr,
     ) -> PatternHandle {
         match self.add_pattern(BlockKind::Objective, &data, |p| (None, f(p)), None) {
-            Some((core, _)) => PatternHandle { core },
-            None => PatternHandle {
-                core: BlockCore::new(BlockKind::Objective, Shape::default(), 0, "invalid".into()),
-            },
+            Ok((core, _)) | Err(core) => PatternHandle { core },
         }
     }
 
@@ -733,27 +784,18 @@ impl<T: Scalar> ModelBuilder<T> {
         };
         let n = shape.len();
         let core = BlockCore::new(BlockKind::Constraint, shape, self.ncon, format!("c{k}"));
-        if self
-            .add_pattern(
-                BlockKind::Constraint,
-                &data,
-                |p| (None, f(p)),
-                Some(core.clone()),
-            )
-            .is_some()
-        {
+        let added = self.add_pattern(
+            BlockKind::Constraint,
+            &data,
+            |p| (None, f(p)),
+            Some(core.clone()),
+        );
+        if added.is_ok() {
             self.ncon += n;
             self.cons.push(core.clone());
-            Con::from_core(core)
-        } else {
-            // keep the handle usable; build() reports the data error
-            Con::from_core(BlockCore::new(
-                BlockKind::Constraint,
-                Shape::new(vec![(0, 0); <S::Shape as Dims>::NDIM]),
-                0,
-                format!("c{k}"),
-            ))
         }
+        // after a data error the handle stays usable; build() reports the error
+        Con::from_core(core)
     }
 
     /// Augments an existing constraint block: for every data point, `f(point)` returns
@@ -790,15 +832,9 @@ impl<T: Scalar> ModelBuilder<T> {
             },
             None,
         );
-        let Some((core, _)) = res else {
-            return PatternHandle {
-                core: BlockCore::new(
-                    BlockKind::Augmentation,
-                    Shape::default(),
-                    0,
-                    "invalid".into(),
-                ),
-            };
+        let core = match res {
+            Ok((core, _)) => core,
+            Err(core) => return PatternHandle { core },
         };
         match ci {
             Some(ci) => {
@@ -832,17 +868,20 @@ impl<T: Scalar> ModelBuilder<T> {
     {
         let k = self.exprs.len();
         let label = format!("e{k}");
-        let shape = match data.shape() {
-            Ok(s) => s,
-            Err(reason) => {
-                self.errors.push(ModelError::BadShape {
-                    what: format!("expression block {label}"),
-                    reason,
-                });
-                Shape::new(vec![(0, 0); <S::Shape as Dims>::NDIM])
-            }
+        let (shape, bad) = match data.shape() {
+            Ok(s) => (s, None),
+            Err(reason) => (
+                Shape::new(vec![(0, 0); <S::Shape as Dims>::NDIM]),
+                Some(reason),
+            ),
         };
         let core = BlockCore::new(BlockKind::Expression, shape, 0, label);
+        if let Some(reason) = bad {
+            core.fail(DeclError::Shape {
+                what: "expression block",
+                reason,
+            });
+        }
         // the template, for printing only (point fields are the source's own columns)
         let mut alloc = crate::data::ColumnAlloc::default();
         let point = S::declare(&mut alloc);

@@ -337,8 +337,9 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
         return Err(ModelError::ConflictingSense);
     }
     let all_cores = b
-        .vars
+        .failed
         .iter()
+        .chain(b.vars.iter())
         .chain(b.params.iter().map(|p| &p.0))
         .chain(b.cons.iter())
         .chain(b.exprs.iter().map(|e| &e.core))
@@ -347,10 +348,11 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
     let mut seen: HashMap<String, u32> = HashMap::new();
     for c in all_cores {
         let a = lock(&c.attrs);
-        if let Some(e) = a.errors.first() {
-            return Err(e.clone());
-        }
         let name = a.name.clone().unwrap_or_else(|| c.default_name.clone());
+        if let Some(e) = a.errors.first() {
+            // declaration errors name the block as named by now
+            return Err(e.for_block(name));
+        }
         drop(a);
         if let Some(&other) = seen.get(&name) {
             if other != c.uid {

@@ -219,6 +219,37 @@ fn negative_block_length() {
 }
 
 #[test]
+fn declaration_errors_use_the_final_name() {
+    // each error is found before `.named(..)` runs; the message names the block as named
+    let message = |m: ModelBuilder| m.build().unwrap_err().to_string();
+    let mut m = ModelBuilder::new();
+    let _x = m.var(0..=3).upper([1.0, 2.0]).named("height");
+    let e = message(m);
+    assert_eq!(e, "upper bound of block `height`: expected 4 values, got 2");
+
+    let mut m = ModelBuilder::new();
+    let _x = m.var(-3i64).named("steps");
+    let e = message(m);
+    assert!(e.starts_with("variable block steps: "), "{e}");
+
+    let mut m = ModelBuilder::new();
+    let _p = m.param_shaped(0..3, [1.0, 2.0]).named("price");
+    let e = message(m);
+    assert_eq!(
+        e,
+        "parameter values of block `price`: expected 3 values, got 2"
+    );
+
+    // a constraint over a data source that cannot be read: the handle still takes the
+    // name, and the error uses it
+    let mut m = ModelBuilder::new();
+    let x = m.var(2).named("x");
+    let _c = m.constraint(0..usize::MAX, |i| x.at(i) * 1.0).named("rows");
+    let e = message(m);
+    assert!(e.starts_with("data of pattern rows: "), "{e}");
+}
+
+#[test]
 fn duplicate_names() {
     let mut m = ModelBuilder::new();
     let _a = m.var(2).named("x");

@@ -7,9 +7,10 @@
 //! pattern over `&lines` reads `line.f_bus` and `line.c5`. Every field's type must
 //! implement `simdnlp_modeling::Field` (the integer and float primitives do).
 //!
-//! The generated code names the crate `::simdnlp_modeling`; when the modeling crate is
-//! reached through another path (the `simdnlp` facade), write
-//! `#[data_row(crate = "simdnlp::modeling")]`.
+//! The generated code names the modeling crate the way the deriving crate reaches it, read
+//! from its `Cargo.toml` (with `proc-macro-crate`): `simdnlp::modeling` when it depends on
+//! the `simdnlp` facade (under any name), else `simdnlp_modeling` (under the name it gives
+//! `simdnlp-modeling`). `#[data_row(crate = "path::to::modeling")]` overrides it.
 
 #![warn(missing_docs)]
 
@@ -27,14 +28,39 @@ pub fn derive_data_row(input: TokenStream) -> TokenStream {
     }
 }
 
+/// The path of the modeling crate as the deriving crate sees it (see the crate docs).
+fn modeling_path() -> syn::Path {
+    use proc_macro_crate::{FoundCrate, crate_name};
+    let ident = |name: &str| format_ident!("{}", name);
+    // the facade first: it is what users depend on, and a crate that has both reaches the
+    // modeling crate through either (the facade's own tests and examples find `Itself`)
+    match crate_name("simdnlp") {
+        Ok(FoundCrate::Name(name)) => {
+            let name = ident(&name);
+            return syn::parse_quote!(::#name::modeling);
+        }
+        Ok(FoundCrate::Itself) => return syn::parse_quote!(::simdnlp::modeling),
+        Err(_) => {}
+    }
+    match crate_name("simdnlp-modeling") {
+        Ok(FoundCrate::Name(name)) => {
+            let name = ident(&name);
+            syn::parse_quote!(::#name)
+        }
+        // `Itself` (the modeling crate's tests and examples) or no dependency found: the
+        // compiler reports an unknown crate at this path in the latter case
+        Ok(FoundCrate::Itself) | Err(_) => syn::parse_quote!(::simdnlp_modeling),
+    }
+}
+
 fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
-    let mut krate: syn::Path = syn::parse_quote!(::simdnlp_modeling);
+    let mut krate: Option<syn::Path> = None;
     for attr in &input.attrs {
         if attr.path().is_ident("data_row") {
             attr.parse_nested_meta(|meta| {
                 if meta.path.is_ident("crate") {
                     let s: syn::LitStr = meta.value()?.parse()?;
-                    krate = s.parse()?;
+                    krate = Some(s.parse()?);
                     Ok(())
                 } else {
                     Err(meta.error("expected `crate = \"path\"`"))
@@ -42,6 +68,7 @@ fn expand(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
             })?;
         }
     }
+    let krate = krate.unwrap_or_else(modeling_path);
     let Data::Struct(data) = &input.data else {
         return Err(syn::Error::new_spanned(
             &input.ident,

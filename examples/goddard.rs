@@ -115,16 +115,8 @@ pub fn goddard_model(nh: usize) -> Result<(Model, Goddard), ModelError> {
 
 #[allow(dead_code)]
 fn main() -> Result<(), simdnlp::Error> {
-    // the solver logs Ipopt-style iteration lines through `tracing`; show them on stderr
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .with_target(false)
-        .without_time()
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_writer(std::io::stderr)
-        .init();
+    // The solver prints its Ipopt-style iteration log to stderr (no tracing subscriber is
+    // installed here; with one, the log goes through it instead).
     let nh: usize = std::env::args()
         .nth(1)
         .and_then(|s| s.parse().ok())
@@ -144,7 +136,7 @@ fn main() -> Result<(), simdnlp::Error> {
     let result = simdnlp::solve(&model, &simdnlp::Options::default())?;
     let h = model.solution(&g.h, &result.x)?;
     let tm = &result.timings;
-    println!("status:          {:?}", result.status);
+    println!("status:          {}", result.status);
     println!(
         "final altitude:  {:.8} (h[nh] = {:.8})",
         result.objective, h[nh]

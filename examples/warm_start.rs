@@ -53,14 +53,18 @@ fn main() -> Result<(), Error> {
         .nth(1)
         .and_then(|s| s.parse().ok())
         .unwrap_or(200);
-    let r = run(nh, &Options::default())?;
+    let quiet = Options {
+        print_level: PrintLevel::None,
+        ..Options::default()
+    };
+    let r = run(nh, &quiet)?;
     for (what, s) in [
         ("first solve", &r.first),
         ("warm re-solve", &r.warm),
         ("cold solve of the changed model", &r.cold),
     ] {
         println!(
-            "{what:>32}: {:?}, {} iterations, final altitude {:.6}, {:.3} s",
+            "{what:>32}: {}, {} iterations, final altitude {:.6}, {:.3} s",
             s.status, s.iterations, s.objective, s.timings.total
         );
     }

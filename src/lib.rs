@@ -41,14 +41,19 @@ pub use ndarray;
 use ndarray::Array;
 use simdnlp_modeling::{Con, Dims, Var};
 
-/// Everything a typical model-and-solve program needs, in one `use`.
+/// Everything a typical model-and-solve program needs, in one `use`: the builder and
+/// block handles, `#[derive(DataRow)]` (it works through this path with no attribute), the
+/// solver entry points, its options' enums, and [`BlockResults`].
 pub mod prelude {
     pub use crate::{BlockResults, Error};
     pub use simdnlp_ad::{Expr, Index};
     pub use simdnlp_modeling::{
         Con, DataRow, Model, ModelBuilder, ModelError, NlpMeta, NlpModel, Param, Var,
     };
-    pub use simdnlp_solver::{KktKind, Options, SolveResult, Solver, SolverError, Status, solve};
+    pub use simdnlp_solver::{
+        KktKind, LinearSolverKind, MuStrategy, Options, PrintLevel, SolveResult, Solver,
+        SolverError, Status, solve,
+    };
 }
 
 /// Any error of building or solving a model, so `?` works across both steps.
@@ -62,8 +67,9 @@ pub enum Error {
     Solver(#[from] SolverError),
 }
 
-/// Block-shaped views of a [`SolveResult`]: the solution, multipliers and bound multipliers
-/// of one variable or constraint block, as `ndarray` arrays shaped like the block.
+/// Block-shaped views of a [`SolveResult`]: the solution, bound multipliers, constraint
+/// values and multipliers of one variable or constraint block, as `ndarray` arrays shaped
+/// like the block.
 ///
 /// The `model` argument is the model that was solved; it checks that the handle belongs to
 /// it and gives the block's offset and shape.
@@ -77,6 +83,13 @@ pub trait BlockResults {
     /// Constraint multipliers of constraint block `con` (Ipopt's sign convention, see
     /// [`SolveResult`]).
     fn multipliers<D: Dims>(
+        &self,
+        model: &Model,
+        con: &Con<D>,
+    ) -> Result<Array<f64, D::Nd>, ModelError>;
+    /// Values `c(x)` of constraint block `con`'s rows at the solution (compare with the
+    /// block's bounds).
+    fn constraint_values<D: Dims>(
         &self,
         model: &Model,
         con: &Con<D>,
@@ -110,6 +123,14 @@ impl BlockResults for SolveResult {
         con: &Con<D>,
     ) -> Result<Array<f64, D::Nd>, ModelError> {
         model.multipliers(con, &self.y)
+    }
+
+    fn constraint_values<D: Dims>(
+        &self,
+        model: &Model,
+        con: &Con<D>,
+    ) -> Result<Array<f64, D::Nd>, ModelError> {
+        model.constraint_values(con, &self.constraints)
     }
 
     fn multipliers_lower<D: Dims>(

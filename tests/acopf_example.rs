@@ -1,15 +1,23 @@
-//! The `acopf` example as a test: case5_pjm read from the PGLIB directory, solved to the
-//! BASELINE.md objective, and the dispatch read back per block.
+//! The `acopf` example as a test: case5_pjm (shipped in the repository) solved to the
+//! BASELINE.md objective and the dispatch read back per block; a case given by file path;
+//! the errors `main` prints (with `Display`) and turns into exit status 1.
 
 #[path = "../examples/acopf.rs"]
 #[allow(dead_code)]
 mod acopf;
 
+use std::process::ExitCode;
+
+use acopf::AcopfError;
 use simdnlp::prelude::*;
+
+fn args(a: &[&str]) -> Vec<String> {
+    a.iter().map(|s| s.to_string()).collect()
+}
 
 #[test]
 fn case5_dispatch_matches_baseline() {
-    let c = acopf::solve_case("case5_pjm").expect("case5_pjm solves");
+    let c = acopf::run(&args(&["case5_pjm"])).expect("case5_pjm solves");
     assert_eq!(c.result.status, Status::SolveSucceeded);
     let reference = c.reference.expect("case5_pjm is in BASELINE.md");
     assert!((c.result.objective - reference).abs() / reference < 1e-4);
@@ -26,6 +34,50 @@ fn case5_dispatch_matches_baseline() {
 }
 
 #[test]
-fn unknown_case_is_an_error() {
-    assert!(acopf::solve_case("case_that_does_not_exist").is_err());
+fn a_case_file_path_is_read_directly() {
+    let path = simdnlp_bench::opf::bundled_pglib_dir().join("pglib_opf_case5_pjm.m");
+    let c = acopf::run(&args(&[path.to_str().unwrap()])).expect("solves");
+    assert_eq!(c.data.name, "pglib_opf_case5_pjm");
+    assert!(c.result.status.is_success());
+}
+
+#[test]
+fn a_failed_solve_is_an_error() {
+    // two iterations cannot solve case5: `main` prints this error and exits with 1
+    let e = acopf::run(&args(&["case5_pjm", "--max-iter", "2"])).err();
+    let Some(AcopfError::SolveFailed { result, .. }) = &e else {
+        panic!("expected a failed solve, got {e:?}");
+    };
+    assert_eq!(result.status, Status::MaximumIterationsExceeded);
+    let msg = e.unwrap().to_string();
+    assert_eq!(
+        acopf::main_with(&args(&["case5_pjm", "--max-iter", "2"])),
+        ExitCode::FAILURE
+    );
+    assert!(
+        msg.starts_with("pglib_opf_case5_pjm: the solve failed: ")
+            && msg.contains(&Status::MaximumIterationsExceeded.to_string()),
+        "{msg}"
+    );
+}
+
+#[test]
+fn bad_input_gives_readable_errors() {
+    let missing = acopf::run(&args(&["case_that_does_not_exist"]))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        missing.contains("case_that_does_not_exist") && missing.contains("case5_pjm"),
+        "{missing}"
+    );
+    let no_file = acopf::run(&args(&["no/such/file.m"]))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(no_file.contains("no/such/file.m"), "{no_file}");
+    assert_eq!(acopf::main_with(&args(&["nope.m"])), ExitCode::FAILURE);
+    let usage = acopf::run(&args(&["--max-iter", "x"])).err().unwrap();
+    assert!(matches!(usage, AcopfError::Usage(_)));
+    assert!(usage.to_string().contains("usage: acopf"), "{usage}");
 }

@@ -1,4 +1,6 @@
-//! Per-instance plots (SVG or PNG, by the file extension) with plotters.
+//! Per-instance plots (SVG or PNG, by the file extension) with plotters: a dot chart with
+//! one row per instance and one marker shape per series on a log-scale time axis, titled
+//! with the suite and the size class.
 //!
 //! plotters is built without system libraries (no fontconfig/freetype): text goes
 //! through `ab_glyph`, so a TrueType font is loaded at run time from
@@ -11,8 +13,10 @@ use std::sync::OnceLock;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::report::{CallbackRecord, SolveRecord, fmt_time};
+use super::SizeClass;
+use super::report::{CallbackRecord, SolveRecord};
 
 /// Environment variable naming a `.ttf`/`.otf` font for plot text.
 pub const PLOT_FONT_ENV: &str = "SIMDNLP_PLOT_FONT";
@@ -54,12 +58,14 @@ fn ensure_font() -> Result<(), String> {
     .clone()
 }
 
-/// Draws a log-scale line chart of `series` (name, one value per instance) over the
-/// instances `labels` into `path` (`.svg` or `.png`).
-pub fn line_chart(
+/// One row per instance, one marker per series: the instances are unrelated cases, so
+/// nothing joins them. Names are written horizontally on the left; the value axis is
+/// logarithmic, over whole decades, labelled at 1, 2 and 5 times each power of ten (powers
+/// of ten only beyond three decades). Writes `path` (`.svg` or `.png`).
+pub fn dot_chart(
     path: &Path,
     title: &str,
-    y_desc: &str,
+    x_desc: &str,
     labels: &[String],
     series: &[(&str, Vec<f64>)],
 ) -> Result<(), String> {
@@ -68,20 +74,20 @@ pub fn line_chart(
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
-    let width = (200 + 40 * labels.len() as u32).clamp(800, 2400);
-    let size = (width, 600);
+    let rows = labels.len().max(1) as u32;
+    let size = (1200, (150 + 26 * rows).clamp(360, 6000));
     match ext.as_deref() {
         Some("svg") => draw(
             SVGBackend::new(path, size).into_drawing_area(),
             title,
-            y_desc,
+            x_desc,
             labels,
             series,
         ),
         Some("png") => draw(
             BitMapBackend::new(path, size).into_drawing_area(),
             title,
-            y_desc,
+            x_desc,
             labels,
             series,
         ),
@@ -92,73 +98,144 @@ pub fn line_chart(
     }
 }
 
+/// The whole decades `[10^a, 10^b]` around the finite positive `values` (`a < b`), or
+/// `[1e-9, 1]` when there is none.
+fn log_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .fold((f64::INFINITY, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
+    if hi == 0.0 {
+        return (1e-9, 1.0);
+    }
+    let a = lo.log10().floor();
+    let b = hi.log10().ceil().max(a + 1.0);
+    (10f64.powf(a), 10f64.powf(b))
+}
+
+/// The label of a grid value `v` (seconds) on a log axis spanning `decades` decades: 1, 2
+/// and 5 times a power of ten get one (powers of ten only beyond five decades), others
+/// none. Labels are short: `20µs`, `1ms`, `500ns`.
+fn tick_label(v: f64, decades: f64) -> String {
+    let mantissa = v / 10f64.powf(v.log10().floor());
+    let near = |m: f64| (mantissa - m).abs() < 1e-6 || (mantissa - 10.0 * m).abs() < 1e-5;
+    let shown = if decades > 5.0 {
+        near(1.0)
+    } else {
+        near(1.0) || near(2.0) || near(5.0)
+    };
+    if !shown {
+        return String::new();
+    }
+    let (scale, unit) = [(1e9, "ns"), (1e6, "µs"), (1e3, "ms"), (1.0, "s")]
+        .into_iter()
+        .find(|(scale, _)| v * scale < 999.5)
+        .unwrap_or((1.0, "s"));
+    let x = v * scale;
+    if (x - x.round()).abs() <= 1e-6 * x {
+        format!("{}{unit}", x.round())
+    } else {
+        format!("{x:.1}{unit}")
+    }
+}
+
+/// The outline of series `k`'s marker, in pixels around its point: octagon, triangle,
+/// square, diamond, inverted triangle, then again.
+fn marker_shape(k: usize) -> Vec<(i32, i32)> {
+    match k % 5 {
+        0 => vec![
+            (5, 2),
+            (2, 5),
+            (-2, 5),
+            (-5, 2),
+            (-5, -2),
+            (-2, -5),
+            (2, -5),
+            (5, -2),
+        ],
+        1 => vec![(0, -6), (6, 5), (-6, 5)],
+        2 => vec![(-4, -4), (4, -4), (4, 4), (-4, 4)],
+        3 => vec![(0, -6), (6, 0), (0, 6), (-6, 0)],
+        _ => vec![(0, 6), (6, -5), (-6, -5)],
+    }
+}
+
+/// Width (pixels) of the legend column right of the plot.
+const LEGEND_WIDTH: u32 = 130;
+
 fn draw<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     title: &str,
-    y_desc: &str,
+    x_desc: &str,
     labels: &[String],
     series: &[(&str, Vec<f64>)],
 ) -> Result<(), String> {
     let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
     root.fill(&WHITE).map_err(e)?;
     let n = labels.len().max(1) as i32;
-    let vals = series.iter().flat_map(|(_, v)| v.iter().copied());
-    let pos: Vec<f64> = vals.filter(|v| v.is_finite() && *v > 0.0).collect();
-    let lo = pos.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = pos.iter().copied().fold(0.0, f64::max);
-    let (lo, hi) = if pos.is_empty() {
-        (1e-9, 1.0)
-    } else {
-        (lo / 2.0, hi * 2.0)
-    };
+    let (lo, hi) = log_range(series.iter().flat_map(|(_, v)| v.iter().copied()));
+    let decades = (hi / lo).log10().round();
+    // plotters starts the grid at the first power of ten not below the axis start, and
+    // log10(1e-3) rounds to above −3: widen by a hair so both ends keep their tick
+    let (lo, hi) = (lo * (1.0 - 1e-9), hi * (1.0 + 1e-9));
+    // the longest name decides the width of the name column (about 7 px per character)
+    let widest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u32;
     let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 22))
-        .margin(12)
-        .x_label_area_size(110)
-        .y_label_area_size(80)
-        .build_cartesian_2d((0..n - 1).into_segmented(), (lo..hi).log_scale())
+        .caption(title, ("sans-serif", 20))
+        .margin(14)
+        .x_label_area_size(50)
+        .y_label_area_size((16 + 7 * widest).clamp(60, 420))
+        // room for the legend, right of the plot
+        .margin_right(LEGEND_WIDTH)
+        .build_cartesian_2d((lo..hi).log_scale(), (0..n - 1).into_segmented())
         .map_err(e)?;
+    // row i (from the top) is instance i
+    let row = |i: usize| SegmentValue::CenterOf(n - 1 - i as i32);
     chart
         .configure_mesh()
-        .x_labels(labels.len().max(1))
-        .x_label_formatter(&|v| match v {
-            SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => {
-                labels.get(*i as usize).cloned().unwrap_or_default()
-            }
+        // grid lines at 1..9 times each power of ten, labels per `tick_label`
+        .x_labels(10 * decades as usize + 1)
+        .x_max_light_lines(0)
+        .y_max_light_lines(1)
+        .x_label_formatter(&|v| tick_label(*v, decades))
+        .x_desc(x_desc)
+        .y_labels(labels.len().max(1))
+        .y_label_formatter(&|v| match v {
+            SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => labels
+                .get((n - 1 - *i) as usize)
+                .cloned()
+                .unwrap_or_default(),
             SegmentValue::Last => String::new(),
         })
-        .x_label_style(
-            ("sans-serif", 12)
-                .into_font()
-                .transform(FontTransform::Rotate90),
-        )
-        .y_desc(y_desc)
-        .y_label_formatter(&|v| fmt_time(*v))
+        .label_style(("sans-serif", 13))
+        .bold_line_style(RGBColor(225, 225, 225))
         .draw()
         .map_err(e)?;
+    let (plot_x, plot_y) = chart.plotting_area().get_pixel_range();
     for (k, (name, v)) in series.iter().enumerate() {
         let color = Palette99::pick(k).to_rgba();
-        let pts: Vec<(SegmentValue<i32>, f64)> = v
+        let points: Vec<(f64, SegmentValue<i32>)> = v
             .iter()
             .enumerate()
-            .filter(|(_, y)| y.is_finite() && **y > 0.0)
-            .map(|(i, y)| (SegmentValue::CenterOf(i as i32), *y))
+            .filter(|(_, x)| x.is_finite() && **x > 0.0)
+            .map(|(i, x)| (*x, row(i)))
             .collect();
+        let (shape, style) = (marker_shape(k), color.filled());
         chart
-            .draw_series(LineSeries::new(pts, color.stroke_width(2)).point_size(3))
-            .map_err(e)?
-            .label(*name)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
+            .draw_series(
+                points
+                    .into_iter()
+                    .map(|p| EmptyElement::at(p) + Polygon::new(shape.clone(), style)),
+            )
+            .map_err(e)?;
+        // the legend entry, outside the plot so that it hides no marker
+        let at = (plot_x.end + 24, plot_y.start + 12 + 22 * k as i32);
+        root.draw(&(EmptyElement::at(at) + Polygon::new(shape, style)))
+            .map_err(e)?;
+        let text =
+            TextStyle::from(("sans-serif", 14).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
+        root.draw(&Text::new(name.to_string(), (at.0 + 14, at.1), text))
+            .map_err(e)?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .position(SeriesLabelPosition::UpperLeft)
-        .draw()
-        .map_err(e)?;
     root.present().map_err(e)?;
     Ok(())
 }
@@ -169,6 +246,34 @@ fn label(instance: &str, param: &str) -> String {
     } else {
         format!("{instance}:{param}")
     }
+}
+
+/// `what — lv suite, small` (suites and size classes in order of appearance, joined by
+/// `+` when the records mix them).
+fn title<'a>(
+    what: &str,
+    suites: impl Iterator<Item = &'a str>,
+    sizes: impl Iterator<Item = SizeClass>,
+) -> String {
+    let mut s: Vec<&str> = Vec::new();
+    for x in suites {
+        if !s.contains(&x) {
+            s.push(x);
+        }
+    }
+    let mut z: Vec<SizeClass> = Vec::new();
+    for x in sizes {
+        if !z.contains(&x) {
+            z.push(x);
+        }
+    }
+    let sizes: Vec<&str> = z.iter().map(|c| c.as_str()).collect();
+    let suite_word = if s.len() > 1 { "suites" } else { "suite" };
+    format!(
+        "{what} — {} {suite_word}, {}",
+        s.join(" + "),
+        sizes.join(" + ")
+    )
 }
 
 /// Callbacks mode: seconds per call of each callback, per instance.
@@ -193,10 +298,15 @@ pub fn plot_callbacks(path: &Path, recs: &[CallbackRecord]) -> Result<(), String
         ("jac_coord", col(|r| r.jac_s)),
         ("hess_coord", col(|r| r.hess_s)),
     ];
-    line_chart(
-        path,
+    let title = title(
         "callback time per call",
-        "seconds per call",
+        recs.iter().map(|r| r.suite.as_str()),
+        recs.iter().map(|r| r.size),
+    );
+    dot_chart(
+        path,
+        &title,
+        "seconds per call (log scale)",
         &labels,
         &series,
     )
@@ -209,7 +319,12 @@ pub fn plot_solve(path: &Path, recs: &[SolveRecord]) -> Result<(), String> {
         ("solve", recs.iter().map(|r| r.solve_s).collect()),
         ("build", recs.iter().map(|r| r.build_s).collect()),
     ];
-    line_chart(path, "wall time", "seconds", &labels, &series)
+    let title = title(
+        "wall time",
+        recs.iter().map(|r| r.suite.as_str()),
+        recs.iter().map(|r| r.size),
+    );
+    dot_chart(path, &title, "seconds (log scale)", &labels, &series)
 }
 
 #[cfg(test)]
@@ -248,6 +363,49 @@ mod tests {
         };
         r.set_times(&w);
         r
+    }
+
+    #[test]
+    fn log_axis_spans_whole_decades_and_labels_1_2_5() {
+        assert_eq!(
+            log_range([3e-5, 4e-4, f64::NAN, 0.0].into_iter()),
+            (1e-5, 1e-3)
+        );
+        // a single value still gets a decade
+        let (lo, hi) = log_range([1e-3].into_iter());
+        assert!((lo - 1e-3).abs() < 1e-18 && (hi - 1e-2).abs() < 1e-17);
+        assert_eq!(log_range(std::iter::empty()), (1e-9, 1.0));
+        let labelled: Vec<String> = [1e-5, 2e-5, 3e-5, 5e-5, 7e-5, 1e-4]
+            .iter()
+            .map(|&v| tick_label(v, 2.0))
+            .collect();
+        assert_eq!(labelled, ["10µs", "20µs", "", "50µs", "", "100µs"]);
+        assert_eq!(tick_label(5e-10, 2.0), "0.5ns");
+        assert_eq!(tick_label(1.0, 2.0), "1s");
+        assert_eq!(tick_label(200.0, 2.0), "200s");
+        // beyond five decades only the powers of ten
+        assert_eq!(tick_label(2e-5, 6.0), "");
+        assert_eq!(tick_label(1e-2, 6.0), "10ms");
+    }
+
+    #[test]
+    fn titles_name_suite_and_size() {
+        assert_eq!(
+            title(
+                "wall time",
+                ["opf", "opf"].into_iter(),
+                [SizeClass::Small].into_iter()
+            ),
+            "wall time — opf suite, small"
+        );
+        assert_eq!(
+            title(
+                "t",
+                ["lv", "cops"].into_iter(),
+                [SizeClass::Small, SizeClass::Medium, SizeClass::Small].into_iter()
+            ),
+            "t — lv + cops suites, small + medium"
+        );
     }
 
     #[test]

@@ -38,6 +38,12 @@ pub use simdnlp_solver::{Options, SolveResult, Solver, SolverError, Status, solv
 
 pub use ndarray;
 
+/// The README's examples, compiled and run as doc-tests (`cargo test --doc`), so that the
+/// README cannot drift from the code.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 use ndarray::Array;
 use simdnlp_modeling::{Con, Dims, Var};
 

@@ -1,6 +1,6 @@
 //! The model builder and the block handles.
 
-use crate::data::{Columns, DataSource, collect};
+use crate::data::{Collected, Columns, DataSource, collect};
 use crate::error::ModelError;
 use crate::index::IndexArg;
 use crate::model::{Model, Threads};
@@ -618,11 +618,11 @@ impl<T: Scalar> ModelBuilder<T> {
         out
     }
 
-    fn add_pattern<S: DataSource>(
+    fn add_pattern<P>(
         &mut self,
         kind_of: BlockKind,
-        src: &S,
-        f: impl FnOnce(S::Point) -> (Option<Vec<Index>>, Expr),
+        data: Collected<P, T>,
+        f: impl FnOnce(P) -> (Option<Vec<Index>>, Expr),
         con_core: Option<Arc<BlockCore>>,
     ) -> Option<(Arc<BlockCore>, Shape)> {
         let k = self.patterns.len();
@@ -631,7 +631,7 @@ impl<T: Scalar> ModelBuilder<T> {
             BlockKind::Augmentation => format!("aug{k}"),
             _ => format!("c{}", self.cons.len()),
         };
-        let (point, cols, shape, desc) = match collect::<S, T>(src) {
+        let (point, cols, shape, desc) = match data {
             Ok(r) => r,
             Err(reason) => {
                 self.errors.push(ModelError::BadShape {
@@ -678,7 +678,17 @@ impl<T: Scalar> ModelBuilder<T> {
         data: S,
         f: impl FnOnce(S::Point) -> Expr,
     ) -> PatternHandle {
-        match self.add_pattern(BlockKind::Objective, &data, |p| (None, f(p)), None) {
+        self.objective_from(collect::<S, T>(&data), f)
+    }
+
+    /// [`ModelBuilder::objective`] over collected columns (data sources and run-time
+    /// tables alike).
+    pub(crate) fn objective_from<P>(
+        &mut self,
+        data: Collected<P, T>,
+        f: impl FnOnce(P) -> Expr,
+    ) -> PatternHandle {
+        match self.add_pattern(BlockKind::Objective, data, |p| (None, f(p)), None) {
             Some((core, _)) => PatternHandle { core },
             None => PatternHandle {
                 core: BlockCore::new(BlockKind::Objective, Shape::default(), 0, "invalid".into()),
@@ -726,17 +736,27 @@ impl<T: Scalar> ModelBuilder<T> {
         data: S,
         f: impl FnOnce(S::Point) -> Expr,
     ) -> Con<S::Shape> {
+        self.constraint_from(data.shape(), collect::<S, T>(&data), f)
+    }
+
+    /// [`ModelBuilder::constraint`] over collected columns whose row block has `shape`.
+    pub(crate) fn constraint_from<P, D: Dims>(
+        &mut self,
+        shape: Result<Shape, String>,
+        data: Collected<P, T>,
+        f: impl FnOnce(P) -> Expr,
+    ) -> Con<D> {
         let k = self.cons.len();
-        let shape = match data.shape() {
+        let shape = match shape {
             Ok(s) => s,
-            Err(_) => Shape::new(vec![(0, 0); <S::Shape as Dims>::NDIM]),
+            Err(_) => Shape::new(vec![(0, 0); D::NDIM]),
         };
         let n = shape.len();
         let core = BlockCore::new(BlockKind::Constraint, shape, self.ncon, format!("c{k}"));
         if self
             .add_pattern(
                 BlockKind::Constraint,
-                &data,
+                data,
                 |p| (None, f(p)),
                 Some(core.clone()),
             )
@@ -749,7 +769,7 @@ impl<T: Scalar> ModelBuilder<T> {
             // keep the handle usable; build() reports the data error
             Con::from_core(BlockCore::new(
                 BlockKind::Constraint,
-                Shape::new(vec![(0, 0); <S::Shape as Dims>::NDIM]),
+                Shape::new(vec![(0, 0); D::NDIM]),
                 0,
                 format!("c{k}"),
             ))
@@ -780,13 +800,27 @@ impl<T: Scalar> ModelBuilder<T> {
         data: S,
         f: impl FnOnce(S::Point) -> (R, Expr),
     ) -> PatternHandle {
+        self.augment_from(con, collect::<S, T>(&data), |p| {
+            let (r, e) = f(p);
+            (r.args().iter().map(IndexArg::to_index).collect(), e)
+        })
+    }
+
+    /// [`ModelBuilder::augment`] over collected columns; `f` returns the row position (one
+    /// index per dimension of `con`) and the term.
+    pub(crate) fn augment_from<P, D: Dims>(
+        &mut self,
+        con: &Con<D>,
+        data: Collected<P, T>,
+        f: impl FnOnce(P) -> (Vec<Index>, Expr),
+    ) -> PatternHandle {
         let ci = self.cons.iter().position(|c| c.uid == con.core.uid);
         let res = self.add_pattern(
             BlockKind::Augmentation,
-            &data,
+            data,
             |p| {
                 let (r, e) = f(p);
-                (Some(r.args().iter().map(IndexArg::to_index).collect()), e)
+                (Some(r), e)
             },
             None,
         );

@@ -453,11 +453,26 @@ pub struct Columns<T> {
     pub real_names: Vec<String>,
 }
 
+/// A pattern's data as the builder takes it: the symbolic point, the columns, the row shape
+/// and a printable description (or why the data could not be read).
+pub(crate) type Collected<P, T> = Result<(P, Columns<T>, Shape, String), String>;
+
+/// Run-time columns (the `.nl` importer's tables) as a pattern's data: a one-dimensional
+/// row block `0..cols.len`; the pattern reads the columns with `Idx::field` / `Dat::field`.
+pub(crate) fn table<T>(cols: Columns<T>) -> Collected<(), T> {
+    if cols.ints.iter().any(|c| c.len() != cols.len)
+        || cols.reals.iter().any(|c| c.len() != cols.len)
+    {
+        return Err(format!("table columns are not all {} long", cols.len));
+    }
+    let shape = Shape::new(vec![(0, cols.len)]);
+    let desc = format!("d ∈ {} rows", cols.len);
+    Ok(((), cols, shape, desc))
+}
+
 /// Copies a data source into columns; returns the symbolic point, the columns, the row
 /// shape and a printable description.
-pub(crate) fn collect<S: DataSource, T: Scalar>(
-    src: &S,
-) -> Result<(S::Point, Columns<T>, Shape, String), String> {
+pub(crate) fn collect<S: DataSource, T: Scalar>(src: &S) -> Collected<S::Point, T> {
     let mut alloc = ColumnAlloc::default();
     let point = S::declare(&mut alloc);
     let shape = src.shape()?;

@@ -39,6 +39,7 @@ mod display;
 pub mod error;
 pub mod index;
 pub mod model;
+pub mod nl;
 pub mod nlp;
 pub mod shape;
 pub mod values;

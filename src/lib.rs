@@ -28,13 +28,15 @@
 //! [`modeling`] (builder, `Model`, the [`NlpModel`] trait), [`linalg`] (KKT assembly and
 //! factorizations with inertia), [`solver`] (the interior-point method).
 
+pub mod ampl;
+
 pub use simdnlp_ad as ad;
 pub use simdnlp_linalg as linalg;
 pub use simdnlp_modeling as modeling;
 pub use simdnlp_solver as solver;
 
 pub use simdnlp_modeling::{Model, ModelBuilder, ModelError, NlpMeta, NlpModel};
-pub use simdnlp_solver::{Options, SolveResult, Solver, SolverError, Status, solve};
+pub use simdnlp_solver::{Options, PrintLevel, SolveResult, Solver, SolverError, Status, solve};
 
 pub use ndarray;
 

@@ -45,6 +45,19 @@ pub struct NlModel {
     pub names: Names,
 }
 
+impl std::fmt::Debug for NlModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NlModel")
+            .field("n_var", &self.n_var)
+            .field("n_con", &self.n_con)
+            .field("patterns", &self.patterns)
+            .field("row_groups", &self.row_groups)
+            .field("unique_rows", &self.unique_rows)
+            .field("maximize", &self.maximize)
+            .finish_non_exhaustive()
+    }
+}
+
 impl NlModel {
     /// Constraint multipliers in file order and AMPL's sign convention, from the solver's
     /// multipliers `y` (model order, Ipopt's convention: `∇f + Jᵀy − z_L + z_U = 0` for a

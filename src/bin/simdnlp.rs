@@ -8,6 +8,7 @@
 //!   prints the log and a summary; `--json F` appends one JSON line (`-` for stdout) with
 //!   `status, success, iterations, objective, solve_s, nvar, ncon, patterns` and more.
 //!   Exit status 0 for a successful solve, 2 for any other solver status, 1 for an error.
+//! - `simdnlp -v` prints the version (the ASL convention Pyomo relies on).
 
 use clap::{Parser, Subcommand};
 use simdnlp::ampl::{apply_option, option_pairs, options_file, write_failure, write_solution};
@@ -53,6 +54,11 @@ enum Command {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    // ASL convention (Pyomo's availability check runs `simdnlp -v`)
+    if args.len() == 1 && args[0] == "-v" {
+        println!("{BANNER} (AMPL solver protocol)");
+        return ExitCode::SUCCESS;
+    }
     if args.iter().any(|a| a == "-AMPL") {
         return ampl_mode(&args);
     }
@@ -143,7 +149,7 @@ fn ampl_mode(args: &[String]) -> ExitCode {
         Err(e) => return fail(&e.to_string()),
     };
     let import_s = t.elapsed().as_secs_f64();
-    let sol = stub.with_extension("sol");
+    let sol = nl::stub_file(&stub, "sol");
     let opts = match make_options(&pairs) {
         Ok(o) => o,
         Err(e) => {

@@ -46,10 +46,19 @@ pub fn stub_of(path: &Path) -> PathBuf {
     }
 }
 
+/// `STUB.ext`: the stub with a suffix appended (not replacing one: the stub of
+/// `x.pyomo.nl` is `x.pyomo`, its solution `x.pyomo.sol`).
+pub fn stub_file(stub: &Path, ext: &str) -> PathBuf {
+    let mut s = stub.as_os_str().to_owned();
+    s.push(".");
+    s.push(ext);
+    PathBuf::from(s)
+}
+
 /// Reads the `.row` and `.col` name files beside a stub, when present (one name a line).
 pub fn read_names(stub: &Path) -> Names {
     let lines = |ext: &str| {
-        std::fs::read_to_string(stub.with_extension(ext))
+        std::fs::read_to_string(stub_file(stub, ext))
             .map(|s| s.lines().map(str::to_string).collect())
             .unwrap_or_default()
     };
@@ -63,7 +72,7 @@ pub fn read_names(stub: &Path) -> Names {
 /// when present.
 pub fn import(path: &Path) -> Result<NlModel, NlError> {
     let stub = stub_of(path);
-    let nl = stub.with_extension("nl");
+    let nl = stub_file(&stub, "nl");
     let data = std::fs::read(&nl).map_err(|source| NlError::Io {
         path: nl.display().to_string(),
         source,

@@ -27,7 +27,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let native = lv::build(problem, n.parse()?)?;
     println!(
         "imported {file}: {} variables, {} constraints, {} patterns ({} row groups, {} unique rows), import {import_s:.3} s",
-        imported.n_var, imported.n_con, imported.patterns, imported.row_groups, imported.unique_rows
+        imported.n_var,
+        imported.n_con,
+        imported.patterns,
+        imported.row_groups,
+        imported.unique_rows
     );
     let (mi, mn) = (imported.model.meta(), native.meta());
     println!(
@@ -37,7 +41,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cfg = TimingConfig::default();
     let ti = time_callbacks(&imported.model, &cfg);
     let tn = time_callbacks(&native, &cfg);
-    println!("{:<10} {:>12} {:>12} {:>7}", "callback", "imported", "native", "ratio");
+    println!(
+        "{:<10} {:>12} {:>12} {:>7}",
+        "callback", "imported", "native", "ratio"
+    );
     for (name, a, b) in [
         ("obj", ti.obj, tn.obj),
         ("cons", ti.cons, tn.cons),
@@ -46,7 +53,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("hess", ti.hess, tn.hess),
         ("composite", composite(&ti), composite(&tn)),
     ] {
-        println!("{name:<10} {:>10.2} µs {:>10.2} µs {:>7.2}", a * 1e6, b * 1e6, a / b);
+        println!(
+            "{name:<10} {:>10.2} µs {:>10.2} µs {:>7.2}",
+            a * 1e6,
+            b * 1e6,
+            a / b
+        );
     }
     Ok(())
 }

@@ -281,6 +281,37 @@ fn conditionals_take_the_active_branch() {
     }
 }
 
+#[test]
+fn deep_nesting_up_to_the_limit() {
+    // sin(sin(…sin(x0)…)) nested `depth` times in the objective
+    let nested =
+        |depth: usize| header(1, 0, [0; 5]) + "O0 0\n" + &"o41\n".repeat(depth) + "v0\nb\n3\n";
+    let m = nl::import_bytes(nested(1000).as_bytes(), Names::default()).unwrap();
+    // at the limit itself: accepted and compiled (on a test thread's 2 MiB stack)
+    let deep = nl::import_bytes(nested(nl::MAX_DEPTH).as_bytes(), Names::default()).unwrap();
+    assert!(deep.model.obj(&[0.5]).is_finite());
+    let mut want = 0.5f64;
+    for _ in 0..1000 {
+        want = want.sin();
+    }
+    assert!((m.model.obj(&[0.5]) - want).abs() < 1e-12);
+    let (_, field, reason) = malformed(&nested(nl::MAX_DEPTH + 5));
+    assert_eq!(field, "expression");
+    assert!(reason.contains("nested deeper"), "{reason}");
+}
+
+#[test]
+fn a_problem_without_objective() {
+    // find x with x0 + x1 = 1 (no objective: n_obj = 0)
+    let text = "g3 1 1 0\n 2 1 0 0 1\n 0 0\n 0 0\n 0 0 0\n 0 0 0 1\n 0 0 0 0 0\n 2 0\n 0 0\n 0 0 0 0 0\n\
+C0\nn0\nr\n4 1\nb\n3\n3\nJ0 2\n0 1\n1 1\n";
+    let m = nl::import_bytes(text.as_bytes(), Names::default()).unwrap();
+    assert_eq!(m.model.obj(&[0.3, 0.4]), 0.0);
+    let mut c = [0.0];
+    m.model.cons(&[0.3, 0.4], &mut c);
+    assert!((c[0] - 0.7).abs() < 1e-15);
+}
+
 fn err(text: &str) -> NlError {
     match nl::import_bytes(text.as_bytes(), Names::default()) {
         Ok(_) => panic!("accepted:\n{text}"),

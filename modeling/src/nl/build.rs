@@ -520,10 +520,8 @@ fn expr(s: &Shape, vars: &[Expr], consts: &[Expr]) -> Expr {
             Op::Acosh => a(args, 0).acosh(),
             Op::Acos => a(args, 0).acos(),
             Op::Round | Op::Trunc => {
-                let digits = match lit(&args[1], consts, vars) {
-                    Ok(d) => d,
-                    Err(_) => 0.0,
-                };
+                // a literal by construction (`Shaper` rejects other digit arguments)
+                let digits = lit(&args[1], consts, vars).unwrap_or(0.0);
                 let scale = 10f64.powi(digits as i32);
                 let v = a(args, 0) * scale;
                 let r = if *op == Op::Round {

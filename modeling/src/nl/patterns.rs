@@ -244,6 +244,16 @@ impl Shaper {
             Tree::Num(c) => slots.constant(*c),
             Tree::Var(j) => slots.var(*j),
             Tree::Defined(k) => self.canon(self.def(*k, item)?, slots, depth + 1, item)?,
+            Tree::Op(op @ (Op::Round | Op::Trunc), args) if !is_num(&args[1]) => {
+                return Err(NlError::Unsupported {
+                    feature: format!(
+                        "`{}` with a number of digits that is not a constant",
+                        op.name()
+                    ),
+                    item: item.clone(),
+                    at: None,
+                });
+            }
             Tree::Op(op, args) => {
                 // constants that choose the function stay in the shape
                 let literal = |i: usize| match (op, i) {

@@ -115,50 +115,56 @@ fn scratch(tag: &str) -> PathBuf {
     d
 }
 
-#[test]
-fn pyomo_output_solves_to_the_native_optima() {
+/// Runs a Python script of the fixtures directory with `args` and a scratch `TMPDIR`;
+/// `None` (after printing `skipped: <test>`) when Pyomo is not installed.
+fn run_pyomo_script(test: &str, script: &str, args: &[&std::ffi::OsStr]) -> Option<()> {
     if !pyomo_available() {
-        println!("skipped: pyomo_output_solves_to_the_native_optima (Pyomo is not installed)");
-        return;
+        println!("skipped: {test} (Pyomo is not installed)");
+        return None;
     }
-    let dir = scratch("pyomo-nl");
+    let dir = scratch(test);
     let out = Command::new("python3")
-        .arg(fixtures().join("gen_fixtures.py"))
-        .arg(&dir)
-        .arg("--pglib")
-        .arg(pglib())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "gen_fixtures.py failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    for name in NAMES {
-        imported_matches_native(&dir, name);
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
-#[test]
-fn pyomo_solves_through_the_executable() {
-    if !pyomo_available() {
-        println!("skipped: pyomo_solves_through_the_executable (Pyomo is not installed)");
-        return;
-    }
-    let dir = scratch("pyomo-asl");
-    let out = Command::new("python3")
-        .arg(fixtures().join("pyomo_solve.py"))
-        .arg(env!("CARGO_BIN_EXE_simdnlp"))
+        .arg(fixtures().join(script))
+        .args(args)
         .env("TMPDIR", &dir)
         .output()
         .unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     assert!(
         out.status.success(),
-        "pyomo_solve.py failed:\n{}\n{}",
+        "{script} failed:\n{}\n{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
+    );
+    Some(())
+}
+
+#[test]
+fn pyomo_output_solves_to_the_native_optima() {
+    let dir = scratch("pyomo-nl");
+    let pglib = pglib();
+    let args = [dir.as_os_str(), "--pglib".as_ref(), pglib.as_os_str()];
+    if run_pyomo_script(
+        "pyomo_output_solves_to_the_native_optima",
+        "gen_fixtures.py",
+        &args,
+    )
+    .is_some()
+    {
+        for name in NAMES {
+            imported_matches_native(&dir, name);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn pyomo_solves_through_the_executable() {
+    let exe = env!("CARGO_BIN_EXE_simdnlp");
+    run_pyomo_script(
+        "pyomo_solves_through_the_executable",
+        "pyomo_solve.py",
+        &[exe.as_ref()],
     );
 }
 

@@ -647,21 +647,15 @@ impl SegmentReader<'_, '_> {
                 }
                 b'S' => self.suffix()?,
                 b'x' => {
-                    let m = self.cur.count("number of primal start values", 0, n_var)?;
-                    self.cur.end_line();
-                    for _ in 0..m {
-                        let i = self.cur.index("variable of a primal start", n_var)?;
-                        self.file.x0[i] = self.cur.real("primal start value")?;
-                        self.cur.end_line();
+                    let x0 = self.initial_values("primal start", "variable", n_var)?;
+                    for (i, v) in x0 {
+                        self.file.x0[i] = v;
                     }
                 }
                 b'd' => {
-                    let m = self.cur.count("number of dual start values", 0, n_con)?;
-                    self.cur.end_line();
-                    for _ in 0..m {
-                        let i = self.cur.index("constraint of a dual start", n_con)?;
-                        self.file.y0[i] = self.cur.real("dual start value")?;
-                        self.cur.end_line();
+                    let y0 = self.initial_values("dual start", "constraint", n_con)?;
+                    for (i, v) in y0 {
+                        self.file.y0[i] = v;
                     }
                 }
                 b'r' => {
@@ -724,6 +718,24 @@ impl SegmentReader<'_, '_> {
                 .err("segment b", "the variable bounds segment is missing"));
         }
         Ok(())
+    }
+
+    /// An `x` or `d` segment: a count, then `index value` lines.
+    fn initial_values(
+        &mut self,
+        what: &str,
+        of: &str,
+        n: usize,
+    ) -> Result<Vec<(usize, f64)>, NlError> {
+        let m = self.cur.count(&format!("number of {what} values"), 0, n)?;
+        self.cur.end_line();
+        let mut out = Vec::with_capacity(m);
+        for _ in 0..m {
+            let i = self.cur.index(&format!("{of} of a {what}"), n)?;
+            out.push((i, self.cur.real(&format!("{what} value"))?));
+            self.cur.end_line();
+        }
+        Ok(out)
     }
 
     fn linear_terms(&mut self, n: usize) -> Result<Vec<(usize, f64)>, NlError> {

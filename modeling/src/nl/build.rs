@@ -114,14 +114,14 @@ pub fn build(file: &NlFile, names: Names) -> Result<NlModel, NlError> {
     }
 
     // constraints: group whole rows by shape
-    let mut shift = vec![0.0; h.n_con];
+    let mut shift = Vec::with_capacity(h.n_con);
     let mut groups: Vec<(RowShape, Vec<(usize, Instance)>)> = Vec::new();
     let mut index: HashMap<RowShape, usize> = HashMap::new();
     let mut all_parts = Vec::with_capacity(h.n_con);
-    for i in 0..h.n_con {
+    for (i, (tree, linear)) in file.con_trees.iter().zip(&file.con_linear).enumerate() {
         let item = names.con(i);
-        let parts = shaper.split(&file.con_trees[i], &file.con_linear[i], &item)?;
-        shift[i] = parts.constant;
+        let parts = shaper.split(tree, linear, &item)?;
+        shift.push(parts.constant);
         let (shape, inst) = shaper.row(&parts, &item)?;
         let g = *index.entry(shape.clone()).or_insert_with(|| {
             groups.push((shape, Vec::new()));

@@ -256,10 +256,14 @@ impl Shaper {
             }
             Tree::Op(op, args) => {
                 // constants that choose the function stay in the shape
-                let literal = |i: usize| match (op, i) {
-                    (Op::Pow | Op::Pow1, 1) | (Op::PowC, 0) | (Op::Round | Op::Trunc, 1) => true,
-                    (Op::Pow, 0) => true,
-                    _ => false,
+                let literal = |i: usize| {
+                    matches!(
+                        (op, i),
+                        (Op::Pow, 0 | 1)
+                            | (Op::Pow1, 1)
+                            | (Op::PowC, 0)
+                            | (Op::Round | Op::Trunc, 1)
+                    )
                 };
                 let mut out = Vec::with_capacity(args.len());
                 for (i, a) in args.iter().enumerate() {

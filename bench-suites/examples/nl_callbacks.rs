@@ -54,7 +54,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // rounds alternate between the two models and keep each callback's best time, so a
     // burst of load on a shared machine does not favour either side
     let cfg = TimingConfig::default();
-    let (mut ti, mut tn) = (time_callbacks(&imported.model, &cfg), time_callbacks(&native, &cfg));
+    let (mut ti, mut tn) = (
+        time_callbacks(&imported.model, &cfg),
+        time_callbacks(&native, &cfg),
+    );
     for _ in 1..ROUNDS {
         ti = best(ti, time_callbacks(&imported.model, &cfg));
         tn = best(tn, time_callbacks(&native, &cfg));

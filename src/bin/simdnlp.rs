@@ -199,6 +199,7 @@ fn init_log(opts: &Options) {
         .with_max_level(level)
         .with_target(false)
         .with_level(false)
+        .with_ansi(false)
         .without_time()
         .with_writer(std::io::stdout)
         .try_init();

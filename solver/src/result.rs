@@ -165,4 +165,7 @@ pub enum SolverError {
     /// The linear-algebra layer failed during setup (analysis).
     #[error("linear algebra: {0}")]
     Linalg(#[from] simdnlp_linalg::LinalgError),
+    /// The device failed (allocation, transfer, kernel).
+    #[error("device: {0}")]
+    Device(#[from] simdnlp_device::DeviceError),
 }

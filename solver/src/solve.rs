@@ -429,7 +429,7 @@ fn solve_impl(
         &dual_unscale,
         &viol_unscale,
         "",
-    );
+    )?;
     let exit = ipm.run(&start, None)?;
     let status = match exit {
         Exit::Done(s) => s,
@@ -438,13 +438,13 @@ fn solve_impl(
     // ---- results in user units
     let mut wh = vec![0.0; nw];
     let be = ipm.backend();
-    be.to_host(&ipm.w, &mut wh);
+    be.to_host(&ipm.w, &mut wh)?;
     let mut yh = vec![0.0; m];
-    be.to_host(&ipm.y, &mut yh);
+    be.to_host(&ipm.y, &mut yh)?;
     let mut zlc = vec![0.0; lay.lower_idx.len()];
     let mut zuc = vec![0.0; lay.upper_idx.len()];
-    be.to_host(&ipm.zl, &mut zlc);
-    be.to_host(&ipm.zu, &mut zuc);
+    be.to_host(&ipm.zl, &mut zlc)?;
+    be.to_host(&ipm.zu, &mut zuc)?;
     let x = wh[..n].to_vec();
     let y: Vec<f64> = (0..m).map(|j| yh[j] * dc[j] / asf).collect();
     let mut z_l = vec![0.0; n];

@@ -391,6 +391,29 @@ mod tests {
     use crate::harness::registry::{SizeParam, SizeSpec};
     use crate::harness::solve::{FnSolver, SolveOutcome};
 
+    /// Solve-mode arguments for one instance, with every flag at its default.
+    fn solve_args(suite: Suite, instance: &str) -> SolveArgs {
+        SolveArgs {
+            sel: Selection {
+                suite,
+                size: SizeSel::Small,
+                instances: vec![instance.parse().unwrap()],
+                backend: BackendSel::Auto,
+                pglib_dir: None,
+                json: None,
+                plot: None,
+            },
+            tol: 1e-8,
+            kkt: KktChoice::Augmented,
+            linear_solver: LinearSolverChoice::Ldlt,
+            max_iter: None,
+            max_wall_time: None,
+            verbose: 0,
+            options_file: None,
+            options: Vec::new(),
+        }
+    }
+
     fn parse(args: &[&str]) -> Cli {
         Cli::try_parse_from(std::iter::once("simdnlp-bench").chain(args.iter().copied())).unwrap()
     }
@@ -501,26 +524,12 @@ mod tests {
         let reg = Registry::with_defaults(None);
         let solver = default_solver().unwrap();
         let mk = |options: &[(&str, &str)], options_file: Option<PathBuf>| SolveArgs {
-            sel: Selection {
-                suite: Suite::Lv,
-                size: SizeSel::Small,
-                instances: vec!["rosenbrock:100".parse().unwrap()],
-                backend: BackendSel::Auto,
-                pglib_dir: None,
-                json: None,
-                plot: None,
-            },
-            tol: 1e-8,
-            kkt: KktChoice::Augmented,
-            linear_solver: LinearSolverChoice::Ldlt,
-            max_iter: None,
-            max_wall_time: None,
-            verbose: 0,
             options_file,
             options: options
                 .iter()
                 .map(|(n, v)| (n.to_string(), v.to_string()))
                 .collect(),
+            ..solve_args(Suite::Lv, "rosenbrock:100")
         };
         let recs = run_solve(
             &mk(&[("max_iter", "3")], None),
@@ -632,25 +641,7 @@ mod tests {
     #[test]
     fn solve_mode_through_the_seam() {
         let reg = Registry::with_defaults(None);
-        let args = SolveArgs {
-            sel: Selection {
-                suite: Suite::Opf,
-                size: SizeSel::Small,
-                instances: vec!["case5_pjm".parse().unwrap()],
-                backend: BackendSel::Auto,
-                pglib_dir: None,
-                json: None,
-                plot: None,
-            },
-            tol: 1e-8,
-            kkt: KktChoice::Augmented,
-            linear_solver: LinearSolverChoice::Ldlt,
-            max_iter: None,
-            max_wall_time: None,
-            verbose: 0,
-            options_file: None,
-            options: Vec::new(),
-        };
+        let args = solve_args(Suite::Opf, "case5_pjm");
         let mut out = Vec::new();
         assert!(matches!(
             run_solve(&args, &reg, None, &mut out),

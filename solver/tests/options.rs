@@ -369,30 +369,6 @@ fn options_files_are_read_by_extension() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
-fn not_enough_degrees_of_freedom_reports_real_metrics() {
-    // two variables, three independent equalities: x0 = 1, x1 = 2, x0 + x1 = 3
-    let m = AdModel::new(
-        "overdetermined",
-        [0.0, 0.0],
-        [-INF; 2],
-        [INF; 2],
-        vec![1.0, 2.0, 3.0],
-        vec![1.0, 2.0, 3.0],
-        |x| (x[0] - 4.0).sq() + x[1].sq(),
-        |x, c| {
-            c.push(x[0]);
-            c.push(x[1]);
-            c.push(x[0] + x[1]);
-        },
-    );
-    let r = solve(&m, &Options::default()).unwrap();
-    assert_eq!(r.status, Status::NotEnoughDegreesOfFreedom);
-    // at x0 = (0, 0): violations 1, 2, 3; gradient (−8, 0)
-    assert_eq!(r.constr_viol, 3.0);
-    assert_eq!(r.dual_inf, 8.0);
-}
-
 /// How many cases each fuzz property runs (`SIMDNLP_FUZZ_CASES` overrides; the issue asks
 /// for 10⁵, which is the default).
 fn fuzz_cases() -> u32 {

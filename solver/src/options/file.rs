@@ -32,13 +32,7 @@ impl Options {
                     text: content.to_string(),
                 });
             };
-            updated
-                .set(name, value)
-                .map_err(|error| OptionError::InFile {
-                    origin: origin.to_string(),
-                    line,
-                    error: Box::new(error),
-                })?;
+            updated.set(name, value).map_err(in_file(origin, line))?;
         }
         *self = updated;
         Ok(())
@@ -89,11 +83,7 @@ impl Options {
             };
             updated
                 .set(name, &value_text)
-                .map_err(|error| OptionError::InFile {
-                    origin: origin.to_string(),
-                    line,
-                    error: Box::new(error),
-                })?;
+                .map_err(in_file(origin, line))?;
         }
         *self = updated;
         Ok(())
@@ -138,4 +128,13 @@ impl Options {
 fn line_of(text: &str, at: usize) -> usize {
     let before = text.as_bytes().get(..at).unwrap_or(text.as_bytes());
     1 + before.iter().filter(|&&b| b == b'\n').count()
+}
+
+/// Wraps an option error with where it was read.
+fn in_file(origin: &str, line: usize) -> impl FnOnce(OptionError) -> OptionError + '_ {
+    move |error| OptionError::InFile {
+        origin: origin.to_string(),
+        line,
+        error: Box::new(error),
+    }
 }

@@ -233,6 +233,14 @@ fn solver(library: &Arc<CudssLibrary>, options: CudssOptions) -> CudssSolver {
     unsafe { CudssSolver::new(library.clone(), stream(), options) }.unwrap()
 }
 
+/// A 0.7.1 stand-in for `test`, its library and one solver with `options`.
+fn setup(test: &str, options: CudssOptions) -> Option<(Stub, Arc<CudssLibrary>, CudssSolver)> {
+    let stub = Stub::new(test, (0, 7, 1))?;
+    let library = stub.load(false);
+    let solver = solver(&library, options);
+    Some((stub, library, solver))
+}
+
 fn inertia(positive: usize, negative: usize, zero: usize) -> Option<Inertia> {
     Some(Inertia {
         positive,
@@ -642,15 +650,13 @@ fn failing_calls_are_typed_errors_naming_the_call() {
 
 #[test]
 fn cholesky_verdict_and_info_reset() {
-    let Some(stub) = Stub::new("cholesky", (0, 7, 1)) else {
-        return;
-    };
-    let library = stub.load(false);
     let options = CudssOptions {
         factorization: CudssFactorization::Cholesky,
         ..CudssOptions::default()
     };
-    let mut solver = solver(&library, options);
+    let Some((stub, _, mut solver)) = setup("cholesky", options) else {
+        return;
+    };
     // SAFETY (this block): the stand-in never dereferences device pointers.
     unsafe {
         solver.analyze(pattern(4, 7)).unwrap();
@@ -713,11 +719,9 @@ fn cholesky_verdict_and_info_reset() {
 
 #[test]
 fn ldlt_inertia_verdicts() {
-    let Some(stub) = Stub::new("ldlt", (0, 7, 1)) else {
+    let Some((stub, _, mut solver)) = setup("ldlt", CudssOptions::default()) else {
         return;
     };
-    let library = stub.load(false);
-    let mut solver = solver(&library, CudssOptions::default());
     // SAFETY (this block): the stand-in never dereferences device pointers.
     unsafe {
         solver.analyze(pattern(3, 6)).unwrap();
@@ -771,11 +775,9 @@ fn ldlt_inertia_verdicts() {
 
 #[test]
 fn index_overflow_and_bad_arguments_are_caught_before_cudss() {
-    let Some(stub) = Stub::new("args", (0, 7, 1)) else {
+    let Some((stub, library, mut solver)) = setup("args", CudssOptions::default()) else {
         return;
     };
-    let library = stub.load(false);
-    let mut solver = solver(&library, CudssOptions::default());
     let big = i32::MAX as usize + 1;
     // SAFETY (this block): the stand-in never dereferences device pointers, and these calls
     // are refused before any reaches it.
@@ -881,11 +883,9 @@ fn index_overflow_and_bad_arguments_are_caught_before_cudss() {
 
 #[test]
 fn an_empty_matrix_makes_no_cudss_calls() {
-    let Some(stub) = Stub::new("empty", (0, 7, 1)) else {
+    let Some((stub, _, mut solver)) = setup("empty", CudssOptions::default()) else {
         return;
     };
-    let library = stub.load(false);
-    let mut solver = solver(&library, CudssOptions::default());
     let before = stub.calls().len();
     // SAFETY (this block): nothing is dereferenced for n = 0.
     unsafe {
@@ -900,11 +900,9 @@ fn an_empty_matrix_makes_no_cudss_calls() {
 
 #[test]
 fn a_second_analysis_starts_over_on_new_data() {
-    let Some(stub) = Stub::new("reanalyze", (0, 7, 1)) else {
+    let Some((stub, _, mut solver)) = setup("reanalyze", CudssOptions::default()) else {
         return;
     };
-    let library = stub.load(false);
-    let mut solver = solver(&library, CudssOptions::default());
     stub.set_inertia(3, 0);
     // SAFETY (this block): the stand-in never dereferences device pointers.
     unsafe {

@@ -146,6 +146,13 @@ impl std::fmt::Debug for CudssSolver {
 // the type). `&mut self` on every call that touches them rules out concurrent use.
 unsafe impl Send for CudssSolver {}
 
+/// A configuration value and its C type (`int` or `double`).
+#[derive(Clone, Copy)]
+enum ConfigValue {
+    Int(c_int),
+    Real(f64),
+}
+
 fn check_option(what: &'static str, value: Option<f64>) -> Result<(), CudssError> {
     match value {
         Some(v) if !(v.is_finite() && v >= 0.0) => Err(CudssError::InvalidArgument {
@@ -250,8 +257,8 @@ impl CudssSolver {
         let enums = solver.library.enums();
         // SAFETY (every FFI call in this function): the function pointers come from the
         // loaded library with the prototypes of its ABI family (abi.rs); out-parameters are
-        // fields of `solver` or locals; handle/config are the objects just created; `stream`
-        // is valid by this function's contract; config values are locals of the size passed.
+        // fields of `solver`; handle/config are the objects just created; `stream` is valid
+        // by this function's contract.
         unsafe {
             let status = (f.create)(&mut solver.handle);
             solver.check("cudssCreate", status)?;
@@ -259,35 +266,29 @@ impl CudssSolver {
             solver.check("cudssSetStream", status)?;
             let status = (f.config_create)(&mut solver.config);
             solver.check("cudssConfigCreate", status)?;
-            if !options.pivoting {
-                let mut pivot: c_int = enums.pivot_none;
-                let status = (f.config_set)(
-                    solver.config,
+            let settings = [
+                (!options.pivoting).then_some((
+                    "cudssConfigSet(PIVOT_TYPE)",
                     enums.config_pivot_type,
-                    (&raw mut pivot).cast(),
-                    size_of::<c_int>(),
-                );
-                solver.check("cudssConfigSet(PIVOT_TYPE)", status)?;
-            }
-            if let Some(threshold) = options.pivot_threshold {
-                let mut value: f64 = threshold;
-                let status = (f.config_set)(
-                    solver.config,
-                    enums.config_pivot_threshold,
-                    (&raw mut value).cast(),
-                    size_of::<f64>(),
-                );
-                solver.check("cudssConfigSet(PIVOT_THRESHOLD)", status)?;
-            }
-            if let Some(epsilon) = options.pivot_epsilon {
-                let mut value: f64 = epsilon;
-                let status = (f.config_set)(
-                    solver.config,
-                    enums.config_pivot_epsilon,
-                    (&raw mut value).cast(),
-                    size_of::<f64>(),
-                );
-                solver.check("cudssConfigSet(PIVOT_EPSILON)", status)?;
+                    ConfigValue::Int(enums.pivot_none),
+                )),
+                options.pivot_threshold.map(|v| {
+                    (
+                        "cudssConfigSet(PIVOT_THRESHOLD)",
+                        enums.config_pivot_threshold,
+                        ConfigValue::Real(v),
+                    )
+                }),
+                options.pivot_epsilon.map(|v| {
+                    (
+                        "cudssConfigSet(PIVOT_EPSILON)",
+                        enums.config_pivot_epsilon,
+                        ConfigValue::Real(v),
+                    )
+                }),
+            ];
+            for (call, param, value) in settings.into_iter().flatten() {
+                solver.set_config(call, param, value)?;
             }
             let status = (f.data_create)(solver.handle, &mut solver.data);
             solver.check("cudssDataCreate", status)?;
@@ -633,6 +634,28 @@ impl CudssSolver {
     /// The library this solver calls.
     pub fn library(&self) -> &Arc<CudssLibrary> {
         &self.library
+    }
+
+    /// `cudssConfigSet(config, param, &value, sizeof value)`.
+    fn set_config(
+        &self,
+        call: &'static str,
+        param: c_int,
+        value: ConfigValue,
+    ) -> Result<(), CudssError> {
+        let config_set = self.library.functions().config_set;
+        // SAFETY (both calls): `cudssConfigSet` of the loaded library on this solver's live
+        // config; the value pointer addresses a local of exactly the size passed, which
+        // cuDSS copies.
+        let status = match value {
+            ConfigValue::Int(mut v) => unsafe {
+                config_set(self.config, param, (&raw mut v).cast(), size_of::<c_int>())
+            },
+            ConfigValue::Real(mut v) => unsafe {
+                config_set(self.config, param, (&raw mut v).cast(), size_of::<f64>())
+            },
+        };
+        self.check(call, status)
     }
 
     fn check(&self, call: &'static str, status: StatusCode) -> Result<(), CudssError> {

@@ -1,11 +1,11 @@
-//! The AMPL solver protocol around [`simdnlp_modeling::nl`]: option parsing (`name=value`
-//! from `$simdnlp_options`, the command line and options files), AMPL's `solve_result_num`
-//! codes for the solver's statuses, and the `.sol` file of a solve.
+//! The AMPL solver protocol around [`simdnlp_modeling::nl`]: option words (`name=value`
+//! from `$simdnlp_options` and the command line, applied by [`Options::set`]), AMPL's
+//! `solve_result_num` codes for the solver's statuses, and the `.sol` file of a solve.
 //!
 //! The `simdnlp` executable (`src/bin/simdnlp.rs`) is a thin shell over this module.
 
 use simdnlp_modeling::nl::{NlModel, SolFile, write_sol};
-use simdnlp_solver::{Options, SolveResult, Status};
+use simdnlp_solver::{OptionError, Options, SolveResult, Status};
 use std::path::Path;
 
 /// AMPL's `solve_result_num` and message for a solver status (Ipopt's AMPL interface uses
@@ -30,95 +30,6 @@ pub fn solve_result(status: Status) -> (i32, &'static str) {
     }
 }
 
-/// Sets solver option `name` from its text `value`, by Ipopt name (`tol`, `max_iter`,
-/// `mu_strategy`, `print_level`, …); an unknown name or a value of the wrong type is an
-/// error naming it.
-///
-/// This is the one place the executable sets options; it goes through the options'
-/// serialized form (every field of [`Options`] under its own name). `print_level` also
-/// takes Ipopt's integer levels (0 none, 1–3 summary, 4–5 iterations, more: debug) and
-/// `outlev` is its ASL alias.
-pub fn apply_option(options: &mut Options, name: &str, value: &str) -> Result<(), String> {
-    let name = if name == "outlev" {
-        "print_level"
-    } else {
-        name
-    };
-    let mut map = match serde_json::to_value(&*options) {
-        Ok(serde_json::Value::Object(m)) => m,
-        _ => return Err("options cannot be serialized".into()),
-    };
-    let Some(old) = map.get(name).cloned() else {
-        let mut known: Vec<&String> = map.keys().collect();
-        known.sort_by_key(|k| strsim(k, name));
-        let near: Vec<&str> = known.iter().take(3).map(|s| s.as_str()).collect();
-        return Err(format!(
-            "unknown option `{name}` (closest: {})",
-            near.join(", ")
-        ));
-    };
-    let bad = |what: &str| format!("option `{name}`: expected {what}, got `{value}`");
-    let new = match &old {
-        serde_json::Value::Bool(_) => serde_json::Value::Bool(match value {
-            "yes" | "true" | "1" => true,
-            "no" | "false" | "0" => false,
-            _ => return Err(bad("yes or no")),
-        }),
-        serde_json::Value::Number(n) if n.is_f64() => {
-            let v: f64 = value.parse().map_err(|_| bad("a number"))?;
-            serde_json::Number::from_f64(v)
-                .map(serde_json::Value::Number)
-                .ok_or_else(|| bad("a finite number"))?
-        }
-        serde_json::Value::Number(_) => {
-            let v: u64 = value.parse().map_err(|_| bad("a nonnegative integer"))?;
-            serde_json::Value::from(v)
-        }
-        serde_json::Value::String(_) => {
-            let variant = if name == "print_level" {
-                match value.parse::<u32>() {
-                    Ok(0) => "None".to_string(),
-                    Ok(1..=3) => "Summary".to_string(),
-                    Ok(4 | 5) => "Iterations".to_string(),
-                    Ok(_) => "Debug".to_string(),
-                    Err(_) => camel(value),
-                }
-            } else {
-                camel(value)
-            };
-            serde_json::Value::String(variant)
-        }
-        _ => return Err(format!("option `{name}` cannot be set from text")),
-    };
-    map.insert(name.to_string(), new);
-    *options = serde_json::from_value(serde_json::Value::Object(map))
-        .map_err(|e| format!("option `{name}` = `{value}`: {e}"))?;
-    Ok(())
-}
-
-/// `adaptive_loqo` → `AdaptiveLoqo` (enum variants by their Ipopt-style spelling).
-fn camel(s: &str) -> String {
-    s.split(['_', '-'])
-        .map(|w| {
-            let mut c = w.chars();
-            match c.next() {
-                Some(f) => f
-                    .to_uppercase()
-                    .chain(c.flat_map(char::to_lowercase))
-                    .collect(),
-                None => String::new(),
-            }
-        })
-        .collect()
-}
-
-/// A crude distance for "closest option" hints: the length of the longest common prefix,
-/// negated, then the length difference.
-fn strsim(a: &str, b: &str) -> (isize, usize) {
-    let prefix = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
-    (-(prefix as isize), a.len().abs_diff(b.len()))
-}
-
 /// Splits option text (`$simdnlp_options`, or the words after `-AMPL`) into
 /// `(name, value)` pairs: `name=value` words, or `name value` pairs.
 pub fn option_pairs(text: &str) -> Result<Vec<(String, String)>, String> {
@@ -131,28 +42,6 @@ pub fn option_pairs(text: &str) -> Result<Vec<(String, String)>, String> {
                 Some(v) => out.push((w.to_string(), v.to_string())),
                 None => return Err(format!("option `{w}` has no value")),
             },
-        }
-    }
-    Ok(out)
-}
-
-/// Reads an Ipopt-format options file: one `name value` pair a line, `#` comments.
-pub fn options_file(text: &str) -> Result<Vec<(String, String)>, String> {
-    let mut out = Vec::new();
-    for (k, line) in text.lines().enumerate() {
-        let line = line.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        let mut w = line.split_whitespace();
-        match (w.next(), w.next(), w.next()) {
-            (Some(n), Some(v), None) => out.push((n.to_string(), v.to_string())),
-            _ => {
-                return Err(format!(
-                    "line {}: expected `name value`, got `{line}`",
-                    k + 1
-                ));
-            }
         }
     }
     Ok(out)
@@ -211,45 +100,36 @@ pub fn write_failure(
     )
 }
 
+/// Applies `(name, value)` pairs with [`Options::set`]; `outlev` is ASL's name for
+/// `print_level`.
+pub fn apply_options(options: &mut Options, pairs: &[(String, String)]) -> Result<(), OptionError> {
+    for (name, value) in pairs {
+        let name = if name == "outlev" {
+            "print_level"
+        } else {
+            name
+        };
+        options.set(name, value)?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn options_by_name() {
-        let mut o = Options::default();
-        apply_option(&mut o, "tol", "1e-6").unwrap();
-        apply_option(&mut o, "max_iter", "17").unwrap();
-        apply_option(&mut o, "mu_strategy", "adaptive_loqo").unwrap();
-        apply_option(&mut o, "print_level", "0").unwrap();
-        apply_option(&mut o, "nlp_scaling", "no").unwrap();
-        assert_eq!(o.tol, 1e-6);
-        assert_eq!(o.max_iter, 17);
-        assert_eq!(o.mu_strategy, simdnlp_solver::MuStrategy::AdaptiveLoqo);
-        assert_eq!(o.print_level, simdnlp_solver::PrintLevel::None);
-        assert!(!o.nlp_scaling);
-        let e = apply_option(&mut o, "tolerance", "1").unwrap_err();
-        assert!(
-            e.contains("unknown option `tolerance`") && e.contains("tol"),
-            "{e}"
-        );
-        let e = apply_option(&mut o, "max_iter", "lots").unwrap_err();
-        assert!(e.contains("max_iter"), "{e}");
-    }
-
-    #[test]
-    fn option_text() {
-        let p = option_pairs("tol=1e-7 max_iter 30").unwrap();
-        assert_eq!(
-            p,
-            vec![
-                ("tol".into(), "1e-7".into()),
-                ("max_iter".into(), "30".into())
-            ]
-        );
+    fn option_words() {
+        let p = option_pairs("tol=1e-7 max_iter 30 outlev=0").unwrap();
+        assert_eq!(p.len(), 3);
+        assert_eq!(p[1], ("max_iter".into(), "30".into()));
         assert!(option_pairs("tol").is_err());
-        let f = options_file("# comment\ntol 1e-5\n\nmax_iter 3 # trailing\n").unwrap();
-        assert_eq!(f.len(), 2);
-        assert!(options_file("tol\n").unwrap_err().contains("line 1"));
+        let mut o = Options::default();
+        apply_options(&mut o, &p).unwrap();
+        assert_eq!((o.tol, o.max_iter), (1e-7, 30));
+        assert_eq!(o.print_level, simdnlp_solver::PrintLevel::None);
+        let bad = [("tolerance".to_string(), "1".to_string())];
+        let e = apply_options(&mut o, &bad).unwrap_err().to_string();
+        assert!(e.contains("unknown option `tolerance`"), "{e}");
     }
 }

@@ -36,7 +36,9 @@ pub use simdnlp_modeling as modeling;
 pub use simdnlp_solver as solver;
 
 pub use simdnlp_modeling::{Model, ModelBuilder, ModelError, NlpMeta, NlpModel};
-pub use simdnlp_solver::{Options, PrintLevel, SolveResult, Solver, SolverError, Status, solve};
+pub use simdnlp_solver::{
+    OptionError, Options, PrintLevel, SolveResult, Solver, SolverError, Status, solve,
+};
 
 pub use ndarray;
 
@@ -50,7 +52,9 @@ pub mod prelude {
     pub use simdnlp_modeling::{
         Con, DataRow, Model, ModelBuilder, ModelError, NlpMeta, NlpModel, Param, Var,
     };
-    pub use simdnlp_solver::{KktKind, Options, SolveResult, Solver, SolverError, Status, solve};
+    pub use simdnlp_solver::{
+        KktKind, OptionError, Options, SolveResult, Solver, SolverError, Status, solve,
+    };
 }
 
 /// Any error of building or solving a model, so `?` works across both steps.
@@ -62,6 +66,9 @@ pub enum Error {
     /// The solver could not start (bad options, inconsistent model data, ...).
     #[error(transparent)]
     Solver(#[from] SolverError),
+    /// An option could not be set by name or read from an options file.
+    #[error(transparent)]
+    Option(#[from] OptionError),
 }
 
 /// Block-shaped views of a [`SolveResult`]: the solution, multipliers and bound multipliers

@@ -53,7 +53,7 @@ pub use error::{ModelError, OutOfRange};
 pub use index::{Dat, Idx, IndexArg, IntoIdx, IntoIndex};
 pub use model::{Model, Parallelism, Threads};
 pub use ndarray::{Ix0, Ix1, Ix2, Ix3, IxDyn};
-pub use nlp::{NlpMeta, NlpModel, Real};
+pub use nlp::{MetaError, NlpMeta, NlpModel, Real};
 pub use shape::{At, AtIdx, DYNAMIC, Dims, IntoShape, Shape};
 pub use simdnlp_ad::{Expr, Index, Scalar};
 pub use simdnlp_modeling_derive::DataRow;

@@ -110,6 +110,9 @@ pub mod options;
 pub mod result;
 mod solve;
 
-pub use options::{KktKind, LinearSolverKind, MuStrategy, Options, PrintLevel};
+pub use options::{
+    KktKind, LinearSolverKind, MuStrategy, OPTIONS, OptionError, OptionInfo, OptionKind, Options,
+    PrintLevel, ValidRange,
+};
 pub use result::{CallbackCounts, SolveResult, SolverError, Status, Timings};
 pub use solve::{Solver, solve};

@@ -11,7 +11,7 @@
 //! - `simdnlp -v` prints the version (the ASL convention Pyomo relies on).
 
 use clap::{Parser, Subcommand};
-use simdnlp::ampl::{apply_option, option_pairs, options_file, write_failure, write_solution};
+use simdnlp::ampl::{apply_options, option_pairs, write_failure, write_solution};
 use simdnlp::modeling::nl::{self, NlModel};
 use simdnlp::{NlpModel, Options, PrintLevel, SolveResult};
 use std::io::Write as _;
@@ -43,7 +43,8 @@ enum Command {
         /// A solver option by Ipopt name, `name=value` (repeatable).
         #[arg(long = "option", value_name = "NAME=VALUE")]
         options: Vec<String>,
-        /// An Ipopt-format options file (`name value` lines, `#` comments).
+        /// An options file: Ipopt format (`name value` lines, `#` comments) or TOML
+        /// (`.toml`).
         #[arg(long)]
         options_file: Option<PathBuf>,
         /// Append one JSON line with the result to this file (`-`: stdout).
@@ -68,26 +69,22 @@ fn main() -> ExitCode {
         options_file: opt_file,
         json,
     } = Cli::parse().command;
-    let mut pairs = Vec::new();
-    if let Some(f) = &opt_file {
-        match std::fs::read_to_string(f)
-            .map_err(|e| e.to_string())
-            .and_then(|t| options_file(&t))
-        {
-            Ok(p) => pairs.extend(p),
-            Err(e) => return fail(&format!("options file {}: {e}", f.display())),
-        }
+    let mut opts = Options::default();
+    if let Some(f) = &opt_file
+        && let Err(e) = opts.apply_file(f)
+    {
+        return fail(&e.to_string());
     }
+    let mut pairs = Vec::new();
     for o in &options {
         match o.split_once('=') {
             Some((n, v)) => pairs.push((n.to_string(), v.to_string())),
             None => return fail(&format!("--option {o}: expected NAME=VALUE")),
         }
     }
-    let opts = match make_options(&pairs) {
-        Ok(o) => o,
-        Err(e) => return fail(&e),
-    };
+    if let Err(e) = apply_options(&mut opts, &pairs) {
+        return fail(&e.to_string());
+    }
     init_log(&opts);
     let t = Instant::now();
     let imported = match nl::import(&file) {
@@ -150,8 +147,9 @@ fn ampl_mode(args: &[String]) -> ExitCode {
     };
     let import_s = t.elapsed().as_secs_f64();
     let sol = nl::stub_file(&stub, "sol");
-    let opts = match make_options(&pairs) {
-        Ok(o) => o,
+    let mut opts = Options::default();
+    match apply_options(&mut opts, &pairs).map_err(|e| e.to_string()) {
+        Ok(()) => {}
         Err(e) => {
             let _ = write_failure(&sol, &imported.options, imported.n_con, imported.n_var, &e);
             return fail(&e);
@@ -179,14 +177,6 @@ fn ampl_mode(args: &[String]) -> ExitCode {
             fail(&msg)
         }
     }
-}
-
-fn make_options(pairs: &[(String, String)]) -> Result<Options, String> {
-    let mut o = Options::default();
-    for (n, v) in pairs {
-        apply_option(&mut o, n, v)?;
-    }
-    Ok(o)
 }
 
 fn init_log(opts: &Options) {

@@ -33,7 +33,9 @@
 #![warn(missing_docs)]
 
 pub mod access;
+mod block;
 pub mod builder;
+mod compile;
 pub mod data;
 mod display;
 pub mod error;

@@ -1,6 +1,7 @@
 //! Block declarations: the shared state behind every block handle ([`BlockCore`]) and the
 //! declared patterns and expression blocks a [`crate::ModelBuilder`] hands to the compiler.
 
+use crate::alloc::try_with_capacity;
 use crate::data::Columns;
 use crate::error::ModelError;
 use crate::index::IndexArg;
@@ -163,16 +164,30 @@ impl BlockCore {
         *pick(&mut a) = Some(v);
     }
 
-    pub(crate) fn values_with<D: Dims>(&self, f: impl Fn(D::Key) -> f64) -> Values {
+    /// One value per element from a closure of the element's index; `None` (after
+    /// recording [`ModelError::OutOfMemory`] for `build()`) when the list cannot be
+    /// allocated.
+    pub(crate) fn values_with<D: Dims>(
+        &self,
+        what: &str,
+        f: impl Fn(D::Key) -> f64,
+    ) -> Option<Values> {
+        let n = self.shape.len();
+        let mut list = match try_with_capacity(n, || {
+            format!("{what} of block `{}` ({n} values)", self.name())
+        }) {
+            Ok(list) => list,
+            Err(e) => {
+                lock(&self.attrs).errors.push(e);
+                return None;
+            }
+        };
         let mut key = Vec::new();
-        Values::List(
-            (0..self.shape.len())
-                .map(|k| {
-                    self.shape.key(k, &mut key);
-                    f(D::key(&key))
-                })
-                .collect(),
-        )
+        list.extend((0..n).map(|k| {
+            self.shape.key(k, &mut key);
+            f(D::key(&key))
+        }));
+        Some(Values::List(list))
     }
 
     pub(crate) fn rename(&self, name: &str) {

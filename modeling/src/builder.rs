@@ -7,7 +7,7 @@ use crate::data::{DataSource, collect};
 use crate::error::ModelError;
 use crate::index::IndexArg;
 use crate::model::{Model, Threads};
-use crate::shape::{At, AtIdx, Dims, IntoShape, Shape, SymParts};
+use crate::shape::{At, AtIdx, Dims, IntoShape, MAX_ELEMENTS, Shape, SymParts};
 use crate::values::Values;
 use ndarray::Ix1;
 use simdnlp_ad::{Expr, Index, Scalar};
@@ -119,18 +119,24 @@ impl<D: Dims> Var<D> {
     }
     /// Lower bounds from a closure of the element's index.
     pub fn lower_with(self, f: impl Fn(D::Key) -> f64) -> Self {
-        let v = self.core.values_with::<D>(f);
-        self.lower(v)
+        match self.core.values_with::<D>("lower bound", f) {
+            Some(v) => self.lower(v),
+            None => self,
+        }
     }
     /// Upper bounds from a closure of the element's index.
     pub fn upper_with(self, f: impl Fn(D::Key) -> f64) -> Self {
-        let v = self.core.values_with::<D>(f);
-        self.upper(v)
+        match self.core.values_with::<D>("upper bound", f) {
+            Some(v) => self.upper(v),
+            None => self,
+        }
     }
     /// Starting point from a closure of the element's index (`|i| i as f64 / nh as f64`).
     pub fn start_with(self, f: impl Fn(D::Key) -> f64) -> Self {
-        let v = self.core.values_with::<D>(f);
-        self.start(v)
+        match self.core.values_with::<D>("start", f) {
+            Some(v) => self.start(v),
+            None => self,
+        }
     }
 }
 
@@ -190,18 +196,24 @@ impl<D: Dims> Con<D> {
     }
     /// `lcon` from a closure of the row's index.
     pub fn lower_with(self, f: impl Fn(D::Key) -> f64) -> Self {
-        let v = self.core.values_with::<D>(f);
-        self.lower(v)
+        match self.core.values_with::<D>("lcon", f) {
+            Some(v) => self.lower(v),
+            None => self,
+        }
     }
     /// `ucon` from a closure of the row's index.
     pub fn upper_with(self, f: impl Fn(D::Key) -> f64) -> Self {
-        let v = self.core.values_with::<D>(f);
-        self.upper(v)
+        match self.core.values_with::<D>("ucon", f) {
+            Some(v) => self.upper(v),
+            None => self,
+        }
     }
     /// Initial multipliers from a closure of the row's index.
     pub fn dual_start_with(self, f: impl Fn(D::Key) -> f64) -> Self {
-        let v = self.core.values_with::<D>(f);
-        self.dual_start(v)
+        match self.core.values_with::<D>("dual start", f) {
+            Some(v) => self.dual_start(v),
+            None => self,
+        }
     }
 }
 
@@ -379,9 +391,25 @@ impl<T: Scalar> ModelBuilder<T> {
         let shape = self.shape_of(&format!("variable block x{k}"), index_set);
         let n = shape.len();
         let core = BlockCore::new(BlockKind::Variable, shape, self.nvar, format!("x{k}"));
-        self.nvar += n;
+        self.nvar = self.grow_total(self.nvar, n, "variables", &core);
         self.vars.push(core.clone());
         Var::from_core(core)
+    }
+
+    /// `total + n`, the running count of `what` (variables, parameters, constraint rows)
+    /// after declaring `core`; past [`MAX_ELEMENTS`] it records [`ModelError::TooLarge`]
+    /// (reported by `build()`) and keeps `total`, so later offsets stay meaningful.
+    fn grow_total(&mut self, total: usize, n: usize, what: &str, core: &BlockCore) -> usize {
+        match total.checked_add(n).filter(|&t| t <= MAX_ELEMENTS) {
+            Some(t) => t,
+            None => {
+                self.errors.push(ModelError::TooLarge {
+                    what: format!("{what} of the model with block `{}`", core.default_name),
+                    elements: total as u128 + n as u128,
+                });
+                total
+            }
+        }
     }
 
     /// Declares a one-dimensional parameter block holding `values` (`0..len`).
@@ -410,7 +438,7 @@ impl<T: Scalar> ModelBuilder<T> {
                 got: v.given_len().unwrap_or(0),
             });
         }
-        self.ntheta += n;
+        self.ntheta = self.grow_total(self.ntheta, n, "parameters", &core);
         self.params.push((core.clone(), v));
         Param::from_core(core)
     }
@@ -450,16 +478,14 @@ impl<T: Scalar> ModelBuilder<T> {
             BlockKind::Augmentation => format!("aug{k}"),
             _ => format!("c{}", self.cons.len()),
         };
-        let (point, cols, shape, desc) = match collect::<S, T>(src) {
-            Ok(r) => r,
-            Err(reason) => {
-                self.errors.push(ModelError::BadShape {
-                    what: format!("data of pattern {label}"),
-                    reason,
-                });
-                return None;
-            }
-        };
+        let (point, cols, shape, desc) =
+            match collect::<S, T>(src, &format!("data of pattern {label}")) {
+                Ok(r) => r,
+                Err(e) => {
+                    self.errors.push(e);
+                    return None;
+                }
+            };
         // accesses logged before this pattern belong to earlier patterns or to no pattern
         let _ = self.take_expr_refs();
         let (rows, expr) = f(point);
@@ -546,7 +572,8 @@ impl<T: Scalar> ModelBuilder<T> {
         f: impl FnOnce(S::Point) -> Expr,
     ) -> Con<S::Shape> {
         let k = self.cons.len();
-        let shape = match data.shape() {
+        // an invalid shape is reported by `collect` (through `add_pattern`)
+        let shape = match data.shape().and_then(|s| Shape::checked(s.dims().to_vec())) {
             Ok(s) => s,
             Err(_) => Shape::new(vec![(0, 0); <S::Shape as Dims>::NDIM]),
         };
@@ -561,7 +588,7 @@ impl<T: Scalar> ModelBuilder<T> {
             )
             .is_some()
         {
-            self.ncon += n;
+            self.ncon = self.grow_total(self.ncon, n, "constraint rows", &core);
             self.cons.push(core.clone());
             Con::from_core(core)
         } else {
@@ -651,7 +678,7 @@ impl<T: Scalar> ModelBuilder<T> {
     {
         let k = self.exprs.len();
         let label = format!("e{k}");
-        let shape = match data.shape() {
+        let shape = match data.shape().and_then(|s| Shape::checked(s.dims().to_vec())) {
             Ok(s) => s,
             Err(reason) => {
                 self.errors.push(ModelError::BadShape {

@@ -2,12 +2,13 @@
 //! parameters, every position against its block) and compiles the patterns into a
 //! [`Model`] with its derivative layout.
 
+use crate::alloc::try_filled;
 use crate::block::{BlockCore, BlockKind, PatKind, Sense, lock};
 use crate::builder::ModelBuilder;
 use crate::data::Columns;
 use crate::error::ModelError;
 use crate::model::{CompiledPattern, Model, PatNamer, Rows};
-use crate::nlp::NlpMeta;
+use crate::nlp::{NlpMeta, NlpModel};
 use crate::shape::Shape;
 use crate::values::Values;
 use simdnlp_ad::{DataView, Index, Pattern, Scalar, VarRef};
@@ -103,6 +104,41 @@ fn fill_finite<T: Scalar>(
     Ok(())
 }
 
+/// The model's meta with every vector allocated fallibly: start 0, free variables,
+/// equality rows at 0 (the bounds are filled from the blocks afterwards).
+fn try_meta<T: Scalar>(nvar: usize, ncon: usize) -> Result<NlpMeta<T>, ModelError> {
+    let per_var = |what: &str| format!("{what} ({nvar} variables)");
+    let per_row = |what: &str| format!("{what} ({ncon} constraint rows)");
+    Ok(NlpMeta {
+        nvar,
+        ncon,
+        nnzj: 0,
+        nnzh: 0,
+        x0: try_filled(nvar, T::zero(), || per_var("the starting point x0"))?,
+        y0: try_filled(ncon, T::zero(), || per_row("the dual start y0"))?,
+        lvar: try_filled(nvar, T::from_f64(f64::NEG_INFINITY), || {
+            per_var("the variable lower bounds")
+        })?,
+        uvar: try_filled(nvar, T::from_f64(f64::INFINITY), || {
+            per_var("the variable upper bounds")
+        })?,
+        lcon: try_filled(ncon, T::zero(), || per_row("the constraint lower bounds"))?,
+        ucon: try_filled(ncon, T::zero(), || per_row("the constraint upper bounds"))?,
+        minimize: true,
+        name: String::new(),
+    })
+}
+
+/// `nnz + npts · per_point`: the running count of Jacobian or Hessian entries.
+fn grow_nnz(nnz: usize, npts: usize, per_point: usize, what: &str) -> Result<usize, ModelError> {
+    npts.checked_mul(per_point)
+        .and_then(|n| nnz.checked_add(n))
+        .ok_or_else(|| ModelError::TooLarge {
+            what: format!("{what} of the model"),
+            elements: nnz as u128 + npts as u128 * per_point as u128,
+        })
+}
+
 struct Checker<'a> {
     pattern: String,
     names: &'a HashMap<u32, String>,
@@ -163,6 +199,29 @@ impl Checker<'_> {
                         },
                     )));
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Rejects a NaN or infinite value in any real data column the pattern reads.
+    fn check_data<T: Scalar>(&self, read: &[u32], cols: &Columns<T>) -> Result<(), ModelError> {
+        for &c in read {
+            let Some(column) = cols.reals.get(c as usize) else {
+                continue;
+            };
+            if let Some(point) = column.iter().position(|&v| !Scalar::to_f64(v).is_finite()) {
+                return Err(ModelError::NonFiniteData {
+                    pattern: self.pattern.clone(),
+                    point,
+                    point_desc: point_desc(cols, point),
+                    field: cols
+                        .real_names
+                        .get(c as usize)
+                        .cloned()
+                        .unwrap_or_else(|| format!("d{c}")),
+                    value: Scalar::to_f64(column[point]),
+                });
             }
         }
         Ok(())
@@ -231,7 +290,7 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
         by_uid.insert(e.core.uid, (BlockKind::Expression, i));
     }
 
-    let mut meta = NlpMeta::<T>::new(b.nvar, b.ncon);
+    let mut meta = try_meta::<T>(b.nvar, b.ncon)?;
     meta.name = b.name.clone();
     meta.minimize = b.sense != Some(Sense::Maximize);
     let attrs_of = |c: &BlockCore| {
@@ -279,7 +338,10 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
         )?;
         fill_finite(c, "dual start", start.as_ref(), &mut meta.y0[r])?;
     }
-    let mut theta = vec![T::zero(); b.ntheta];
+    let ntheta = b.ntheta;
+    let mut theta = try_filled(ntheta, T::zero(), || {
+        format!("the parameter vector θ ({ntheta} values)")
+    })?;
     for (p, v) in &b.params {
         fill_finite(
             p,
@@ -307,6 +369,9 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
             pattern: pname.clone(),
             source,
         })?;
+        // every reference of the expression, also those the compiler merged into a slot of
+        // another block at the same position (a foreign block must not pass as a local one)
+        let leaves = decl.expr.leaves();
         let cols = decl.cols;
         let npts = cols.len;
         let nslots = pattern.slots().len();
@@ -331,7 +396,7 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
             };
             chk.check_dims(&expr_cores[i], dims, &view, &cols)?;
         }
-        for r in pattern.slots() {
+        for r in &leaves.vars {
             let core = chk.block(r, BlockKind::Variable, &b.vars)?;
             // positions written with `at` are checked below; the rest (built elsewhere) here
             if !decl
@@ -342,7 +407,7 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
                 chk.check_dims(core, &r.dims, &view, &cols)?;
             }
         }
-        for r in pattern.params() {
+        for r in &leaves.params {
             let core = chk.block(r, BlockKind::Parameter, &param_cores)?;
             chk.check_dims(core, &r.dims, &view, &cols)?;
         }
@@ -362,7 +427,16 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
             };
             chk.check_dims(target, dims, &view, &cols)?;
         }
-        let mut globals = vec![0usize; npts * nslots];
+        chk.check_data(&leaves.real_columns, &cols)?;
+        let nglobals = npts
+            .checked_mul(nslots)
+            .ok_or_else(|| ModelError::TooLarge {
+                what: format!("first-order slots of pattern `{pname}`"),
+                elements: npts as u128 * nslots as u128,
+            })?;
+        let mut globals = try_filled(nglobals, 0usize, || {
+            format!("the variable positions of pattern `{pname}` ({npts} points × {nslots} slots)")
+        })?;
         if nslots > 0 {
             for (k, g) in globals.chunks_exact_mut(nslots).enumerate() {
                 pattern.slot_globals(&view, k, g);
@@ -387,7 +461,9 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
             PatKind::Augment { con, rows } => {
                 let core = &b.cons[con];
                 chk.check_dims(core, &rows, &view, &cols)?;
-                let mut out = vec![core.offset; npts];
+                let mut out = try_filled(npts, core.offset, || {
+                    format!("the rows of augmentation `{pname}` ({npts} points)")
+                })?;
                 for (d, ix) in rows.iter().enumerate() {
                     let (lo, _) = core.shape.dims()[d];
                     let st = core.strides[d];
@@ -400,10 +476,10 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
         };
         let jac_off = nnzj;
         if !matches!(rows, Rows::Objective) {
-            nnzj += npts * nslots;
+            nnzj = grow_nnz(nnzj, npts, nslots, "Jacobian entries")?;
         }
         let hess_off = nnzh;
-        nnzh += npts * nhess;
+        nnzh = grow_nnz(nnzh, npts, nhess, "Hessian entries")?;
         pats.push(CompiledPattern {
             core: decl.core,
             rows,
@@ -479,11 +555,64 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
         par: b.threads,
         pool: Mutex::new(Vec::with_capacity(8)),
     };
-    let s = model.new_scratch();
+    let s = model.try_new_scratch()?;
     model
         .pool
         .get_mut()
         .unwrap_or_else(|e| e.into_inner())
         .push(s);
+    check_constant_rows(&model)?;
     Ok(model)
+}
+
+/// Rejects a constraint row that reads no variable (neither in its base pattern nor in
+/// any augmentation) and whose value, fixed by data and parameters, lies outside its
+/// bounds by more than rounding (a relative 1e-8) or is not finite: no `x` satisfies it,
+/// and a solver would only find out after many iterations.
+fn check_constant_rows<T: Scalar>(model: &Model<T>) -> Result<(), ModelError> {
+    let reads_x = |p: usize| !model.pats[p].pattern.var_refs().is_empty();
+    if model.con_pats.iter().all(|&p| reads_x(p)) {
+        return Ok(());
+    }
+    let meta = &model.meta;
+    let ncon = meta.ncon;
+    let mut has_x = try_filled(ncon, false, || {
+        format!("the constant-row check ({ncon} constraint rows)")
+    })?;
+    for &p in model.con_pats.iter().filter(|&&p| reads_x(p)) {
+        let cp = &model.pats[p];
+        for k in 0..cp.len() {
+            has_x[cp.row(k)] = true;
+        }
+    }
+    let mut values = try_filled(ncon, T::zero(), || {
+        format!("the constant-row check ({ncon} constraint rows)")
+    })?;
+    model.cons(&meta.x0, &mut values);
+    for (row, _) in has_x.iter().enumerate().filter(|(_, has)| !**has) {
+        let value = Scalar::to_f64(values[row]);
+        let (lower, upper) = (
+            Scalar::to_f64(meta.lcon[row]),
+            Scalar::to_f64(meta.ucon[row]),
+        );
+        let excess = (lower - value).max(value - upper);
+        if value.is_finite() && excess <= 1e-8 * value.abs().max(1.0) {
+            continue;
+        }
+        let Some(core) = model
+            .cons
+            .iter()
+            .find(|c| (c.offset..c.offset + c.shape.len()).contains(&row))
+        else {
+            continue;
+        };
+        return Err(ModelError::InfeasibleConstantRow {
+            block: core.name(),
+            at: key_str(&core.shape, row - core.offset),
+            value,
+            lower,
+            upper,
+        });
+    }
+    Ok(())
 }

@@ -141,6 +141,57 @@ pub enum ModelError {
         /// Number of positions given.
         got: usize,
     },
+    /// A block, or the model's running total of variables, parameters or constraint rows,
+    /// has more elements than a position can address (positions are `i64`, so at most
+    /// [`crate::shape::MAX_ELEMENTS`]).
+    #[error("{what}: {elements} elements, more than the {limit} a model can address", limit = crate::shape::MAX_ELEMENTS)]
+    TooLarge {
+        /// What overflowed (`variables of the model after block `x3``, ...).
+        what: String,
+        /// The element count it would have had.
+        elements: u128,
+    },
+    /// A model-sized buffer could not be allocated.
+    #[error("cannot allocate {bytes} bytes for {what}")]
+    OutOfMemory {
+        /// What the buffer is for (`variable bounds (nvar = 1000000000000)`, ...).
+        what: String,
+        /// The bytes requested.
+        bytes: u128,
+    },
+    /// A real data field read by a pattern is NaN or infinite.
+    #[error(
+        "pattern `{pattern}`, data point {point} ({point_desc}): data field `{field}` is {value}"
+    )]
+    NonFiniteData {
+        /// The pattern (for a constraint pattern, its constraint block's name).
+        pattern: String,
+        /// The data point (0-based position in the data source).
+        point: usize,
+        /// The data point's fields, printed.
+        point_desc: String,
+        /// The field's name (`d.1`, `d.pd`).
+        field: String,
+        /// The value.
+        value: f64,
+    },
+    /// A constraint row that depends on no variable has a value outside its bounds: no
+    /// `x` satisfies it.
+    #[error(
+        "row {at} of constraint block `{block}` depends on no variable and its value {value} lies outside [{lower}, {upper}]"
+    )]
+    InfeasibleConstantRow {
+        /// The constraint block.
+        block: String,
+        /// The row in the block's own indices (`[3]`, `[2, 5]`).
+        at: String,
+        /// The row's (constant) value at build time.
+        value: f64,
+        /// Its lower bound.
+        lower: f64,
+        /// Its upper bound.
+        upper: f64,
+    },
 }
 
 /// Details of [`ModelError::IndexOutOfRange`].

@@ -33,6 +33,7 @@
 #![warn(missing_docs)]
 
 pub mod access;
+mod alloc;
 mod block;
 pub mod builder;
 mod compile;

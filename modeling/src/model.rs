@@ -20,8 +20,10 @@
 //! [`Parallelism::Rayon`] each pattern's data points are split across rayon's pool by the
 //! AD evaluators; scatter-adds (gradient, augmentation rows, products) stay sequential.
 
+use crate::alloc::try_filled;
 use crate::block::{BlockCore, BlockKind, ExprDecl, lock};
 use crate::data::Columns;
+use crate::error::ModelError;
 use crate::nlp::{NlpMeta, NlpModel};
 use simdnlp_ad::{DataView, Expr, Index, Namer, Pattern, Scalar, Workspace};
 use smallvec::SmallVec;
@@ -74,7 +76,7 @@ impl<T: Scalar> CompiledPattern<T> {
 
     /// Row of data point `k` (constraint patterns).
     #[inline]
-    fn row(&self, k: usize) -> usize {
+    pub(crate) fn row(&self, k: usize) -> usize {
         match &self.rows {
             Rows::Base { row0 } => row0 + k,
             Rows::Augment { rows, .. } => rows[k],
@@ -178,7 +180,17 @@ impl<T: Scalar> Clone for Model<T> {
 }
 
 impl<T: Scalar> Model<T> {
-    pub(crate) fn new_scratch(&self) -> Scratch<T> {
+    /// A scratch set for this model (see the module docs).
+    ///
+    /// Callbacks and `clone` need one after a successful build, which allocated one set
+    /// already: running out of memory there aborts like any other allocation.
+    fn new_scratch(&self) -> Scratch<T> {
+        self.try_new_scratch()
+            .unwrap_or_else(|e| panic!("model scratch memory: {e}"))
+    }
+
+    /// A scratch set, or [`ModelError::OutOfMemory`] naming the buffer that did not fit.
+    pub(crate) fn try_new_scratch(&self) -> Result<Scratch<T>, ModelError> {
         let mut nbuf = 0;
         let mut nw = 0;
         for p in &self.pats {
@@ -191,13 +203,20 @@ impl<T: Scalar> Model<T> {
                 nw = nw.max(p.len());
             }
         }
-        Scratch {
+        let (nnzj, nnzh) = (self.meta.nnzj, self.meta.nnzh);
+        Ok(Scratch {
             ws: self.pats.iter().map(|p| p.pattern.workspace()).collect(),
-            buf: vec![T::zero(); nbuf],
-            wts: vec![T::zero(); nw],
-            jac: vec![T::zero(); self.meta.nnzj],
-            hess: vec![T::zero(); self.meta.nnzh],
-        }
+            buf: try_filled(nbuf, T::zero(), || {
+                format!("a value buffer ({nbuf} values)")
+            })?,
+            wts: try_filled(nw, T::zero(), || format!("a weight buffer ({nw} values)"))?,
+            jac: try_filled(nnzj, T::zero(), || {
+                format!("Jacobian values ({nnzj} entries)")
+            })?,
+            hess: try_filled(nnzh, T::zero(), || {
+                format!("Hessian values ({nnzh} entries)")
+            })?,
+        })
     }
 
     fn with_scratch<R>(&self, f: impl FnOnce(&mut Scratch<T>) -> R) -> R {

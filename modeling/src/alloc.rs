@@ -4,9 +4,9 @@
 
 use crate::error::ModelError;
 
-/// Bytes of `len` values of `T` (exact: `u128` cannot overflow for a `usize` length).
-fn bytes_of<T>(len: usize) -> u128 {
-    len as u128 * std::mem::size_of::<T>() as u128
+/// Bytes of `len` values of `T`, saturated at `u64::MAX`.
+fn bytes_of<T>(len: usize) -> u64 {
+    (len as u64).saturating_mul(std::mem::size_of::<T>() as u64)
 }
 
 /// An empty vector with room for exactly `len` values, or the error naming `what`.

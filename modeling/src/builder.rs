@@ -405,7 +405,7 @@ impl<T: Scalar> ModelBuilder<T> {
             None => {
                 self.errors.push(ModelError::TooLarge {
                     what: format!("{what} of the model with block `{}`", core.default_name),
-                    elements: total as u128 + n as u128,
+                    elements: (total as u64).saturating_add(n as u64),
                 });
                 total
             }
@@ -716,8 +716,12 @@ impl<T: Scalar> ModelBuilder<T> {
     /// Validates the declarations and compiles the patterns into a [`Model`].
     ///
     /// Errors: any position outside its block (per pattern, data point and dimension), a
-    /// NaN or inverted bound, a non-finite start or parameter, a list of the wrong length,
-    /// duplicate block names, conflicting senses, a pattern the AD compiler rejects.
+    /// block of another builder, a NaN or inverted bound, a non-finite start, parameter or
+    /// data field read by a pattern, a constraint row without variables whose value violates
+    /// its bounds, a list of the wrong length, duplicate block names, conflicting senses, a
+    /// pattern the AD compiler rejects, more elements than positions can address
+    /// ([`ModelError::TooLarge`]) and a model too large for memory
+    /// ([`ModelError::OutOfMemory`], with the bytes requested).
     pub fn build(self) -> Result<Model<T>, ModelError> {
         crate::compile::build(self)
     }

@@ -6,7 +6,7 @@ use crate::alloc::try_filled;
 use crate::block::{BlockCore, BlockKind, PatKind, Sense, lock};
 use crate::builder::ModelBuilder;
 use crate::data::Columns;
-use crate::error::ModelError;
+use crate::error::{ModelError, NonFiniteDatum};
 use crate::model::{CompiledPattern, Model, PatNamer, Rows};
 use crate::nlp::{NlpMeta, NlpModel};
 use crate::shape::Shape;
@@ -135,7 +135,9 @@ fn grow_nnz(nnz: usize, npts: usize, per_point: usize, what: &str) -> Result<usi
         .and_then(|n| nnz.checked_add(n))
         .ok_or_else(|| ModelError::TooLarge {
             what: format!("{what} of the model"),
-            elements: nnz as u128 + npts as u128 * per_point as u128,
+            elements: (npts as u64)
+                .saturating_mul(per_point as u64)
+                .saturating_add(nnz as u64),
         })
 }
 
@@ -211,7 +213,7 @@ impl Checker<'_> {
                 continue;
             };
             if let Some(point) = column.iter().position(|&v| !Scalar::to_f64(v).is_finite()) {
-                return Err(ModelError::NonFiniteData {
+                return Err(ModelError::NonFiniteData(Box::new(NonFiniteDatum {
                     pattern: self.pattern.clone(),
                     point,
                     point_desc: point_desc(cols, point),
@@ -221,7 +223,7 @@ impl Checker<'_> {
                         .cloned()
                         .unwrap_or_else(|| format!("d{c}")),
                     value: Scalar::to_f64(column[point]),
-                });
+                })));
             }
         }
         Ok(())
@@ -432,7 +434,7 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
             .checked_mul(nslots)
             .ok_or_else(|| ModelError::TooLarge {
                 what: format!("first-order slots of pattern `{pname}`"),
-                elements: npts as u128 * nslots as u128,
+                elements: (npts as u64).saturating_mul(nslots as u64),
             })?;
         let mut globals = try_filled(nglobals, 0usize, || {
             format!("the variable positions of pattern `{pname}` ({npts} points × {nslots} slots)")
@@ -567,7 +569,7 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
 
 /// Rejects a constraint row that reads no variable (neither in its base pattern nor in
 /// any augmentation) and whose value, fixed by data and parameters, lies outside its
-/// bounds by more than rounding (a relative 1e-8) or is not finite: no `x` satisfies it,
+/// bounds by more than rounding (a relative 1e-8, coarser for `f32`) or is not finite: no `x` satisfies it,
 /// and a solver would only find out after many iterations.
 fn check_constant_rows<T: Scalar>(model: &Model<T>) -> Result<(), ModelError> {
     let reads_x = |p: usize| !model.pats[p].pattern.var_refs().is_empty();
@@ -589,6 +591,8 @@ fn check_constant_rows<T: Scalar>(model: &Model<T>) -> Result<(), ModelError> {
         format!("the constant-row check ({ncon} constraint rows)")
     })?;
     model.cons(&meta.x0, &mut values);
+    // 1e-8 relative, or a hundred ulps of the model's scalar type (f32) when coarser
+    let rounding = 1e-8f64.max(100.0 * Scalar::to_f64(<T as num_traits::Float>::epsilon()));
     for (row, _) in has_x.iter().enumerate().filter(|(_, has)| !**has) {
         let value = Scalar::to_f64(values[row]);
         let (lower, upper) = (
@@ -596,7 +600,7 @@ fn check_constant_rows<T: Scalar>(model: &Model<T>) -> Result<(), ModelError> {
             Scalar::to_f64(meta.ucon[row]),
         );
         let excess = (lower - value).max(value - upper);
-        if value.is_finite() && excess <= 1e-8 * value.abs().max(1.0) {
+        if value.is_finite() && excess <= rounding * value.abs().max(1.0) {
             continue;
         }
         let Some(core) = model

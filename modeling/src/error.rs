@@ -148,33 +148,20 @@ pub enum ModelError {
     TooLarge {
         /// What overflowed (`variables of the model after block `x3``, ...).
         what: String,
-        /// The element count it would have had.
-        elements: u128,
+        /// The element count it would have had (saturated at `u64::MAX`).
+        elements: u64,
     },
     /// A model-sized buffer could not be allocated.
     #[error("cannot allocate {bytes} bytes for {what}")]
     OutOfMemory {
         /// What the buffer is for (`variable bounds (nvar = 1000000000000)`, ...).
         what: String,
-        /// The bytes requested.
-        bytes: u128,
+        /// The bytes requested (saturated at `u64::MAX`, beyond any 64-bit address space).
+        bytes: u64,
     },
     /// A real data field read by a pattern is NaN or infinite.
-    #[error(
-        "pattern `{pattern}`, data point {point} ({point_desc}): data field `{field}` is {value}"
-    )]
-    NonFiniteData {
-        /// The pattern (for a constraint pattern, its constraint block's name).
-        pattern: String,
-        /// The data point (0-based position in the data source).
-        point: usize,
-        /// The data point's fields, printed.
-        point_desc: String,
-        /// The field's name (`d.1`, `d.pd`).
-        field: String,
-        /// The value.
-        value: f64,
-    },
+    #[error("{0}")]
+    NonFiniteData(Box<NonFiniteDatum>),
     /// A constraint row that depends on no variable has a value outside its bounds: no
     /// `x` satisfies it.
     #[error(
@@ -218,4 +205,20 @@ pub struct OutOfRange {
     pub range: String,
     /// The index expression as written.
     pub written: String,
+}
+
+/// Details of [`ModelError::NonFiniteData`].
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("pattern `{pattern}`, data point {point} ({point_desc}): data field `{field}` is {value}")]
+pub struct NonFiniteDatum {
+    /// The pattern (for a constraint pattern, its constraint block's name).
+    pub pattern: String,
+    /// The data point (0-based position in the data source).
+    pub point: usize,
+    /// The data point's fields, printed (`d.0 = 2, d.1 = NaN`).
+    pub point_desc: String,
+    /// The field's name (`d.1`, `d.pd`).
+    pub field: String,
+    /// The value.
+    pub value: f64,
 }

@@ -50,7 +50,8 @@ impl Shape {
         Ok(shape)
     }
 
-    /// The exact number of elements (`u128`: never overflows, even for an unchecked shape).
+    /// The number of elements, exact up to `u128::MAX` (where it saturates), so an unchecked
+    /// shape never overflows it.
     pub fn element_count(&self) -> u128 {
         self.dims
             .iter()

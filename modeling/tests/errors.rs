@@ -1,6 +1,6 @@
 //! One test per bad input: each returns its typed error (never a panic or a silent alias).
 
-use simdnlp_modeling::{Model, ModelBuilder, ModelError, NlpModel, OutOfRange};
+use simdnlp_modeling::{Model, ModelBuilder, ModelError, NlpModel, NonFiniteDatum, OutOfRange};
 
 /// The out-of-range details of a failed build.
 fn out_of_range(r: Result<Model, ModelError>) -> OutOfRange {
@@ -365,7 +365,7 @@ fn four_blocks_of_2_pow_62_elements_overflow_the_variable_count() {
                 what.contains("variables") && what.contains("`x1`"),
                 "{what}"
             );
-            assert_eq!(elements, 1u128 << 63);
+            assert_eq!(elements, 1u64 << 63);
         }
         other => panic!("expected TooLarge, got {:?}", other.err()),
     }
@@ -427,7 +427,7 @@ fn a_model_too_large_for_memory_is_an_error_naming_the_bytes() {
     m.minimize((), |_| x.at(0).powi(2));
     match m.build() {
         Err(ModelError::OutOfMemory { what, bytes }) => {
-            assert_eq!(bytes, 8 * n as u128);
+            assert_eq!(bytes, 8 * n as u64);
             assert!(what.contains(&format!("{n} variables")), "{what}");
         }
         other => panic!("expected OutOfMemory, got {:?}", other.err()),
@@ -458,7 +458,7 @@ fn a_model_too_large_for_memory_is_an_error_naming_the_bytes() {
     match m.build() {
         Err(ModelError::OutOfMemory { what, bytes }) => {
             assert!(what.contains("data of pattern obj0"), "{what}");
-            assert_eq!(bytes, 8 * n as u128);
+            assert_eq!(bytes, 8 * n as u64);
         }
         other => panic!("expected OutOfMemory, got {:?}", other.err()),
     }
@@ -507,13 +507,14 @@ fn non_finite_data_is_rejected_with_pattern_point_and_field() {
         let data = [(0usize, 1.0), (1, 2.0), (2, bad)];
         m.constraint(&data[..], |(i, d)| x.at(i) - d).named("fit");
         match m.build() {
-            Err(ModelError::NonFiniteData {
-                pattern,
-                point,
-                point_desc,
-                field,
-                value,
-            }) => {
+            Err(ModelError::NonFiniteData(e)) => {
+                let NonFiniteDatum {
+                    pattern,
+                    point,
+                    point_desc,
+                    field,
+                    value,
+                } = *e;
                 assert_eq!((pattern.as_str(), point, field.as_str()), ("fit", 2, "d.1"));
                 assert_eq!(point_desc, format!("d.0 = 2, d.1 = {bad:?}"));
                 assert!(value.is_nan() == bad.is_nan() && (bad.is_nan() || value == bad));

@@ -370,30 +370,6 @@ fn edge_cases_do_not_panic() {
 }
 
 #[test]
-fn not_enough_degrees_of_freedom_reports_the_metrics_of_its_point() {
-    // three equalities, two variables: the solve stops at the start x0 = (1, 1) with zero
-    // multipliers, where c = (1, 1, 2) misses (1, 2, 3) by 1 and ∇f = (2, 2)
-    let m = AdModel::new(
-        "overdetermined",
-        [1.0, 1.0],
-        [-INF; 2],
-        [INF; 2],
-        vec![1.0, 2.0, 3.0],
-        vec![1.0, 2.0, 3.0],
-        |x| x[0].sq() + x[1].sq(),
-        |x, c| {
-            c.push(x[0]);
-            c.push(x[1]);
-            c.push(x[0] + x[1]);
-        },
-    );
-    let r = solve(&m, &quiet()).unwrap();
-    assert_eq!(r.status, Status::NotEnoughDegreesOfFreedom);
-    assert_eq!((r.constr_viol, r.dual_inf), (1.0, 2.0));
-    assert_eq!(r.constraints, vec![1.0, 1.0, 2.0]);
-}
-
-#[test]
 fn logging_at_every_level() {
     use simdnlp_solver::PrintLevel;
     let sub = tracing_subscriber::fmt()

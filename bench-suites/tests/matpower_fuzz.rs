@@ -24,25 +24,36 @@ fn fuzz_cases() -> u32 {
         .unwrap_or(2_000)
 }
 
-/// A small valid case exercising the format's corners (ignored fields, cell arrays,
-/// several rows per line, a row over two lines, isolated bus, out-of-service elements).
-const SEED: &str = "function mpc = seed\n\
+/// A small valid case exercising the format's corners (comments, an ignored cell array,
+/// commas and tabs, several rows per line, an isolated bus and its branch, an
+/// out-of-service generator, a cost row with one coefficient).
+const SEED: &str = "% seed case for the fuzzer\n\
+function mpc = seed\n\
 mpc.version = '2';\n\
-mpc.baseMVA = 100;\n\
-mpc.areas = [\n 1 1;\n];\n\
-mpc.bus_name = {\n 'a ] b';\n 'c';\n};\n\
-%% bus data\n\
-mpc.bus = [\n\
-\t1\t3\t0\t0\t0\t0\t1\t1\t0\t230\t1\t1.1\t0.9;  % ref\n\
-\t2 1 100 50 0 0 1 1 0 230 1 1.1 0.9; 3 1 0 0 0 0 1 1 0\n 230 1 1.1 0.9;\n\
- 4 4 0 0 0 0 1 1 0 230 1 1.1 0.9;\n\
-];\n\
-mpc.gen = [1, 0, 0, 10, -10, 1, 100, 1, 200, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0;\n\
- 3 0 0 50 -50 1 100 0 100 0;];\n\
-mpc.gencost = [\n 2 0 0 3 0.1 10 5;\n 2 0 0 2 20 0;\n];\n\
-mpc.branch = [\n 1 2 0.01 0.1 0.02 250 250 250 0 0 1 -30 30;\n\
- 2 3 0.01 0.1 0.02 0 0 0 1.05 5 1 -30 30;\n 3 1 0.01 0.1 0.02 250 250 250 0 0 0 -30 30;\n\
- 3 4 0.01 0.1 0.02 250 250 250 0 0 1 -30 30;\n];\n";
+mpc.baseMVA = 100.0;   % MVA\n\
+mpc.bus_name = { 'north'; 'south ] x'; 'east'; 'isolated' };\n\
+mpc.bus = [ 1, 3, 0, 0, 0, 0, 1, 1.02, 0, 345, 1, 1.06, 0.94;\n\
+\t2, 2, 90.5, 30, 0, 19, 1, 1, 0, 345, 1, 1.06, 0.94; 3, 1, 100, 35, 0, 0, 1, 1, 0, 345, 1, 1.06, 0.94;\n\
+  4, 4, 0, 0, 0, 0, 1, 1, 0, 345, 1, 1.06, 0.94 ];\n\
+mpc.gen = [\n 1 72.3 27 300 -300 1.04 100 1 250 10 0 0 0 0 0 0 0 0 0 0 0;\n\
+ 2 163 6.54 300 -300 1.025 100 1 300 10;\n 3 0 0 50 -50 1 100 0 100 0;\n];\n\
+mpc.gencost = [ 2 1500 0 3 0.11 5 150; 2 2000 0 3 0.085 1.2 600; 2 0 0 1 7 ];\n\
+mpc.branch = [\n 1 2 0 0.0576 0 250 250 250 0 0 1 -360 360;\n\
+ 2 3 0.017 0.092 0.158 0 0 0 0.978 -3 1 -30 30;\n\
+ 3 1 0.039 0.17 0.358 150 150 150 0 0 1 -360 360;\n 3 4 0.01 0.1 0 0 0 0 0 0 1 -360 360;\n];\n";
+
+/// The seed parses, converts and builds (else the fuzzer would mostly test error paths).
+#[test]
+fn the_seed_is_a_valid_case() {
+    let case = parse_case(SEED, Path::new("seed.m")).unwrap();
+    assert_eq!(
+        (case.bus.len(), case.gen_rows.len(), case.branch.len()),
+        (4, 3, 4)
+    );
+    let data = OpfData::from_case(&case).unwrap();
+    assert_eq!((data.nbus(), data.ngen(), data.nbranch()), (3, 2, 3));
+    acopf(&data).unwrap();
+}
 
 /// The seed files: [`SEED`] and, where the PGLIB directory is found, two real cases.
 fn seeds() -> Vec<Vec<u8>> {

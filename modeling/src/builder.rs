@@ -1,177 +1,19 @@
 //! The model builder and the block handles.
 
-use crate::data::{Collected, Columns, DataSource, collect};
+pub use crate::block::{BlockKind, Sense};
+
+use crate::block::{BlockCore, ExprDecl, PatKind, PatternDecl, lock};
+use crate::data::{Collected, DataSource, collect};
 use crate::error::ModelError;
 use crate::index::IndexArg;
 use crate::model::{Model, Threads};
-use crate::shape::{At, AtIdx, Dims, IntoShape, Shape, SymParts};
+use crate::shape::{At, AtIdx, Dims, IntoShape, MAX_ELEMENTS, Shape, SymParts};
 use crate::values::Values;
 use ndarray::Ix1;
-use simdnlp_ad::{Expr, Index, Scalar, VarRef};
+use simdnlp_ad::{Expr, Index, Scalar};
 use std::marker::PhantomData;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
-
-/// Block ids are unique in the process, so a handle of one model used in another is
-/// detected instead of silently indexing the wrong block.
-static NEXT_UID: AtomicU32 = AtomicU32::new(1);
-
-/// What a block (or named pattern) is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BlockKind {
-    /// Decision variables (a slice of `x`).
-    Variable,
-    /// Parameters (a slice of `θ`).
-    Parameter,
-    /// Constraint rows (a slice of `c(x)`).
-    Constraint,
-    /// An inline subexpression block.
-    Expression,
-    /// An objective pattern.
-    Objective,
-    /// An augmentation of an existing constraint block.
-    Augmentation,
-}
-
-impl BlockKind {
-    /// Lower-case name used in messages.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BlockKind::Variable => "variable",
-            BlockKind::Parameter => "parameter",
-            BlockKind::Constraint => "constraint",
-            BlockKind::Expression => "expression",
-            BlockKind::Objective => "objective",
-            BlockKind::Augmentation => "augmentation",
-        }
-    }
-}
-
-/// Objective sense.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Sense {
-    /// Minimize the sum of the objective patterns (the default).
-    #[default]
-    Minimize,
-    /// Maximize it.
-    Maximize,
-}
-
-#[derive(Debug, Default)]
-pub(crate) struct Attrs {
-    pub name: Option<String>,
-    pub start: Option<Values>,
-    pub lower: Option<Values>,
-    pub upper: Option<Values>,
-    pub errors: Vec<ModelError>,
-    pub sealed: bool,
-}
-
-/// Shared state of one block: fixed geometry plus the attributes set through the handle.
-#[derive(Debug)]
-pub(crate) struct BlockCore {
-    pub uid: u32,
-    pub kind: BlockKind,
-    pub shape: Shape,
-    pub strides: Vec<usize>,
-    pub offset: usize,
-    pub default_name: String,
-    pub attrs: Mutex<Attrs>,
-    /// Expression blocks: positions used since the builder last collected them.
-    pub accesses: Mutex<Vec<Vec<Index>>>,
-}
-
-pub(crate) fn lock<X>(m: &Mutex<X>) -> MutexGuard<'_, X> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-impl BlockCore {
-    fn new(kind: BlockKind, shape: Shape, offset: usize, default_name: String) -> Arc<BlockCore> {
-        Arc::new(BlockCore {
-            uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
-            kind,
-            strides: shape.strides(),
-            shape,
-            offset,
-            default_name,
-            attrs: Mutex::new(Attrs::default()),
-            accesses: Mutex::new(Vec::new()),
-        })
-    }
-
-    /// The block's name (user-given or default).
-    pub fn name(&self) -> String {
-        lock(&self.attrs)
-            .name
-            .clone()
-            .unwrap_or_else(|| self.default_name.clone())
-    }
-
-    /// A reference to the element at `args` (one per dimension).
-    pub fn reference(&self, args: Vec<IndexArg>) -> VarRef {
-        let dims: Vec<Index> = args.iter().map(IndexArg::to_index).collect();
-        if dims.len() != self.shape.ndim() {
-            // reported by validation (WrongArity); the global position is never used
-            return VarRef::new(self.uid, dims, Index::Const(i64::MIN));
-        }
-        let affine: Option<Vec<_>> = args
-            .iter()
-            .map(|a| match a {
-                IndexArg::Affine(i) => Some(*i),
-                IndexArg::General(_) => None,
-            })
-            .collect();
-        let global = match affine {
-            Some(parts) => {
-                let mut g = crate::index::Idx::constant(self.offset as i64);
-                for (d, p) in parts.into_iter().enumerate() {
-                    g = g + (p - self.shape.dims()[d].0) * (self.strides[d] as i64);
-                }
-                g.index()
-            }
-            None => {
-                let mut g = Index::Const(self.offset as i64);
-                for (d, p) in dims.iter().enumerate() {
-                    g = g + (p - self.shape.dims()[d].0) * (self.strides[d] as i64);
-                }
-                g
-            }
-        };
-        VarRef::new(self.uid, dims, global)
-    }
-
-    fn set(&self, what: &'static str, v: Values, pick: fn(&mut Attrs) -> &mut Option<Values>) {
-        let mut a = lock(&self.attrs);
-        if v.wrong_len(self.shape.len()) {
-            let name = a.name.clone().unwrap_or_else(|| self.default_name.clone());
-            a.errors.push(ModelError::LengthMismatch {
-                block: name,
-                what,
-                expected: self.shape.len(),
-                got: v.given_len().unwrap_or(0),
-            });
-            return;
-        }
-        *pick(&mut a) = Some(v);
-    }
-
-    fn values_with<D: Dims>(&self, f: impl Fn(D::Key) -> f64) -> Values {
-        let mut key = Vec::new();
-        Values::List(
-            (0..self.shape.len())
-                .map(|k| {
-                    self.shape.key(k, &mut key);
-                    f(D::key(&key))
-                })
-                .collect(),
-        )
-    }
-
-    fn rename(&self, name: &str) {
-        lock(&self.attrs).name = Some(name.to_string());
-    }
-}
+use std::sync::Arc;
 
 macro_rules! handle_common {
     ($H:ident) => {
@@ -277,18 +119,24 @@ impl<D: Dims> Var<D> {
     }
     /// Lower bounds from a closure of the element's index.
     pub fn lower_with(self, f: impl Fn(D::Key) -> f64) -> Self {
-        let v = self.core.values_with::<D>(f);
-        self.lower(v)
+        match self.core.values_with::<D>("lower bound", f) {
+            Some(v) => self.lower(v),
+            None => self,
+        }
     }
     /// Upper bounds from a closure of the element's index.
     pub fn upper_with(self, f: impl Fn(D::Key) -> f64) -> Self {
-        let v = self.core.values_with::<D>(f);
-        self.upper(v)
+        match self.core.values_with::<D>("upper bound", f) {
+            Some(v) => self.upper(v),
+            None => self,
+        }
     }
     /// Starting point from a closure of the element's index (`|i| i as f64 / nh as f64`).
     pub fn start_with(self, f: impl Fn(D::Key) -> f64) -> Self {
-        let v = self.core.values_with::<D>(f);
-        self.start(v)
+        match self.core.values_with::<D>("start", f) {
+            Some(v) => self.start(v),
+            None => self,
+        }
     }
 }
 
@@ -348,18 +196,24 @@ impl<D: Dims> Con<D> {
     }
     /// `lcon` from a closure of the row's index.
     pub fn lower_with(self, f: impl Fn(D::Key) -> f64) -> Self {
-        let v = self.core.values_with::<D>(f);
-        self.lower(v)
+        match self.core.values_with::<D>("lcon", f) {
+            Some(v) => self.lower(v),
+            None => self,
+        }
     }
     /// `ucon` from a closure of the row's index.
     pub fn upper_with(self, f: impl Fn(D::Key) -> f64) -> Self {
-        let v = self.core.values_with::<D>(f);
-        self.upper(v)
+        match self.core.values_with::<D>("ucon", f) {
+            Some(v) => self.upper(v),
+            None => self,
+        }
     }
     /// Initial multipliers from a closure of the row's index.
     pub fn dual_start_with(self, f: impl Fn(D::Key) -> f64) -> Self {
-        let v = self.core.values_with::<D>(f);
-        self.dual_start(v)
+        match self.core.values_with::<D>("dual start", f) {
+            Some(v) => self.dual_start(v),
+            None => self,
+        }
     }
 }
 
@@ -432,29 +286,6 @@ where
     pub fn shape(&self) -> &Shape {
         &self.core.shape
     }
-}
-
-pub(crate) enum PatKind {
-    Objective,
-    Constraint { con: usize },
-    Augment { con: usize, rows: Vec<Index> },
-}
-
-pub(crate) struct PatternDecl<T> {
-    pub core: Arc<BlockCore>,
-    pub kind: PatKind,
-    pub expr: Expr,
-    pub cols: Columns<T>,
-    pub desc: String,
-    pub expr_refs: Vec<(Arc<BlockCore>, Vec<Index>)>,
-}
-
-#[derive(Clone)]
-pub(crate) struct ExprDecl {
-    pub core: Arc<BlockCore>,
-    pub template: Expr,
-    pub int_names: Vec<String>,
-    pub desc: String,
 }
 
 /// Builds a model: declare blocks and patterns, then [`ModelBuilder::build`].
@@ -560,9 +391,25 @@ impl<T: Scalar> ModelBuilder<T> {
         let shape = self.shape_of(&format!("variable block x{k}"), index_set);
         let n = shape.len();
         let core = BlockCore::new(BlockKind::Variable, shape, self.nvar, format!("x{k}"));
-        self.nvar += n;
+        self.nvar = self.grow_total(self.nvar, n, "variables", &core);
         self.vars.push(core.clone());
         Var::from_core(core)
+    }
+
+    /// `total + n`, the running count of `what` (variables, parameters, constraint rows)
+    /// after declaring `core`; past [`MAX_ELEMENTS`] it records [`ModelError::TooLarge`]
+    /// (reported by `build()`) and keeps `total`, so later offsets stay meaningful.
+    fn grow_total(&mut self, total: usize, n: usize, what: &str, core: &BlockCore) -> usize {
+        match total.checked_add(n).filter(|&t| t <= MAX_ELEMENTS) {
+            Some(t) => t,
+            None => {
+                self.errors.push(ModelError::TooLarge {
+                    what: format!("{what} of the model with block `{}`", core.default_name),
+                    elements: (total as u64).saturating_add(n as u64),
+                });
+                total
+            }
+        }
     }
 
     /// Declares a one-dimensional parameter block holding `values` (`0..len`).
@@ -591,7 +438,7 @@ impl<T: Scalar> ModelBuilder<T> {
                 got: v.given_len().unwrap_or(0),
             });
         }
-        self.ntheta += n;
+        self.ntheta = self.grow_total(self.ntheta, n, "parameters", &core);
         self.params.push((core.clone(), v));
         Param::from_core(core)
     }
@@ -618,6 +465,24 @@ impl<T: Scalar> ModelBuilder<T> {
         out
     }
 
+    /// The label the next pattern of kind `kind_of` gets (`obj3`, `aug4`, `c2`).
+    fn pattern_label(&self, kind_of: BlockKind) -> String {
+        let k = self.patterns.len();
+        match kind_of {
+            BlockKind::Objective => format!("obj{k}"),
+            BlockKind::Augmentation => format!("aug{k}"),
+            _ => format!("c{}", self.cons.len()),
+        }
+    }
+
+    /// Collects `data` for the next pattern of kind `kind_of`; errors name that pattern.
+    fn collect_for<S: DataSource>(&self, kind_of: BlockKind, data: &S) -> Collected<S::Point, T> {
+        collect::<S, T>(
+            data,
+            &format!("data of pattern {}", self.pattern_label(kind_of)),
+        )
+    }
+
     fn add_pattern<P>(
         &mut self,
         kind_of: BlockKind,
@@ -625,19 +490,11 @@ impl<T: Scalar> ModelBuilder<T> {
         f: impl FnOnce(P) -> (Option<Vec<Index>>, Expr),
         con_core: Option<Arc<BlockCore>>,
     ) -> Option<(Arc<BlockCore>, Shape)> {
-        let k = self.patterns.len();
-        let label = match kind_of {
-            BlockKind::Objective => format!("obj{k}"),
-            BlockKind::Augmentation => format!("aug{k}"),
-            _ => format!("c{}", self.cons.len()),
-        };
+        let label = self.pattern_label(kind_of);
         let (point, cols, shape, desc) = match data {
             Ok(r) => r,
-            Err(reason) => {
-                self.errors.push(ModelError::BadShape {
-                    what: format!("data of pattern {label}"),
-                    reason,
-                });
+            Err(e) => {
+                self.errors.push(e);
                 return None;
             }
         };
@@ -678,7 +535,7 @@ impl<T: Scalar> ModelBuilder<T> {
         data: S,
         f: impl FnOnce(S::Point) -> Expr,
     ) -> PatternHandle {
-        self.objective_from(collect::<S, T>(&data), f)
+        self.objective_from(self.collect_for(BlockKind::Objective, &data), f)
     }
 
     /// [`ModelBuilder::objective`] over collected columns (data sources and run-time
@@ -736,7 +593,11 @@ impl<T: Scalar> ModelBuilder<T> {
         data: S,
         f: impl FnOnce(S::Point) -> Expr,
     ) -> Con<S::Shape> {
-        self.constraint_from(data.shape(), collect::<S, T>(&data), f)
+        self.constraint_from(
+            data.shape(),
+            self.collect_for(BlockKind::Constraint, &data),
+            f,
+        )
     }
 
     /// [`ModelBuilder::constraint`] over collected columns whose row block has `shape`.
@@ -747,7 +608,7 @@ impl<T: Scalar> ModelBuilder<T> {
         f: impl FnOnce(P) -> Expr,
     ) -> Con<D> {
         let k = self.cons.len();
-        let shape = match shape {
+        let shape = match shape.and_then(|s| Shape::checked(s.dims().to_vec())) {
             Ok(s) => s,
             Err(_) => Shape::new(vec![(0, 0); D::NDIM]),
         };
@@ -762,7 +623,7 @@ impl<T: Scalar> ModelBuilder<T> {
             )
             .is_some()
         {
-            self.ncon += n;
+            self.ncon = self.grow_total(self.ncon, n, "constraint rows", &core);
             self.cons.push(core.clone());
             Con::from_core(core)
         } else {
@@ -800,7 +661,7 @@ impl<T: Scalar> ModelBuilder<T> {
         data: S,
         f: impl FnOnce(S::Point) -> (R, Expr),
     ) -> PatternHandle {
-        self.augment_from(con, collect::<S, T>(&data), |p| {
+        self.augment_from(con, self.collect_for(BlockKind::Augmentation, &data), |p| {
             let (r, e) = f(p);
             (r.args().iter().map(IndexArg::to_index).collect(), e)
         })
@@ -866,7 +727,7 @@ impl<T: Scalar> ModelBuilder<T> {
     {
         let k = self.exprs.len();
         let label = format!("e{k}");
-        let shape = match data.shape() {
+        let shape = match data.shape().and_then(|s| Shape::checked(s.dims().to_vec())) {
             Ok(s) => s,
             Err(reason) => {
                 self.errors.push(ModelError::BadShape {
@@ -904,9 +765,13 @@ impl<T: Scalar> ModelBuilder<T> {
     /// Validates the declarations and compiles the patterns into a [`Model`].
     ///
     /// Errors: any position outside its block (per pattern, data point and dimension), a
-    /// NaN or inverted bound, a non-finite start or parameter, a list of the wrong length,
-    /// duplicate block names, conflicting senses, a pattern the AD compiler rejects.
+    /// block of another builder, a NaN or inverted bound, a non-finite start, parameter or
+    /// data field read by a pattern, a constraint row without variables whose value violates
+    /// its bounds, a list of the wrong length, duplicate block names, conflicting senses, a
+    /// pattern the AD compiler rejects, more elements than positions can address
+    /// ([`ModelError::TooLarge`]) and a model too large for memory
+    /// ([`ModelError::OutOfMemory`], with the bytes requested).
     pub fn build(self) -> Result<Model<T>, ModelError> {
-        crate::model::build(self)
+        crate::compile::build(self)
     }
 }

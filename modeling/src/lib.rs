@@ -33,7 +33,10 @@
 #![warn(missing_docs)]
 
 pub mod access;
+mod alloc;
+mod block;
 pub mod builder;
+mod compile;
 pub mod data;
 mod display;
 pub mod error;
@@ -49,7 +52,7 @@ pub use builder::{BlockKind, Con, ExprBlock, ModelBuilder, Param, PatternHandle,
 pub use data::{
     ColumnAlloc, ColumnWriter, Columns, DataRow, DataSource, Field, Nested, field_name, nested,
 };
-pub use error::{ModelError, OutOfRange};
+pub use error::{ModelError, NonFiniteDatum, OutOfRange};
 pub use index::{Dat, Idx, IndexArg, IntoIdx, IntoIndex};
 pub use model::{Model, Parallelism, Threads};
 pub use ndarray::{Ix0, Ix1, Ix2, Ix3, IxDyn};

@@ -28,13 +28,17 @@
 //! [`modeling`] (builder, `Model`, the [`NlpModel`] trait), [`linalg`] (KKT assembly and
 //! factorizations with inertia), [`solver`] (the interior-point method).
 
+pub mod ampl;
+
 pub use simdnlp_ad as ad;
 pub use simdnlp_linalg as linalg;
 pub use simdnlp_modeling as modeling;
 pub use simdnlp_solver as solver;
 
 pub use simdnlp_modeling::{Model, ModelBuilder, ModelError, NlpMeta, NlpModel};
-pub use simdnlp_solver::{Options, SolveResult, Solver, SolverError, Status, solve};
+pub use simdnlp_solver::{
+    OptionError, Options, PrintLevel, SolveResult, Solver, SolverError, Status, solve,
+};
 
 pub use ndarray;
 
@@ -57,8 +61,8 @@ pub mod prelude {
         Con, DataRow, Model, ModelBuilder, ModelError, NlpMeta, NlpModel, Param, Var,
     };
     pub use simdnlp_solver::{
-        KktKind, LinearSolverKind, MuStrategy, Options, PrintLevel, SolveResult, Solver,
-        SolverError, Status, solve,
+        KktKind, LinearSolverKind, MuStrategy, OptionError, Options, PrintLevel, SolveResult,
+        Solver, SolverError, Status, solve,
     };
 }
 
@@ -71,6 +75,9 @@ pub enum Error {
     /// The solver could not start (bad options, inconsistent model data, ...).
     #[error(transparent)]
     Solver(#[from] SolverError),
+    /// An option could not be set by name or read from an options file.
+    #[error(transparent)]
+    Option(#[from] OptionError),
 }
 
 /// Block-shaped views of a [`SolveResult`]: the solution, bound multipliers, constraint

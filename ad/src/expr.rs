@@ -3,6 +3,7 @@
 
 use crate::index::Index;
 use crate::ops::{Bin, BinOp, BinPart, BinaryFn, Un, UnOp, UnaryFn};
+use std::collections::HashSet;
 use std::fmt;
 use std::ops::{Add, Div, Mul, Neg, Sub};
 use std::sync::Arc;
@@ -33,6 +34,17 @@ impl VarRef {
 
 /// A parameter reference: the same structure as [`VarRef`], indexing `θ`.
 pub type ParamRef = VarRef;
+
+/// The data-reading leaves of an expression ([`Expr::leaves`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Leaves {
+    /// Distinct variable references, in order of first appearance.
+    pub vars: Vec<VarRef>,
+    /// Distinct parameter references, in order of first appearance.
+    pub params: Vec<ParamRef>,
+    /// Real data columns read (`Expr::data(col)`), in order of first appearance.
+    pub real_columns: Vec<u32>,
+}
 
 /// A node of the expression graph.
 #[derive(Debug)]
@@ -125,6 +137,50 @@ impl Expr {
     /// Whether two handles point to the same node.
     pub fn ptr_eq(&self, other: &Expr) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// The leaves of the expression that read model data: every distinct variable and
+    /// parameter reference and every real data column, each once, in order of first
+    /// appearance (a depth-first walk that visits each shared node once).
+    ///
+    /// Unlike [`crate::Pattern::var_refs`], which keeps one reference per global position,
+    /// references of different blocks that resolve to the same position are all listed:
+    /// the modeling layer checks every block a pattern names before compiling it.
+    pub fn leaves(&self) -> Leaves {
+        let mut out = Leaves::default();
+        let mut seen_nodes: HashSet<*const Node> = HashSet::new();
+        let mut seen_refs: HashSet<(bool, &VarRef)> = HashSet::new();
+        let mut stack: Vec<&Expr> = vec![self];
+        while let Some(e) = stack.pop() {
+            if !seen_nodes.insert(Arc::as_ptr(&e.0)) {
+                continue;
+            }
+            match e.node() {
+                Node::Var(r) => {
+                    if seen_refs.insert((false, r)) {
+                        out.vars.push(r.clone());
+                    }
+                }
+                Node::Param(r) => {
+                    if seen_refs.insert((true, r)) {
+                        out.params.push(r.clone());
+                    }
+                }
+                Node::Data(c) => {
+                    if !out.real_columns.contains(c) {
+                        out.real_columns.push(*c);
+                    }
+                }
+                Node::Const(_) | Node::Int(_) => {}
+                Node::Un(_, a) => stack.push(a),
+                // right pushed first so the left operand is walked first
+                Node::Bin(_, a, b) => {
+                    stack.push(b);
+                    stack.push(a);
+                }
+            }
+        }
+        out
     }
 
     pub(crate) fn un(op: UnOp, a: Expr) -> Expr {

@@ -51,7 +51,7 @@ pub mod cuda;
 pub use data::DataView;
 pub use error::AdError;
 pub use eval::{LANES, Parallelism, Workspace};
-pub use expr::{Expr, ParamRef, VarRef, funcs};
+pub use expr::{Expr, Leaves, ParamRef, VarRef, funcs};
 pub use index::Index;
 pub use ops::{Bin, BinPart, BinaryF64, BinaryFn, Un, UnaryF64, UnaryFn};
 pub use pattern::{Pattern, ProgramStats, SecondOrder};

@@ -354,3 +354,23 @@ fn shared_across_threads() {
     send_sync::<Pattern<f32>>();
     send_sync::<Workspace<f64>>();
 }
+
+#[test]
+fn leaves_keep_references_of_different_blocks_at_one_position() {
+    // blocks 1 and 2 both resolve to x[0]: one slot for the compiler, two leaves
+    let a = Expr::var(VarRef::new(1, vec![Index::Const(0)], Index::Const(0)));
+    let b = Expr::var(VarRef::new(2, vec![Index::Const(0)], Index::Const(0)));
+    let p = Expr::param(VarRef::new(3, vec![Index::Const(1)], Index::Const(1)));
+    let d = Expr::data(4);
+    let shared = (&a - 3.0 * &b).powi(2);
+    let e = &shared * &p + &shared * &d + d.clone() * 2.0;
+    let leaves = e.leaves();
+    let blocks: Vec<u32> = leaves.vars.iter().map(|r| r.block).collect();
+    assert_eq!(blocks, vec![1, 2]);
+    assert_eq!(leaves.params.len(), 1);
+    assert_eq!(leaves.params[0].block, 3);
+    assert_eq!(leaves.real_columns, vec![4]);
+    let pattern = Pattern::<f64>::compile(&e).unwrap();
+    assert_eq!(pattern.slots().len(), 1, "the compiler merges by position");
+    assert_eq!(Expr::constant(1.0).leaves(), Leaves::default());
+}

@@ -14,6 +14,8 @@
 //! - [`ordering`]: fill-reducing orderings, including a KKT-aware matched ordering that
 //!   makes `[[H, Jᵀ], [J, 0]]` factorizable by LDLᵀ without pivoting.
 //! - [`refine`]: Ipopt-style iterative refinement on top of any [`SymmetricSolver`].
+//! - `cudss` (feature `cuda`): NVIDIA cuDSS factorizations on device memory, loaded at run
+//!   time (`dlopen`), version-dispatched ABI, shaped like the factorization seam.
 //!
 //! # Typical use in an interior-point iteration
 //!
@@ -65,6 +67,8 @@
 
 pub mod assembly;
 pub mod condensed;
+#[cfg(feature = "cuda")]
+pub mod cudss;
 pub mod faer_backend;
 pub mod ordering;
 pub mod refine;

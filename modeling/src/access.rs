@@ -5,7 +5,8 @@
 //! so a solver that re-reads `meta()` sees the change; parameters change `θ`, which every
 //! callback reads. Nothing is recompiled.
 
-use crate::builder::{BlockCore, BlockKind, Con, Param, Var};
+use crate::block::{BlockCore, BlockKind};
+use crate::builder::{Con, Param, Var};
 use crate::error::ModelError;
 use crate::model::Model;
 use crate::nlp::{NlpMeta, NlpModel};

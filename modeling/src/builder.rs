@@ -1,216 +1,19 @@
 //! The model builder and the block handles.
 
-use crate::data::{Columns, DataSource, collect};
+pub use crate::block::{BlockKind, Sense};
+
+use crate::block::{BlockCore, ExprDecl, PatKind, PatternDecl, lock};
+use crate::data::{Collected, DataSource, collect};
 use crate::error::ModelError;
 use crate::index::IndexArg;
 use crate::model::{Model, Threads};
-use crate::shape::{At, AtIdx, Dims, IntoShape, Shape, SymParts};
+use crate::shape::{At, AtIdx, Dims, IntoShape, MAX_ELEMENTS, Shape, SymParts};
 use crate::values::Values;
 use ndarray::Ix1;
-use simdnlp_ad::{Expr, Index, Scalar, VarRef};
+use simdnlp_ad::{Expr, Index, Scalar};
 use std::marker::PhantomData;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
-
-/// Block ids are unique in the process, so a handle of one model used in another is
-/// detected instead of silently indexing the wrong block.
-static NEXT_UID: AtomicU32 = AtomicU32::new(1);
-
-/// What a block (or named pattern) is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BlockKind {
-    /// Decision variables (a slice of `x`).
-    Variable,
-    /// Parameters (a slice of `θ`).
-    Parameter,
-    /// Constraint rows (a slice of `c(x)`).
-    Constraint,
-    /// An inline subexpression block.
-    Expression,
-    /// An objective pattern.
-    Objective,
-    /// An augmentation of an existing constraint block.
-    Augmentation,
-}
-
-impl BlockKind {
-    /// Lower-case name used in messages.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BlockKind::Variable => "variable",
-            BlockKind::Parameter => "parameter",
-            BlockKind::Constraint => "constraint",
-            BlockKind::Expression => "expression",
-            BlockKind::Objective => "objective",
-            BlockKind::Augmentation => "augmentation",
-        }
-    }
-}
-
-/// Objective sense.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Sense {
-    /// Minimize the sum of the objective patterns (the default).
-    #[default]
-    Minimize,
-    /// Maximize it.
-    Maximize,
-}
-
-#[derive(Debug, Default)]
-pub(crate) struct Attrs {
-    pub name: Option<String>,
-    pub start: Option<Values>,
-    pub lower: Option<Values>,
-    pub upper: Option<Values>,
-    pub errors: Vec<DeclError>,
-    pub sealed: bool,
-}
-
-/// An error found while a block was declared. It stays on the block and `build()` reports
-/// it under the name the block has by then, so a `.named()` later in the chain counts.
-#[derive(Clone, Debug)]
-pub(crate) enum DeclError {
-    /// A list of `got` values for a block of `expected` elements.
-    Length {
-        what: &'static str,
-        expected: usize,
-        got: usize,
-    },
-    /// An invalid index set or data source of the block (`what`: `variable block`, ...).
-    Shape { what: &'static str, reason: String },
-}
-
-impl DeclError {
-    /// The error as reported for the block named `block`.
-    pub(crate) fn for_block(&self, block: String) -> ModelError {
-        match self {
-            DeclError::Length {
-                what,
-                expected,
-                got,
-            } => ModelError::LengthMismatch {
-                block,
-                what,
-                expected: *expected,
-                got: *got,
-            },
-            DeclError::Shape { what, reason } => ModelError::BadShape {
-                what: format!("{what} {block}"),
-                reason: reason.clone(),
-            },
-        }
-    }
-}
-
-/// Shared state of one block: fixed geometry plus the attributes set through the handle.
-#[derive(Debug)]
-pub(crate) struct BlockCore {
-    pub uid: u32,
-    pub kind: BlockKind,
-    pub shape: Shape,
-    pub strides: Vec<usize>,
-    pub offset: usize,
-    pub default_name: String,
-    pub attrs: Mutex<Attrs>,
-    /// Expression blocks: positions used since the builder last collected them.
-    pub accesses: Mutex<Vec<Vec<Index>>>,
-}
-
-pub(crate) fn lock<X>(m: &Mutex<X>) -> MutexGuard<'_, X> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-impl BlockCore {
-    fn new(kind: BlockKind, shape: Shape, offset: usize, default_name: String) -> Arc<BlockCore> {
-        Arc::new(BlockCore {
-            uid: NEXT_UID.fetch_add(1, Ordering::Relaxed),
-            kind,
-            strides: shape.strides(),
-            shape,
-            offset,
-            default_name,
-            attrs: Mutex::new(Attrs::default()),
-            accesses: Mutex::new(Vec::new()),
-        })
-    }
-
-    /// The block's name (user-given or default).
-    pub fn name(&self) -> String {
-        lock(&self.attrs)
-            .name
-            .clone()
-            .unwrap_or_else(|| self.default_name.clone())
-    }
-
-    /// A reference to the element at `args` (one per dimension).
-    pub fn reference(&self, args: Vec<IndexArg>) -> VarRef {
-        let dims: Vec<Index> = args.iter().map(IndexArg::to_index).collect();
-        if dims.len() != self.shape.ndim() {
-            // reported by validation (WrongArity); the global position is never used
-            return VarRef::new(self.uid, dims, Index::Const(i64::MIN));
-        }
-        let affine: Option<Vec<_>> = args
-            .iter()
-            .map(|a| match a {
-                IndexArg::Affine(i) => Some(*i),
-                IndexArg::General(_) => None,
-            })
-            .collect();
-        let global = match affine {
-            Some(parts) => {
-                let mut g = crate::index::Idx::constant(self.offset as i64);
-                for (d, p) in parts.into_iter().enumerate() {
-                    g = g + (p - self.shape.dims()[d].0) * (self.strides[d] as i64);
-                }
-                g.index()
-            }
-            None => {
-                let mut g = Index::Const(self.offset as i64);
-                for (d, p) in dims.iter().enumerate() {
-                    g = g + (p - self.shape.dims()[d].0) * (self.strides[d] as i64);
-                }
-                g
-            }
-        };
-        VarRef::new(self.uid, dims, global)
-    }
-
-    fn set(&self, what: &'static str, v: Values, pick: fn(&mut Attrs) -> &mut Option<Values>) {
-        let mut a = lock(&self.attrs);
-        if v.wrong_len(self.shape.len()) {
-            a.errors.push(DeclError::Length {
-                what,
-                expected: self.shape.len(),
-                got: v.given_len().unwrap_or(0),
-            });
-            return;
-        }
-        *pick(&mut a) = Some(v);
-    }
-
-    /// Keeps a declaration error on the block (see [`DeclError`]).
-    fn fail(&self, e: DeclError) {
-        lock(&self.attrs).errors.push(e);
-    }
-
-    fn values_with<D: Dims>(&self, f: impl Fn(D::Key) -> f64) -> Values {
-        let mut key = Vec::new();
-        Values::List(
-            (0..self.shape.len())
-                .map(|k| {
-                    self.shape.key(k, &mut key);
-                    f(D::key(&key))
-                })
-                .collect(),
-        )
-    }
-
-    fn rename(&self, name: &str) {
-        lock(&self.attrs).name = Some(name.to_string());
-    }
-}
+use std::sync::Arc;
 
 macro_rules! handle_common {
     ($H:ident) => {
@@ -289,7 +92,8 @@ handle_common!(Var);
 impl<D: Dims> Var<D> {
     /// The variable at `idx` (one position per dimension: `x.at(i)`, `x.at(i - 1)`,
     /// `x.at((i, j))`, `x.at(nh)`), as an expression for a pattern. Positions are checked
-    /// against the block, per dimension and data point, by `build()`.
+    /// against the block, per dimension and data point, by `build()`. A scalar block
+    /// (declared with `var(())`) has no dimensions: its one variable is `at(())`.
     pub fn at(&self, idx: impl At<D>) -> Expr {
         let r = self.core.reference(idx.args());
         lock(&self.core.accesses).push(r.dims.clone());
@@ -316,18 +120,24 @@ impl<D: Dims> Var<D> {
     }
     /// Lower bounds from a closure of the element's index.
     pub fn lower_with(self, f: impl Fn(D::Key) -> f64) -> Self {
-        let v = self.core.values_with::<D>(f);
-        self.lower(v)
+        match self.core.values_with::<D>("lower bound", f) {
+            Some(v) => self.lower(v),
+            None => self,
+        }
     }
     /// Upper bounds from a closure of the element's index.
     pub fn upper_with(self, f: impl Fn(D::Key) -> f64) -> Self {
-        let v = self.core.values_with::<D>(f);
-        self.upper(v)
+        match self.core.values_with::<D>("upper bound", f) {
+            Some(v) => self.upper(v),
+            None => self,
+        }
     }
     /// Starting point from a closure of the element's index (`|i| i as f64 / nh as f64`).
     pub fn start_with(self, f: impl Fn(D::Key) -> f64) -> Self {
-        let v = self.core.values_with::<D>(f);
-        self.start(v)
+        match self.core.values_with::<D>("start", f) {
+            Some(v) => self.start(v),
+            None => self,
+        }
     }
 }
 
@@ -387,18 +197,24 @@ impl<D: Dims> Con<D> {
     }
     /// `lcon` from a closure of the row's index.
     pub fn lower_with(self, f: impl Fn(D::Key) -> f64) -> Self {
-        let v = self.core.values_with::<D>(f);
-        self.lower(v)
+        match self.core.values_with::<D>("lcon", f) {
+            Some(v) => self.lower(v),
+            None => self,
+        }
     }
     /// `ucon` from a closure of the row's index.
     pub fn upper_with(self, f: impl Fn(D::Key) -> f64) -> Self {
-        let v = self.core.values_with::<D>(f);
-        self.upper(v)
+        match self.core.values_with::<D>("ucon", f) {
+            Some(v) => self.upper(v),
+            None => self,
+        }
     }
     /// Initial multipliers from a closure of the row's index.
     pub fn dual_start_with(self, f: impl Fn(D::Key) -> f64) -> Self {
-        let v = self.core.values_with::<D>(f);
-        self.dual_start(v)
+        match self.core.values_with::<D>("dual start", f) {
+            Some(v) => self.dual_start(v),
+            None => self,
+        }
     }
 }
 
@@ -473,29 +289,6 @@ where
     }
 }
 
-pub(crate) enum PatKind {
-    Objective,
-    Constraint { con: usize },
-    Augment { con: usize, rows: Vec<Index> },
-}
-
-pub(crate) struct PatternDecl<T> {
-    pub core: Arc<BlockCore>,
-    pub kind: PatKind,
-    pub expr: Expr,
-    pub cols: Columns<T>,
-    pub desc: String,
-    pub expr_refs: Vec<(Arc<BlockCore>, Vec<Index>)>,
-}
-
-#[derive(Clone)]
-pub(crate) struct ExprDecl {
-    pub core: Arc<BlockCore>,
-    pub template: Expr,
-    pub int_names: Vec<String>,
-    pub desc: String,
-}
-
 /// Builds a model: declare blocks and patterns, then [`ModelBuilder::build`].
 ///
 /// ```
@@ -530,8 +323,6 @@ pub struct ModelBuilder<T: Scalar = f64> {
     pub(crate) ncon: usize,
     pub(crate) patterns: Vec<PatternDecl<T>>,
     pub(crate) errors: Vec<ModelError>,
-    /// Blocks whose declaration failed (bad data source): `build()` reports their error.
-    pub(crate) failed: Vec<Arc<BlockCore>>,
     pub(crate) threads: Threads,
 }
 
@@ -557,7 +348,6 @@ impl<T: Scalar> Default for ModelBuilder<T> {
             ncon: 0,
             patterns: Vec::new(),
             errors: Vec::new(),
-            failed: Vec::new(),
             threads: Threads::Sequential,
         }
     }
@@ -576,7 +366,9 @@ impl<T: Scalar> ModelBuilder<T> {
         self
     }
 
-    /// The index set, or an empty one and why the given one is invalid.
+    /// The block's index set as a [`Shape`], or an empty shape of the right rank and the
+    /// reason the index set is invalid (kept on the block, so that `build()` reports it
+    /// under the name the block has by then).
     fn shape_of<S: IntoShape>(s: S) -> (Shape, Option<String>) {
         match s.into_shape() {
             Ok(sh) => (sh, None),
@@ -590,24 +382,61 @@ impl<T: Scalar> ModelBuilder<T> {
         }
     }
 
+    /// Keeps an invalid index set's error on `core` (see [`Self::shape_of`]).
+    fn keep_shape_error(core: &BlockCore, bad: Option<String>) {
+        if let Some(reason) = bad {
+            lock(&core.attrs).errors.push(ModelError::BadShape {
+                what: format!("{} block {}", core.kind.as_str(), core.default_name),
+                reason,
+            });
+        }
+    }
+
     /// Declares a block of variables over an index set: a count (`n` → `0..n`), a range
     /// with any start (`0..=nh`, `2..=10`), `()` for a single variable, a tuple for
     /// several dimensions (`(1..=nx, 1..=ny)`), or a run-time [`Shape`] (a `Var<IxDyn>`
     /// indexed with a `Vec` of positions).
+    ///
+    /// A scalar variable is a block over `()`, read with `at(())`; its solution is a
+    /// 0-dimensional array, indexed with `[()]`:
+    ///
+    /// ```
+    /// use simdnlp_modeling::{ModelBuilder, NlpModel};
+    ///
+    /// let mut m = ModelBuilder::new();
+    /// let t = m.var(()).start(1.0).lower(0.0).named("t"); // one variable, `t`
+    /// let x = m.var(3).named("x");
+    /// m.minimize(0..3, |i| (x.at(i) - t.at(())).powi(2) + 0.1 * t.at(()).powi(2));
+    /// let model = m.build().unwrap();
+    /// assert_eq!(model.meta().nvar, 4);
+    /// // printed by its name: `t`, not `t[0]`
+    /// assert!(!model.to_string().contains("t["), "{model}");
+    /// ```
     pub fn var<S: IntoShape>(&mut self, index_set: S) -> Var<S::Dims> {
         let k = self.vars.len();
         let (shape, bad) = Self::shape_of(index_set);
         let n = shape.len();
         let core = BlockCore::new(BlockKind::Variable, shape, self.nvar, format!("x{k}"));
-        if let Some(reason) = bad {
-            core.fail(DeclError::Shape {
-                what: "variable block",
-                reason,
-            });
-        }
-        self.nvar += n;
+        Self::keep_shape_error(&core, bad);
+        self.nvar = self.grow_total(self.nvar, n, "variables", &core);
         self.vars.push(core.clone());
         Var::from_core(core)
+    }
+
+    /// `total + n`, the running count of `what` (variables, parameters, constraint rows)
+    /// after declaring `core`; past [`MAX_ELEMENTS`] it records [`ModelError::TooLarge`]
+    /// (reported by `build()`) and keeps `total`, so later offsets stay meaningful.
+    fn grow_total(&mut self, total: usize, n: usize, what: &str, core: &BlockCore) -> usize {
+        match total.checked_add(n).filter(|&t| t <= MAX_ELEMENTS) {
+            Some(t) => t,
+            None => {
+                self.errors.push(ModelError::TooLarge {
+                    what: format!("{what} of the model with block `{}`", core.default_name),
+                    elements: (total as u64).saturating_add(n as u64),
+                });
+                total
+            }
+        }
     }
 
     /// Declares a one-dimensional parameter block holding `values` (`0..len`).
@@ -627,21 +456,18 @@ impl<T: Scalar> ModelBuilder<T> {
         let (shape, bad) = Self::shape_of(index_set);
         let n = shape.len();
         let core = BlockCore::new(BlockKind::Parameter, shape, self.ntheta, format!("p{k}"));
-        if let Some(reason) = bad {
-            core.fail(DeclError::Shape {
-                what: "parameter block",
-                reason,
-            });
-        }
+        Self::keep_shape_error(&core, bad);
         let v = values.into();
         if v.wrong_len(n) {
-            core.fail(DeclError::Length {
+            let error = ModelError::LengthMismatch {
+                block: core.default_name.clone(),
                 what: "parameter values",
                 expected: n,
                 got: v.given_len().unwrap_or(0),
-            });
+            };
+            lock(&core.attrs).errors.push(error);
         }
-        self.ntheta += n;
+        self.ntheta = self.grow_total(self.ntheta, n, "parameters", &core);
         self.params.push((core.clone(), v));
         Param::from_core(core)
     }
@@ -668,31 +494,37 @@ impl<T: Scalar> ModelBuilder<T> {
         out
     }
 
-    fn add_pattern<S: DataSource>(
-        &mut self,
-        kind_of: BlockKind,
-        src: &S,
-        f: impl FnOnce(S::Point) -> (Option<Vec<Index>>, Expr),
-        con_core: Option<Arc<BlockCore>>,
-    ) -> Result<(Arc<BlockCore>, Shape), Arc<BlockCore>> {
+    /// The label the next pattern of kind `kind_of` gets (`obj3`, `aug4`, `c2`).
+    fn pattern_label(&self, kind_of: BlockKind) -> String {
         let k = self.patterns.len();
-        let label = match kind_of {
+        match kind_of {
             BlockKind::Objective => format!("obj{k}"),
             BlockKind::Augmentation => format!("aug{k}"),
             _ => format!("c{}", self.cons.len()),
-        };
-        let (point, cols, shape, desc) = match collect::<S, T>(src) {
+        }
+    }
+
+    /// Collects `data` for the next pattern of kind `kind_of`; errors name that pattern.
+    fn collect_for<S: DataSource>(&self, kind_of: BlockKind, data: &S) -> Collected<S::Point, T> {
+        collect::<S, T>(
+            data,
+            &format!("data of pattern {}", self.pattern_label(kind_of)),
+        )
+    }
+
+    fn add_pattern<P>(
+        &mut self,
+        kind_of: BlockKind,
+        data: Collected<P, T>,
+        f: impl FnOnce(P) -> (Option<Vec<Index>>, Expr),
+        con_core: Option<Arc<BlockCore>>,
+    ) -> Option<(Arc<BlockCore>, Shape)> {
+        let label = self.pattern_label(kind_of);
+        let (point, cols, shape, desc) = match data {
             Ok(r) => r,
-            Err(reason) => {
-                // the handle keeps working (naming it still counts); build() reports it
-                let core =
-                    con_core.unwrap_or_else(|| BlockCore::new(kind_of, Shape::default(), 0, label));
-                core.fail(DeclError::Shape {
-                    what: "data of pattern",
-                    reason,
-                });
-                self.failed.push(core.clone());
-                return Err(core);
+            Err(e) => {
+                self.errors.push(e);
+                return None;
             }
         };
         // accesses logged before this pattern belong to earlier patterns or to no pattern
@@ -721,7 +553,7 @@ impl<T: Scalar> ModelBuilder<T> {
             desc,
             expr_refs,
         });
-        Ok((core, shape))
+        Some((core, shape))
     }
 
     /// Adds an objective pattern: `f(point)` summed over the data points. All objective
@@ -732,8 +564,21 @@ impl<T: Scalar> ModelBuilder<T> {
         data: S,
         f: impl FnOnce(S::Point) -> Expr,
     ) -> PatternHandle {
-        match self.add_pattern(BlockKind::Objective, &data, |p| (None, f(p)), None) {
-            Ok((core, _)) | Err(core) => PatternHandle { core },
+        self.objective_from(self.collect_for(BlockKind::Objective, &data), f)
+    }
+
+    /// [`ModelBuilder::objective`] over collected columns (data sources and run-time
+    /// tables alike).
+    pub(crate) fn objective_from<P>(
+        &mut self,
+        data: Collected<P, T>,
+        f: impl FnOnce(P) -> Expr,
+    ) -> PatternHandle {
+        match self.add_pattern(BlockKind::Objective, data, |p| (None, f(p)), None) {
+            Some((core, _)) => PatternHandle { core },
+            None => PatternHandle {
+                core: BlockCore::new(BlockKind::Objective, Shape::default(), 0, "invalid".into()),
+            },
         }
     }
 
@@ -777,25 +622,48 @@ impl<T: Scalar> ModelBuilder<T> {
         data: S,
         f: impl FnOnce(S::Point) -> Expr,
     ) -> Con<S::Shape> {
+        self.constraint_from(
+            data.shape(),
+            self.collect_for(BlockKind::Constraint, &data),
+            f,
+        )
+    }
+
+    /// [`ModelBuilder::constraint`] over collected columns whose row block has `shape`.
+    pub(crate) fn constraint_from<P, D: Dims>(
+        &mut self,
+        shape: Result<Shape, String>,
+        data: Collected<P, T>,
+        f: impl FnOnce(P) -> Expr,
+    ) -> Con<D> {
         let k = self.cons.len();
-        let shape = match data.shape() {
+        let shape = match shape.and_then(|s| Shape::checked(s.dims().to_vec())) {
             Ok(s) => s,
-            Err(_) => Shape::new(vec![(0, 0); <S::Shape as Dims>::NDIM]),
+            Err(_) => Shape::new(vec![(0, 0); D::NDIM]),
         };
         let n = shape.len();
         let core = BlockCore::new(BlockKind::Constraint, shape, self.ncon, format!("c{k}"));
-        let added = self.add_pattern(
-            BlockKind::Constraint,
-            &data,
-            |p| (None, f(p)),
-            Some(core.clone()),
-        );
-        if added.is_ok() {
-            self.ncon += n;
+        if self
+            .add_pattern(
+                BlockKind::Constraint,
+                data,
+                |p| (None, f(p)),
+                Some(core.clone()),
+            )
+            .is_some()
+        {
+            self.ncon = self.grow_total(self.ncon, n, "constraint rows", &core);
             self.cons.push(core.clone());
+            Con::from_core(core)
+        } else {
+            // keep the handle usable; build() reports the data error
+            Con::from_core(BlockCore::new(
+                BlockKind::Constraint,
+                Shape::new(vec![(0, 0); D::NDIM]),
+                0,
+                format!("c{k}"),
+            ))
         }
-        // after a data error the handle stays usable; build() reports the error
-        Con::from_core(core)
     }
 
     /// Augments an existing constraint block: for every data point, `f(point)` returns
@@ -822,19 +690,39 @@ impl<T: Scalar> ModelBuilder<T> {
         data: S,
         f: impl FnOnce(S::Point) -> (R, Expr),
     ) -> PatternHandle {
+        self.augment_from(con, self.collect_for(BlockKind::Augmentation, &data), |p| {
+            let (r, e) = f(p);
+            (r.args().iter().map(IndexArg::to_index).collect(), e)
+        })
+    }
+
+    /// [`ModelBuilder::augment`] over collected columns; `f` returns the row position (one
+    /// index per dimension of `con`) and the term.
+    pub(crate) fn augment_from<P, D: Dims>(
+        &mut self,
+        con: &Con<D>,
+        data: Collected<P, T>,
+        f: impl FnOnce(P) -> (Vec<Index>, Expr),
+    ) -> PatternHandle {
         let ci = self.cons.iter().position(|c| c.uid == con.core.uid);
         let res = self.add_pattern(
             BlockKind::Augmentation,
-            &data,
+            data,
             |p| {
                 let (r, e) = f(p);
-                (Some(r.args().iter().map(IndexArg::to_index).collect()), e)
+                (Some(r), e)
             },
             None,
         );
-        let core = match res {
-            Ok((core, _)) => core,
-            Err(core) => return PatternHandle { core },
+        let Some((core, _)) = res else {
+            return PatternHandle {
+                core: BlockCore::new(
+                    BlockKind::Augmentation,
+                    Shape::default(),
+                    0,
+                    "invalid".into(),
+                ),
+            };
         };
         match ci {
             Some(ci) => {
@@ -868,20 +756,17 @@ impl<T: Scalar> ModelBuilder<T> {
     {
         let k = self.exprs.len();
         let label = format!("e{k}");
-        let (shape, bad) = match data.shape() {
-            Ok(s) => (s, None),
-            Err(reason) => (
-                Shape::new(vec![(0, 0); <S::Shape as Dims>::NDIM]),
-                Some(reason),
-            ),
+        let shape = match data.shape().and_then(|s| Shape::checked(s.dims().to_vec())) {
+            Ok(s) => s,
+            Err(reason) => {
+                self.errors.push(ModelError::BadShape {
+                    what: format!("expression block {label}"),
+                    reason,
+                });
+                Shape::new(vec![(0, 0); <S::Shape as Dims>::NDIM])
+            }
         };
         let core = BlockCore::new(BlockKind::Expression, shape, 0, label);
-        if let Some(reason) = bad {
-            core.fail(DeclError::Shape {
-                what: "expression block",
-                reason,
-            });
-        }
         // the template, for printing only (point fields are the source's own columns)
         let mut alloc = crate::data::ColumnAlloc::default();
         let point = S::declare(&mut alloc);
@@ -909,9 +794,13 @@ impl<T: Scalar> ModelBuilder<T> {
     /// Validates the declarations and compiles the patterns into a [`Model`].
     ///
     /// Errors: any position outside its block (per pattern, data point and dimension), a
-    /// NaN or inverted bound, a non-finite start or parameter, a list of the wrong length,
-    /// duplicate block names, conflicting senses, a pattern the AD compiler rejects.
+    /// block of another builder, a NaN or inverted bound, a non-finite start, parameter or
+    /// data field read by a pattern, a constraint row without variables whose value violates
+    /// its bounds, a list of the wrong length, duplicate block names, conflicting senses, a
+    /// pattern the AD compiler rejects, more elements than positions can address
+    /// ([`ModelError::TooLarge`]) and a model too large for memory
+    /// ([`ModelError::OutOfMemory`], with the bytes requested).
     pub fn build(self) -> Result<Model<T>, ModelError> {
-        crate::model::build(self)
+        crate::compile::build(self)
     }
 }

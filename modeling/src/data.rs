@@ -8,6 +8,8 @@
 //! The closure of the pattern receives the *symbolic* point: [`Idx`] for integer fields and
 //! [`Dat`] for real fields.
 
+use crate::alloc::try_with_capacity;
+use crate::error::ModelError;
 use crate::index::{Dat, Idx};
 use crate::shape::{Dims, Range1, Shape};
 use ndarray::{Ix0, Ix1, Ix2, Ix3};
@@ -328,11 +330,11 @@ impl<A: Source1, B: Source1> DataSource for (A, B) {
         (A::declare(cols), B::declare(cols))
     }
     fn len(&self) -> usize {
-        self.0.len() * self.1.len()
+        self.0.len().saturating_mul(self.1.len())
     }
     fn shape(&self) -> Result<Shape, String> {
         let (a, b) = (self.0.shape()?, self.1.shape()?);
-        Ok(Shape::new(vec![a.dims()[0], b.dims()[0]]))
+        Shape::checked(vec![a.dims()[0], b.dims()[0]])
     }
     fn write<T: Scalar>(&self, k: usize, w: &mut ColumnWriter<'_, T>) {
         let nb = self.1.len();
@@ -351,11 +353,14 @@ impl<A: Source1, B: Source1, C: Source1> DataSource for (A, B, C) {
         (A::declare(cols), B::declare(cols), C::declare(cols))
     }
     fn len(&self) -> usize {
-        self.0.len() * self.1.len() * self.2.len()
+        self.0
+            .len()
+            .saturating_mul(self.1.len())
+            .saturating_mul(self.2.len())
     }
     fn shape(&self) -> Result<Shape, String> {
         let (a, b, c) = (self.0.shape()?, self.1.shape()?, self.2.shape()?);
-        Ok(Shape::new(vec![a.dims()[0], b.dims()[0], c.dims()[0]]))
+        Shape::checked(vec![a.dims()[0], b.dims()[0], c.dims()[0]])
     }
     fn write<T: Scalar>(&self, k: usize, w: &mut ColumnWriter<'_, T>) {
         let (nb, nc) = (self.1.len(), self.2.len());
@@ -405,7 +410,12 @@ where
     };
     for i in outer {
         let s = inner(i);
-        let total = n.starts.last().copied().unwrap_or(0) + s.len();
+        let total = n
+            .starts
+            .last()
+            .copied()
+            .unwrap_or(0)
+            .saturating_add(s.len());
         n.outer.push(i);
         n.inner.push(s);
         n.starts.push(total);
@@ -424,7 +434,7 @@ impl<S: Source1> DataSource for Nested<S> {
         self.starts.last().copied().unwrap_or(0)
     }
     fn shape(&self) -> Result<Shape, String> {
-        Ok(Shape::new(vec![(0, self.len())]))
+        Shape::checked(vec![(0, self.len())])
     }
     fn write<T: Scalar>(&self, k: usize, w: &mut ColumnWriter<'_, T>) {
         // the outer position whose [start, next start) contains k
@@ -453,28 +463,58 @@ pub struct Columns<T> {
     pub real_names: Vec<String>,
 }
 
+/// A pattern's data as the builder takes it: the symbolic point, the columns, the row shape
+/// and a printable description (or the typed error saying why the data could not be read).
+pub(crate) type Collected<P, T> = Result<(P, Columns<T>, Shape, String), ModelError>;
+
+/// Run-time columns (the `.nl` importer's tables) as a pattern's data: a one-dimensional
+/// row block `0..cols.len`; the pattern reads the columns with `Idx::field` / `Dat::field`.
+pub(crate) fn table<T>(cols: Columns<T>) -> Collected<(), T> {
+    if cols.ints.iter().any(|c| c.len() != cols.len)
+        || cols.reals.iter().any(|c| c.len() != cols.len)
+    {
+        return Err(ModelError::BadShape {
+            what: "run-time data table".to_string(),
+            reason: format!("table columns are not all {} long", cols.len),
+        });
+    }
+    let shape = Shape::new(vec![(0, cols.len)]);
+    let desc = format!("d ∈ {} rows", cols.len);
+    Ok(((), cols, shape, desc))
+}
+
 /// Copies a data source into columns; returns the symbolic point, the columns, the row
-/// shape and a printable description.
-pub(crate) fn collect<S: DataSource, T: Scalar>(
-    src: &S,
-) -> Result<(S::Point, Columns<T>, Shape, String), String> {
+/// shape and a printable description. `what` names the data in errors (`data of pattern
+/// obj0`): a source that cannot be read is a [`ModelError::BadShape`], columns too large
+/// for memory a [`ModelError::OutOfMemory`].
+pub(crate) fn collect<S: DataSource, T: Scalar>(src: &S, what: &str) -> Collected<S::Point, T> {
+    let bad = |reason: String| ModelError::BadShape {
+        what: what.to_string(),
+        reason,
+    };
     let mut alloc = ColumnAlloc::default();
     let point = S::declare(&mut alloc);
-    let shape = src.shape()?;
+    let shape = src
+        .shape()
+        .and_then(|s| Shape::checked(s.dims().to_vec()))
+        .map_err(bad)?;
     let n = src.len();
     if shape.len() != n {
-        return Err(format!(
+        return Err(bad(format!(
             "data source has {n} points but its shape {shape} has {}",
             shape.len()
-        ));
+        )));
     }
-    let mut ints: Vec<Vec<i64>> = (0..alloc.ints.len())
-        .map(|_| Vec::with_capacity(n))
-        .collect();
-    let mut reals: Vec<Vec<T>> = (0..alloc.reals.len())
-        .map(|_| Vec::with_capacity(n))
-        .collect();
-    let mut bad = None;
+    let column = |kind: &str, name: &str| format!("{kind} column `{name}` of {what} ({n} points)");
+    let mut ints: Vec<Vec<i64>> = Vec::with_capacity(alloc.ints.len());
+    for name in &alloc.ints {
+        ints.push(try_with_capacity(n, || column("integer", name))?);
+    }
+    let mut reals: Vec<Vec<T>> = Vec::with_capacity(alloc.reals.len());
+    for name in &alloc.reals {
+        reals.push(try_with_capacity(n, || column("real", name))?);
+    }
+    let mut first_bad = None;
     for k in 0..n {
         let mut w = ColumnWriter {
             ints: &mut ints,
@@ -485,20 +525,20 @@ pub(crate) fn collect<S: DataSource, T: Scalar>(
         };
         src.write(k, &mut w);
         if w.ci != alloc.ints.len() || w.cr != alloc.reals.len() {
-            return Err(format!(
+            return Err(bad(format!(
                 "data point {k} wrote {} integer and {} real fields, {} and {} were declared",
                 w.ci,
                 w.cr,
                 alloc.ints.len(),
                 alloc.reals.len()
-            ));
+            )));
         }
-        if bad.is_none() {
-            bad = w.bad.map(|b| format!("data point {k}: {b}"));
+        if first_bad.is_none() {
+            first_bad = w.bad.map(|b| format!("data point {k}: {b}"));
         }
     }
-    if let Some(b) = bad {
-        return Err(b);
+    if let Some(b) = first_bad {
+        return Err(bad(b));
     }
     let mut names = ColumnAlloc::default();
     let desc = src.describe(&mut names);

@@ -1,6 +1,6 @@
 //! Printing a model as mathematics (like ExaModels' `show`).
 
-use crate::builder::BlockCore;
+use crate::block::BlockCore;
 use crate::model::{Model, PatNamer, Rows};
 use simdnlp_ad::Scalar;
 use std::fmt;

@@ -141,6 +141,44 @@ pub enum ModelError {
         /// Number of positions given.
         got: usize,
     },
+    /// A block, or the model's running total of variables, parameters or constraint rows,
+    /// has more elements than a position can address (positions are `i64`, so at most
+    /// [`crate::shape::MAX_ELEMENTS`]).
+    #[error("{what}: {elements} elements, more than the {limit} a model can address", limit = crate::shape::MAX_ELEMENTS)]
+    TooLarge {
+        /// What overflowed (`variables of the model after block `x3``, ...).
+        what: String,
+        /// The element count it would have had (saturated at `u64::MAX`).
+        elements: u64,
+    },
+    /// A model-sized buffer could not be allocated.
+    #[error("cannot allocate {bytes} bytes for {what}")]
+    OutOfMemory {
+        /// What the buffer is for (`variable bounds (nvar = 1000000000000)`, ...).
+        what: String,
+        /// The bytes requested (saturated at `u64::MAX`, beyond any 64-bit address space).
+        bytes: u64,
+    },
+    /// A real data field read by a pattern is NaN or infinite.
+    #[error("{0}")]
+    NonFiniteData(Box<NonFiniteDatum>),
+    /// A constraint row that depends on no variable has a value outside its bounds: no
+    /// `x` satisfies it.
+    #[error(
+        "row {at} of constraint block `{block}` depends on no variable and its value {value} lies outside [{lower}, {upper}]"
+    )]
+    InfeasibleConstantRow {
+        /// The constraint block.
+        block: String,
+        /// The row in the block's own indices (`[3]`, `[2, 5]`).
+        at: String,
+        /// The row's (constant) value at build time.
+        value: f64,
+        /// Its lower bound.
+        lower: f64,
+        /// Its upper bound.
+        upper: f64,
+    },
 }
 
 /// Details of [`ModelError::IndexOutOfRange`].
@@ -167,4 +205,20 @@ pub struct OutOfRange {
     pub range: String,
     /// The index expression as written.
     pub written: String,
+}
+
+/// Details of [`ModelError::NonFiniteData`].
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("pattern `{pattern}`, data point {point} ({point_desc}): data field `{field}` is {value}")]
+pub struct NonFiniteDatum {
+    /// The pattern (for a constraint pattern, its constraint block's name).
+    pub pattern: String,
+    /// The data point (0-based position in the data source).
+    pub point: usize,
+    /// The data point's fields, printed (`d.0 = 2, d.1 = NaN`).
+    pub point_desc: String,
+    /// The field's name (`d.1`, `d.pd`).
+    pub field: String,
+    /// The value.
+    pub value: f64,
 }

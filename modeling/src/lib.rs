@@ -33,12 +33,16 @@
 #![warn(missing_docs)]
 
 pub mod access;
+mod alloc;
+mod block;
 pub mod builder;
+mod compile;
 pub mod data;
 mod display;
 pub mod error;
 pub mod index;
 pub mod model;
+pub mod nl;
 pub mod nlp;
 pub mod shape;
 pub mod values;
@@ -48,11 +52,11 @@ pub use builder::{BlockKind, Con, ExprBlock, ModelBuilder, Param, PatternHandle,
 pub use data::{
     ColumnAlloc, ColumnWriter, Columns, DataRow, DataSource, Field, Nested, field_name, nested,
 };
-pub use error::{ModelError, OutOfRange};
+pub use error::{ModelError, NonFiniteDatum, OutOfRange};
 pub use index::{Dat, Idx, IndexArg, IntoIdx, IntoIndex};
 pub use model::{Model, Parallelism, Threads};
 pub use ndarray::{Ix0, Ix1, Ix2, Ix3, IxDyn};
-pub use nlp::{NlpMeta, NlpModel, Real};
+pub use nlp::{MetaError, NlpMeta, NlpModel, Real};
 pub use shape::{At, AtIdx, DYNAMIC, Dims, IntoShape, Shape};
 pub use simdnlp_ad::{Expr, Index, Scalar};
 pub use simdnlp_modeling_derive::DataRow;

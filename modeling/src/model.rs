@@ -1,4 +1,5 @@
-//! The built model: validation, compiled patterns, and the [`NlpModel`] callbacks.
+//! The built model: compiled patterns and the [`NlpModel`] callbacks (the compiler that
+//! builds it is `compile.rs`).
 //!
 //! # Layout of the derivative arrays
 //!
@@ -19,13 +20,12 @@
 //! [`Parallelism::Rayon`] each pattern's data points are split across rayon's pool by the
 //! AD evaluators; scatter-adds (gradient, augmentation rows, products) stay sequential.
 
-use crate::builder::{BlockCore, BlockKind, ExprDecl, ModelBuilder, PatKind, Sense, lock};
+use crate::alloc::try_filled;
+use crate::block::{BlockCore, BlockKind, ExprDecl, lock};
 use crate::data::Columns;
 use crate::error::ModelError;
 use crate::nlp::{NlpMeta, NlpModel};
-use crate::shape::Shape;
-use crate::values::Values;
-use simdnlp_ad::{DataView, Expr, Index, Namer, Pattern, Scalar, VarRef, Workspace};
+use simdnlp_ad::{DataView, Expr, Index, Namer, Pattern, Scalar, Workspace};
 use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -62,7 +62,7 @@ pub(crate) struct CompiledPattern<T> {
 }
 
 impl<T: Scalar> CompiledPattern<T> {
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.cols.len
     }
 
@@ -76,7 +76,7 @@ impl<T: Scalar> CompiledPattern<T> {
 
     /// Row of data point `k` (constraint patterns).
     #[inline]
-    fn row(&self, k: usize) -> usize {
+    pub(crate) fn row(&self, k: usize) -> usize {
         match &self.rows {
             Rows::Base { row0 } => row0 + k,
             Rows::Augment { rows, .. } => rows[k],
@@ -114,7 +114,7 @@ pub struct Model<T: Scalar = f64> {
     pub(crate) hess_pats: Vec<usize>,
     pub(crate) hess_double: Vec<usize>,
     pub(crate) par: Parallelism,
-    pool: Mutex<Vec<Scratch<T>>>,
+    pub(crate) pool: Mutex<Vec<Scratch<T>>>,
 }
 
 /// Names blocks and a pattern's data fields when printing.
@@ -156,484 +156,6 @@ impl Namer for PatNamer<'_> {
     }
 }
 
-fn key_str(shape: &Shape, k: usize) -> String {
-    let mut key = Vec::new();
-    shape.key(k, &mut key);
-    let parts: Vec<String> = key.iter().map(|v| v.to_string()).collect();
-    format!("[{}]", parts.join(", "))
-}
-
-fn point_desc<T: Scalar>(cols: &Columns<T>, k: usize) -> String {
-    let mut parts: Vec<String> = cols
-        .int_names
-        .iter()
-        .zip(&cols.ints)
-        .map(|(n, c)| format!("{n} = {}", c[k]))
-        .collect();
-    parts.extend(
-        cols.real_names
-            .iter()
-            .zip(&cols.reals)
-            .map(|(n, c)| format!("{n} = {:?}", c[k].to_f64())),
-    );
-    if parts.is_empty() {
-        "no fields".into()
-    } else {
-        parts.join(", ")
-    }
-}
-
-/// Fills `lo`/`hi` (and checks them) from a block's attributes.
-#[allow(clippy::too_many_arguments)]
-fn fill_bounds<T: Scalar>(
-    core: &BlockCore,
-    what: &'static str,
-    lower: Option<&Values>,
-    upper: Option<&Values>,
-    dlo: f64,
-    dhi: f64,
-    lo: &mut [T],
-    hi: &mut [T],
-) -> Result<(), ModelError> {
-    let name = core.name();
-    for k in 0..lo.len() {
-        let l = lower.map_or(dlo, |v| v.get(k));
-        let u = upper.map_or(dhi, |v| v.get(k));
-        for (val, w) in [(l, "lower bound"), (u, "upper bound")] {
-            if val.is_nan() {
-                return Err(ModelError::NotANumber {
-                    block: name,
-                    what: w,
-                    at: key_str(&core.shape, k),
-                    value: val,
-                });
-            }
-        }
-        if l > u {
-            return Err(ModelError::InvertedBounds {
-                block: name,
-                what,
-                at: key_str(&core.shape, k),
-                lower: l,
-                upper: u,
-            });
-        }
-        lo[k] = T::from_f64(l);
-        hi[k] = T::from_f64(u);
-    }
-    Ok(())
-}
-
-fn fill_finite<T: Scalar>(
-    core: &BlockCore,
-    what: &'static str,
-    v: Option<&Values>,
-    out: &mut [T],
-) -> Result<(), ModelError> {
-    for (k, o) in out.iter_mut().enumerate() {
-        let val = v.map_or(0.0, |v| v.get(k));
-        if !val.is_finite() {
-            return Err(ModelError::NotANumber {
-                block: core.name(),
-                what,
-                at: key_str(&core.shape, k),
-                value: val,
-            });
-        }
-        *o = T::from_f64(val);
-    }
-    Ok(())
-}
-
-struct Checker<'a> {
-    pattern: String,
-    names: &'a HashMap<u32, String>,
-    by_uid: &'a HashMap<u32, (BlockKind, usize)>,
-}
-
-impl Checker<'_> {
-    /// Checks every position of `dims` against `core` at every data point.
-    fn check_dims<T: Scalar>(
-        &self,
-        core: &BlockCore,
-        dims: &[Index],
-        view: &DataView<'_, T>,
-        cols: &Columns<T>,
-    ) -> Result<(), ModelError> {
-        let kind = core.kind.as_str();
-        if dims.len() != core.shape.ndim() {
-            return Err(ModelError::WrongArity {
-                pattern: self.pattern.clone(),
-                kind,
-                block: core.name(),
-                expected: core.shape.ndim(),
-                got: dims.len(),
-            });
-        }
-        if dims.contains(&Index::Const(i64::MIN)) {
-            return Err(ModelError::InvalidIndex {
-                pattern: self.pattern.clone(),
-                kind,
-                block: core.name(),
-            });
-        }
-        // positions are integer expressions: no block is printed in them
-        let namer = PatNamer {
-            names: self.names,
-            ints: &cols.int_names,
-            reals: &cols.real_names,
-            scalars: &[],
-        };
-        for (d, ix) in dims.iter().enumerate() {
-            let npts = if ix.as_const().is_some() {
-                view.len.min(1)
-            } else {
-                view.len
-            };
-            for k in 0..npts {
-                let v = ix.eval(view, k);
-                if !core.shape.contains(d, v) {
-                    return Err(ModelError::IndexOutOfRange(Box::new(
-                        crate::error::OutOfRange {
-                            pattern: self.pattern.clone(),
-                            point: k,
-                            point_desc: point_desc(cols, k),
-                            kind,
-                            block: core.name(),
-                            dim: d,
-                            index: v,
-                            range: core.shape.range_str(d),
-                            written: ix.display(&namer),
-                        },
-                    )));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn block<'b>(
-        &self,
-        r: &VarRef,
-        want: BlockKind,
-        list: &'b [Arc<BlockCore>],
-    ) -> Result<&'b Arc<BlockCore>, ModelError> {
-        match self.by_uid.get(&r.block) {
-            Some(&(k, i)) if k == want => Ok(&list[i]),
-            _ => Err(ModelError::ForeignBlock {
-                pattern: self.pattern.clone(),
-                kind: want.as_str(),
-                id: r.block,
-            }),
-        }
-    }
-}
-
-pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelError> {
-    if let Some(e) = b.errors.first() {
-        return Err(e.clone());
-    }
-    if b.sense_conflict {
-        return Err(ModelError::ConflictingSense);
-    }
-    let all_cores = b
-        .failed
-        .iter()
-        .chain(b.vars.iter())
-        .chain(b.params.iter().map(|p| &p.0))
-        .chain(b.cons.iter())
-        .chain(b.exprs.iter().map(|e| &e.core))
-        .chain(b.patterns.iter().map(|p| &p.core));
-    let mut names: HashMap<u32, String> = HashMap::new();
-    let mut seen: HashMap<String, u32> = HashMap::new();
-    for c in all_cores {
-        let a = lock(&c.attrs);
-        let name = a.name.clone().unwrap_or_else(|| c.default_name.clone());
-        if let Some(e) = a.errors.first() {
-            // declaration errors name the block as named by now
-            return Err(e.for_block(name));
-        }
-        drop(a);
-        if let Some(&other) = seen.get(&name) {
-            if other != c.uid {
-                return Err(ModelError::DuplicateName { name });
-            }
-        }
-        seen.insert(name.clone(), c.uid);
-        names.insert(c.uid, name);
-    }
-
-    let mut by_uid = HashMap::new();
-    for (i, c) in b.vars.iter().enumerate() {
-        by_uid.insert(c.uid, (BlockKind::Variable, i));
-    }
-    for (i, (c, _)) in b.params.iter().enumerate() {
-        by_uid.insert(c.uid, (BlockKind::Parameter, i));
-    }
-    for (i, c) in b.cons.iter().enumerate() {
-        by_uid.insert(c.uid, (BlockKind::Constraint, i));
-    }
-    for (i, e) in b.exprs.iter().enumerate() {
-        by_uid.insert(e.core.uid, (BlockKind::Expression, i));
-    }
-
-    let mut meta = NlpMeta::<T>::new(b.nvar, b.ncon);
-    meta.name = b.name.clone();
-    meta.minimize = b.sense != Some(Sense::Maximize);
-    let attrs_of = |c: &BlockCore| {
-        let a = lock(&c.attrs);
-        (a.start.clone(), a.lower.clone(), a.upper.clone())
-    };
-    for v in &b.vars {
-        let (start, lower, upper) = attrs_of(v);
-        let r = v.offset..v.offset + v.shape.len();
-        fill_bounds(
-            v,
-            "variable",
-            lower.as_ref(),
-            upper.as_ref(),
-            f64::NEG_INFINITY,
-            f64::INFINITY,
-            &mut meta.lvar[r.clone()],
-            &mut meta.uvar[r.clone()],
-        )?;
-        fill_finite(v, "start", start.as_ref(), &mut meta.x0[r])?;
-    }
-    for c in &b.cons {
-        let (start, lower, upper) = attrs_of(c);
-        let r = c.offset..c.offset + c.shape.len();
-        // only one side given: the other is free (`.upper(1.0)` means `c ≤ 1`)
-        let dlo = if lower.is_none() && upper.is_some() {
-            f64::NEG_INFINITY
-        } else {
-            0.0
-        };
-        let dhi = if upper.is_none() && lower.is_some() {
-            f64::INFINITY
-        } else {
-            0.0
-        };
-        fill_bounds(
-            c,
-            "constraint",
-            lower.as_ref(),
-            upper.as_ref(),
-            dlo,
-            dhi,
-            &mut meta.lcon[r.clone()],
-            &mut meta.ucon[r.clone()],
-        )?;
-        fill_finite(c, "dual start", start.as_ref(), &mut meta.y0[r])?;
-    }
-    let mut theta = vec![T::zero(); b.ntheta];
-    for (p, v) in &b.params {
-        fill_finite(
-            p,
-            "parameter value",
-            Some(v),
-            &mut theta[p.offset..p.offset + p.shape.len()],
-        )?;
-    }
-
-    let param_cores: Vec<Arc<BlockCore>> = b.params.iter().map(|p| p.0.clone()).collect();
-    let expr_cores: Vec<Arc<BlockCore>> = b.exprs.iter().map(|e| e.core.clone()).collect();
-    let mut pats = Vec::with_capacity(b.patterns.len());
-    let (mut nnzj, mut nnzh) = (0usize, 0usize);
-    for decl in b.patterns {
-        let pname = names
-            .get(&decl.core.uid)
-            .cloned()
-            .unwrap_or_else(|| decl.core.name());
-        let chk = Checker {
-            pattern: pname.clone(),
-            names: &names,
-            by_uid: &by_uid,
-        };
-        let pattern = Pattern::<T>::compile(&decl.expr).map_err(|source| ModelError::Compile {
-            pattern: pname.clone(),
-            source,
-        })?;
-        let cols = decl.cols;
-        let npts = cols.len;
-        let nslots = pattern.slots().len();
-        let hess_pairs: Vec<(u32, u32)> = pattern.hess_slots().to_vec();
-        let nhess = hess_pairs.len();
-        let reals: Vec<&[T]> = cols.reals.iter().map(|c| c.as_slice()).collect();
-        let ints: Vec<&[i64]> = cols.ints.iter().map(|c| c.as_slice()).collect();
-        let view = DataView::new(npts, &reals, &ints);
-        // expression blocks first: their misuse also shows as a variable index error
-        let mut refs: Vec<&(Arc<BlockCore>, Vec<Index>)> = decl.expr_refs.iter().collect();
-        refs.sort_by_key(|(c, _)| c.kind != BlockKind::Expression);
-        for (core, dims) in refs
-            .iter()
-            .take_while(|(c, _)| c.kind == BlockKind::Expression)
-        {
-            let Some(&(BlockKind::Expression, i)) = by_uid.get(&core.uid) else {
-                return Err(ModelError::ForeignBlock {
-                    pattern: pname.clone(),
-                    kind: "expression",
-                    id: core.uid,
-                });
-            };
-            chk.check_dims(&expr_cores[i], dims, &view, &cols)?;
-        }
-        for r in pattern.slots() {
-            let core = chk.block(r, BlockKind::Variable, &b.vars)?;
-            // positions written with `at` are checked below; the rest (built elsewhere) here
-            if !decl
-                .expr_refs
-                .iter()
-                .any(|(c, d)| c.uid == r.block && *d == r.dims)
-            {
-                chk.check_dims(core, &r.dims, &view, &cols)?;
-            }
-        }
-        for r in pattern.params() {
-            let core = chk.block(r, BlockKind::Parameter, &param_cores)?;
-            chk.check_dims(core, &r.dims, &view, &cols)?;
-        }
-        // every position written with `at` (also those the AD pruned from the slots)
-        for (core, dims) in &decl.expr_refs {
-            let target = match by_uid.get(&core.uid) {
-                Some(&(BlockKind::Expression, i)) => &expr_cores[i],
-                Some(&(BlockKind::Variable, i)) => &b.vars[i],
-                Some(&(BlockKind::Parameter, i)) => &param_cores[i],
-                _ => {
-                    return Err(ModelError::ForeignBlock {
-                        pattern: pname.clone(),
-                        kind: core.kind.as_str(),
-                        id: core.uid,
-                    });
-                }
-            };
-            chk.check_dims(target, dims, &view, &cols)?;
-        }
-        let mut globals = vec![0usize; npts * nslots];
-        if nslots > 0 {
-            for (k, g) in globals.chunks_exact_mut(nslots).enumerate() {
-                pattern.slot_globals(&view, k, g);
-            }
-        }
-        if globals.iter().any(|&g| g >= meta.nvar) {
-            return Err(ModelError::InvalidIndex {
-                pattern: pname,
-                kind: "variable",
-                block: "?".into(),
-            });
-        }
-        let row_idx = match &decl.kind {
-            PatKind::Augment { rows, .. } => rows.clone(),
-            _ => Vec::new(),
-        };
-        let rows = match decl.kind {
-            PatKind::Objective => Rows::Objective,
-            PatKind::Constraint { con } => Rows::Base {
-                row0: b.cons[con].offset,
-            },
-            PatKind::Augment { con, rows } => {
-                let core = &b.cons[con];
-                chk.check_dims(core, &rows, &view, &cols)?;
-                let mut out = vec![core.offset; npts];
-                for (d, ix) in rows.iter().enumerate() {
-                    let (lo, _) = core.shape.dims()[d];
-                    let st = core.strides[d];
-                    for (k, o) in out.iter_mut().enumerate() {
-                        *o += (ix.eval(&view, k) - lo) as usize * st;
-                    }
-                }
-                Rows::Augment { con, rows: out }
-            }
-        };
-        let jac_off = nnzj;
-        if !matches!(rows, Rows::Objective) {
-            nnzj += npts * nslots;
-        }
-        let hess_off = nnzh;
-        nnzh += npts * nhess;
-        pats.push(CompiledPattern {
-            core: decl.core,
-            rows,
-            pattern,
-            cols,
-            expr: decl.expr,
-            desc: decl.desc,
-            nslots,
-            nhess,
-            globals,
-            hess_pairs,
-            jac_off,
-            hess_off,
-            row_idx,
-        });
-    }
-    meta.nnzj = nnzj;
-    meta.nnzh = nnzh;
-
-    // off-diagonal second-order slots that hit one variable: doubled on the diagonal
-    let mut hess_double = Vec::new();
-    for cp in &pats {
-        for (h, &(a, bb)) in cp.hess_pairs.iter().enumerate() {
-            if a == bb {
-                continue;
-            }
-            for k in 0..cp.len() {
-                let g = &cp.globals[k * cp.nslots..(k + 1) * cp.nslots];
-                if g[a as usize] == g[bb as usize] {
-                    hess_double.push(cp.hess_off + k * cp.nhess + h);
-                }
-            }
-        }
-    }
-
-    for c in b
-        .vars
-        .iter()
-        .chain(&param_cores)
-        .chain(&b.cons)
-        .chain(&expr_cores)
-    {
-        lock(&c.attrs).sealed = true;
-    }
-    let sel = |f: &dyn Fn(&CompiledPattern<T>) -> bool| -> Vec<usize> {
-        pats.iter()
-            .enumerate()
-            .filter(|(_, p)| f(p))
-            .map(|(i, _)| i)
-            .collect()
-    };
-    let obj_pats = sel(&|p| matches!(p.rows, Rows::Objective));
-    let base_pats = sel(&|p| matches!(p.rows, Rows::Base { .. }));
-    let aug_pats = sel(&|p| matches!(p.rows, Rows::Augment { .. }));
-    let con_pats = sel(&|p| !matches!(p.rows, Rows::Objective));
-    let hess_pats = sel(&|p| p.nhess > 0);
-    let mut model = Model {
-        meta,
-        theta,
-        vars: b.vars,
-        params: param_cores,
-        cons: b.cons,
-        exprs: b.exprs,
-        by_uid,
-        names,
-        pats,
-        obj_pats,
-        base_pats,
-        aug_pats,
-        con_pats,
-        hess_pats,
-        hess_double,
-        par: b.threads,
-        pool: Mutex::new(Vec::with_capacity(8)),
-    };
-    let s = model.new_scratch();
-    model
-        .pool
-        .get_mut()
-        .unwrap_or_else(|e| e.into_inner())
-        .push(s);
-    Ok(model)
-}
-
 impl<T: Scalar> Clone for Model<T> {
     /// A copy with its own scratch pool (block handles stay valid for both models).
     fn clone(&self) -> Self {
@@ -663,7 +185,17 @@ impl<T: Scalar> Clone for Model<T> {
 }
 
 impl<T: Scalar> Model<T> {
+    /// A scratch set for this model (see the module docs).
+    ///
+    /// Callbacks and `clone` need one after a successful build, which allocated one set
+    /// already: running out of memory there aborts like any other allocation.
     fn new_scratch(&self) -> Scratch<T> {
+        self.try_new_scratch()
+            .unwrap_or_else(|e| panic!("model scratch memory: {e}"))
+    }
+
+    /// A scratch set, or [`ModelError::OutOfMemory`] naming the buffer that did not fit.
+    pub(crate) fn try_new_scratch(&self) -> Result<Scratch<T>, ModelError> {
         let mut nbuf = 0;
         let mut nw = 0;
         for p in &self.pats {
@@ -676,13 +208,20 @@ impl<T: Scalar> Model<T> {
                 nw = nw.max(p.len());
             }
         }
-        Scratch {
+        let (nnzj, nnzh) = (self.meta.nnzj, self.meta.nnzh);
+        Ok(Scratch {
             ws: self.pats.iter().map(|p| p.pattern.workspace()).collect(),
-            buf: vec![T::zero(); nbuf],
-            wts: vec![T::zero(); nw],
-            jac: vec![T::zero(); self.meta.nnzj],
-            hess: vec![T::zero(); self.meta.nnzh],
-        }
+            buf: try_filled(nbuf, T::zero(), || {
+                format!("a value buffer ({nbuf} values)")
+            })?,
+            wts: try_filled(nw, T::zero(), || format!("a weight buffer ({nw} values)"))?,
+            jac: try_filled(nnzj, T::zero(), || {
+                format!("Jacobian values ({nnzj} entries)")
+            })?,
+            hess: try_filled(nnzh, T::zero(), || {
+                format!("Hessian values ({nnzh} entries)")
+            })?,
+        })
     }
 
     fn with_scratch<R>(&self, f: impl FnOnce(&mut Scratch<T>) -> R) -> R {

@@ -74,6 +74,102 @@ impl<T: Real> NlpMeta<T> {
     }
 }
 
+impl<T: Real> NlpMeta<T> {
+    /// Checks the invariants documented on [`NlpMeta`]: every vector has its length, no
+    /// bound is NaN, no lower bound is `+∞` or above its upper bound, no upper bound is
+    /// `-∞`, and the starting point (`x0`, `y0`) is finite.
+    ///
+    /// # Errors
+    /// The first violation found, naming the vector and the index.
+    pub fn validate(&self) -> Result<(), MetaError> {
+        let (n, m) = (self.nvar, self.ncon);
+        let lengths = [
+            ("x0", n, self.x0.len()),
+            ("lvar", n, self.lvar.len()),
+            ("uvar", n, self.uvar.len()),
+            ("y0", m, self.y0.len()),
+            ("lcon", m, self.lcon.len()),
+            ("ucon", m, self.ucon.len()),
+        ];
+        for (what, expected, got) in lengths {
+            if expected != got {
+                return Err(MetaError::BadLength {
+                    what,
+                    expected,
+                    got,
+                });
+            }
+        }
+        let as_f64 = |v: T| v.to_f64().unwrap_or(f64::NAN);
+        for (what, lower, upper) in [
+            ("variable", &self.lvar, &self.uvar),
+            ("constraint", &self.lcon, &self.ucon),
+        ] {
+            for (index, (&l, &u)) in lower.iter().zip(upper).enumerate() {
+                let (l, u) = (as_f64(l), as_f64(u));
+                if l.is_nan() || u.is_nan() || l > u || l == f64::INFINITY || u == f64::NEG_INFINITY
+                {
+                    return Err(MetaError::BadBounds {
+                        what,
+                        index,
+                        lower: l,
+                        upper: u,
+                    });
+                }
+            }
+        }
+        for (what, start) in [("x0", &self.x0), ("y0", &self.y0)] {
+            if let Some((index, &v)) = start.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+                return Err(MetaError::NonFiniteStart {
+                    what,
+                    index,
+                    value: as_f64(v),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why an [`NlpMeta`] breaks its invariants ([`NlpMeta::validate`]).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MetaError {
+    /// A vector has the wrong length.
+    #[error("model {what}: expected length {expected}, got {got}")]
+    BadLength {
+        /// Which vector (`x0`, `lvar`, ...).
+        what: &'static str,
+        /// Expected length (`nvar` or `ncon`).
+        expected: usize,
+        /// Actual length.
+        got: usize,
+    },
+    /// A bound is NaN, a lower bound exceeds its upper bound or is `+∞`, or an upper bound
+    /// is `-∞`.
+    #[error("model {what}[{index}]: invalid bounds [{lower}, {upper}]")]
+    BadBounds {
+        /// `variable` or `constraint`.
+        what: &'static str,
+        /// Index of the offending entry.
+        index: usize,
+        /// Lower bound.
+        lower: f64,
+        /// Upper bound.
+        upper: f64,
+    },
+    /// A starting value is NaN or infinite.
+    #[error("model {what}[{index}] = {value}: the starting point must be finite")]
+    NonFiniteStart {
+        /// `x0` or `y0`.
+        what: &'static str,
+        /// Index of the offending entry.
+        index: usize,
+        /// The value.
+        value: f64,
+    },
+}
+
 /// A nonlinear program with exact sparse first and second derivatives.
 ///
 /// Slice arguments must have the lengths of [`NlpMeta`] (`x`: `nvar`, `y`: `ncon`,
@@ -115,4 +211,57 @@ pub trait NlpModel<T: Real = f64> {
 
     /// Lagrangian-Hessian-vector product `(obj_weight ∇²f + Σ y_j ∇²c_j) v` (length `nvar`).
     fn hprod(&self, x: &[T], y: &[T], obj_weight: T, v: &[T], hv: &mut [T]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn meta_validation_names_the_vector_and_index() {
+        let mut meta = NlpMeta::<f64>::new(2, 1);
+        assert_eq!(meta.validate(), Ok(()));
+        meta.uvar[1] = -1.0;
+        meta.lvar[1] = 0.0;
+        assert_eq!(
+            meta.validate(),
+            Err(MetaError::BadBounds {
+                what: "variable",
+                index: 1,
+                lower: 0.0,
+                upper: -1.0
+            })
+        );
+        let mut meta = NlpMeta::<f64>::new(2, 1);
+        meta.lcon[0] = f64::NAN;
+        assert!(matches!(
+            meta.validate(),
+            Err(MetaError::BadBounds {
+                what: "constraint",
+                index: 0,
+                ..
+            })
+        ));
+        let mut meta = NlpMeta::<f64>::new(2, 1);
+        meta.ucon[0] = f64::NEG_INFINITY;
+        meta.lcon[0] = f64::NEG_INFINITY;
+        assert!(meta.validate().is_err(), "an upper bound of -inf");
+        let mut meta = NlpMeta::<f32>::new(2, 1);
+        meta.x0[0] = f32::INFINITY;
+        let err = meta.validate().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "model x0[0] = inf: the starting point must be finite"
+        );
+        let mut meta = NlpMeta::<f64>::new(2, 1);
+        meta.uvar.pop();
+        assert_eq!(
+            meta.validate(),
+            Err(MetaError::BadLength {
+                what: "uvar",
+                expected: 2,
+                got: 1
+            })
+        );
+    }
 }

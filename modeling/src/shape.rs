@@ -15,10 +15,47 @@ pub struct Shape {
     dims: Vec<(i64, usize)>,
 }
 
+/// The most elements a block, a data source or a model's variable, parameter or row
+/// vector can have: positions are `i64`, so `i64::MAX`.
+pub const MAX_ELEMENTS: usize = i64::MAX as usize;
+
 impl Shape {
-    /// A shape from `(first index, length)` per dimension.
+    /// A shape from `(first index, length)` per dimension, unchecked: the builders check
+    /// every shape they receive with [`Shape::checked`].
     pub fn new(dims: Vec<(i64, usize)>) -> Shape {
         Shape { dims }
+    }
+
+    /// A shape from `(first index, length)` per dimension, or why it is not a valid index
+    /// set: a dimension whose last index does not fit in `i64`, or more than
+    /// [`MAX_ELEMENTS`] elements (counting an empty dimension as one, so every stride is
+    /// representable too).
+    pub fn checked(dims: Vec<(i64, usize)>) -> Result<Shape, String> {
+        let mut count: u128 = 1;
+        for &(lo, n) in &dims {
+            if n > MAX_ELEMENTS || (lo as i128 + n as i128 - 1) > i64::MAX as i128 {
+                return Err(format!(
+                    "dimension starting at {lo} with {n} indices ends past i64::MAX"
+                ));
+            }
+            count = count.saturating_mul(n.max(1) as u128);
+        }
+        let shape = Shape { dims };
+        if count > MAX_ELEMENTS as u128 {
+            return Err(format!(
+                "index set {shape} has {} elements, more than the {MAX_ELEMENTS} a block can hold",
+                shape.element_count()
+            ));
+        }
+        Ok(shape)
+    }
+
+    /// The number of elements, exact up to `u128::MAX` (where it saturates), so an unchecked
+    /// shape never overflows it.
+    pub fn element_count(&self) -> u128 {
+        self.dims
+            .iter()
+            .fold(1u128, |a, d| a.saturating_mul(d.1 as u128))
     }
 
     /// `(first index, length)` per dimension.
@@ -31,9 +68,10 @@ impl Shape {
         self.dims.len()
     }
 
-    /// Number of elements (1 for a zero-dimensional block).
+    /// Number of elements (1 for a zero-dimensional block). Saturates at `usize::MAX` for an
+    /// unchecked shape too large to count (see [`Shape::checked`]).
     pub fn len(&self) -> usize {
-        self.dims.iter().map(|d| d.1).product()
+        usize::try_from(self.element_count()).unwrap_or(usize::MAX)
     }
 
     /// `true` when the block has no element.
@@ -45,7 +83,7 @@ impl Shape {
     pub fn strides(&self) -> Vec<usize> {
         let mut s = vec![1usize; self.dims.len()];
         for d in (0..self.dims.len().saturating_sub(1)).rev() {
-            s[d] = s[d + 1] * self.dims[d + 1].1;
+            s[d] = s[d + 1].saturating_mul(self.dims[d + 1].1);
         }
         s
     }
@@ -78,7 +116,7 @@ impl Shape {
         if n == 0 {
             format!("{lo}..{lo}")
         } else {
-            format!("{lo}..={}", lo + n as i64 - 1)
+            format!("{lo}..={}", lo as i128 + n as i128 - 1)
         }
     }
 }
@@ -137,7 +175,7 @@ impl Dims for IxDyn {
 impl IntoShape for Shape {
     type Dims = IxDyn;
     fn into_shape(self) -> Result<Shape, String> {
-        Ok(self)
+        Shape::checked(self.dims)
     }
 }
 
@@ -313,6 +351,17 @@ fn to_i64<V: TryInto<i64> + Copy + fmt::Display>(v: V) -> Result<i64, String> {
         .map_err(|_| format!("index {v} does not fit in i64"))
 }
 
+/// `(first, length)` of the indices `first..first + len`, or why a block cannot hold them.
+fn span(first: i64, len: i128, written: impl FnOnce() -> String) -> Result<(i64, usize), String> {
+    if len > MAX_ELEMENTS as i128 {
+        return Err(format!(
+            "range {} has {len} indices, more than the {MAX_ELEMENTS} a block can hold",
+            written()
+        ));
+    }
+    Ok((first, len.max(0) as usize))
+}
+
 macro_rules! range1 {
     ($($t:ty),*) => {$(
         impl Range1 for $t {
@@ -325,26 +374,26 @@ macro_rules! range1 {
         impl Range1 for Range<$t> {
             fn range1(&self) -> Result<(i64, usize), String> {
                 let (a, b) = (to_i64(self.start)?, to_i64(self.end)?);
-                Ok((a, if b > a { (b as i128 - a as i128) as usize } else { 0 }))
+                span(a, b as i128 - a as i128, || format!("{a}..{b}"))
             }
         }
         impl Range1 for RangeInclusive<$t> {
             fn range1(&self) -> Result<(i64, usize), String> {
                 let (a, b) = (to_i64(*self.start())?, to_i64(*self.end())?);
-                Ok((a, if b >= a { (b as i128 - a as i128 + 1) as usize } else { 0 }))
+                span(a, b as i128 - a as i128 + 1, || format!("{a}..={b}"))
             }
         }
         impl IntoShape for $t {
             type Dims = Ix1;
-            fn into_shape(self) -> Result<Shape, String> { Ok(Shape::new(vec![self.range1()?])) }
+            fn into_shape(self) -> Result<Shape, String> { Shape::checked(vec![self.range1()?]) }
         }
         impl IntoShape for Range<$t> {
             type Dims = Ix1;
-            fn into_shape(self) -> Result<Shape, String> { Ok(Shape::new(vec![self.range1()?])) }
+            fn into_shape(self) -> Result<Shape, String> { Shape::checked(vec![self.range1()?]) }
         }
         impl IntoShape for RangeInclusive<$t> {
             type Dims = Ix1;
-            fn into_shape(self) -> Result<Shape, String> { Ok(Shape::new(vec![self.range1()?])) }
+            fn into_shape(self) -> Result<Shape, String> { Shape::checked(vec![self.range1()?]) }
         }
     )*};
 }
@@ -359,16 +408,12 @@ impl IntoShape for () {
 impl<A: Range1, B: Range1> IntoShape for (A, B) {
     type Dims = Ix2;
     fn into_shape(self) -> Result<Shape, String> {
-        Ok(Shape::new(vec![self.0.range1()?, self.1.range1()?]))
+        Shape::checked(vec![self.0.range1()?, self.1.range1()?])
     }
 }
 impl<A: Range1, B: Range1, C: Range1> IntoShape for (A, B, C) {
     type Dims = Ix3;
     fn into_shape(self) -> Result<Shape, String> {
-        Ok(Shape::new(vec![
-            self.0.range1()?,
-            self.1.range1()?,
-            self.2.range1()?,
-        ]))
+        Shape::checked(vec![self.0.range1()?, self.1.range1()?, self.2.range1()?])
     }
 }

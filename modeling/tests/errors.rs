@@ -1,6 +1,6 @@
 //! One test per bad input: each returns its typed error (never a panic or a silent alias).
 
-use simdnlp_modeling::{Model, ModelBuilder, ModelError, NlpModel, OutOfRange};
+use simdnlp_modeling::{Model, ModelBuilder, ModelError, NlpModel, NonFiniteDatum, OutOfRange};
 
 /// The out-of-range details of a failed build.
 fn out_of_range(r: Result<Model, ModelError>) -> OutOfRange {
@@ -240,13 +240,13 @@ fn declaration_errors_use_the_final_name() {
         "parameter values of block `price`: expected 3 values, got 2"
     );
 
-    // a constraint over a data source that cannot be read: the handle still takes the
-    // name, and the error uses it
+    // a constraint over a data source that cannot be read is reported under its default
+    // label (`c0`): the pattern is not declared, so a later `.named()` cannot reach it
     let mut m = ModelBuilder::new();
     let x = m.var(2).named("x");
     let _c = m.constraint(0..usize::MAX, |i| x.at(i) * 1.0).named("rows");
     let e = message(m);
-    assert!(e.starts_with("data of pattern rows: "), "{e}");
+    assert!(e.contains("data of pattern c0"), "{e}");
 }
 
 #[test]
@@ -379,4 +379,237 @@ fn wrong_number_of_positions_for_a_run_time_shaped_block() {
             ..
         })
     ));
+}
+
+// ---- sizes, memory, foreign blocks, data and constant rows (issue 17) ----
+
+#[test]
+fn four_blocks_of_2_pow_62_elements_overflow_the_variable_count() {
+    // 2·2⁶² > i64::MAX: the second block no longer fits (a panic or a wrap before)
+    let mut m = ModelBuilder::new();
+    for _ in 0..4 {
+        let _ = m.var(1usize << 62);
+    }
+    match m.build() {
+        Err(ModelError::TooLarge { what, elements }) => {
+            assert!(
+                what.contains("variables") && what.contains("`x1`"),
+                "{what}"
+            );
+            assert_eq!(elements, 1u64 << 63);
+        }
+        other => panic!("expected TooLarge, got {:?}", other.err()),
+    }
+}
+
+#[test]
+fn element_count_of_a_2d_block_must_not_wrap() {
+    // 2³² × 2³² = 2⁶⁴ wrapped to an empty block before
+    let mut m = ModelBuilder::new();
+    let x = m.var((0..1i64 << 32, 0..1i64 << 32)).named("x");
+    m.minimize((), |_| x.at((0, 0)));
+    match m.build() {
+        Err(ModelError::BadShape { what, reason }) => {
+            // named by the name the block has at build() (issue 13)
+            assert_eq!(what, "variable block x");
+            assert!(reason.contains("18446744073709551616 elements"), "{reason}");
+        }
+        other => panic!("expected BadShape, got {:?}", other.err()),
+    }
+    // a constraint over the same product of ranges is refused too (its data is the product)
+    let mut m = ModelBuilder::new();
+    let y = m.var(1);
+    m.constraint((0..1i64 << 32, 0..1i64 << 32), |_| y.at(0));
+    assert!(matches!(m.build(), Err(ModelError::BadShape { .. })));
+}
+
+#[test]
+fn the_whole_i64_range_is_too_many_indices() {
+    let mut m = ModelBuilder::new();
+    let _x = m.var(i64::MIN..=i64::MAX);
+    match m.build() {
+        Err(ModelError::BadShape { reason, .. }) => {
+            assert!(
+                reason.contains("-9223372036854775808..=9223372036854775807")
+                    && reason.contains("18446744073709551616 indices"),
+                "{reason}"
+            );
+        }
+        other => panic!("expected BadShape, got {:?}", other.err()),
+    }
+    // the largest block that fits is still accepted as a declaration
+    let mut m = ModelBuilder::new();
+    let x = m.var(0..i64::MAX);
+    assert_eq!(x.len(), i64::MAX as usize);
+}
+
+/// `/proc/sys/vm/overcommit_memory` is `1` ("always"): there an 8 TB allocation succeeds
+/// and the test would fill it.
+fn overcommit_always() -> bool {
+    std::fs::read_to_string("/proc/sys/vm/overcommit_memory").is_ok_and(|s| s.trim() == "1")
+}
+
+#[test]
+fn a_model_too_large_for_memory_is_an_error_naming_the_bytes() {
+    // 2⁴⁵ variables: 2⁴⁸ bytes per vector, beyond a 47-bit user address space under any
+    // overcommit policy
+    let n = 1usize << 45;
+    let mut m = ModelBuilder::new();
+    let x = m.var(n).named("x");
+    m.minimize((), |_| x.at(0).powi(2));
+    match m.build() {
+        Err(ModelError::OutOfMemory { what, bytes }) => {
+            assert_eq!(bytes, 8 * n as u64);
+            assert!(what.contains(&format!("{n} variables")), "{what}");
+        }
+        other => panic!("expected OutOfMemory, got {:?}", other.err()),
+    }
+    // 10¹² variables (the issue's case: 8 TB per vector)
+    if !overcommit_always() {
+        let mut m = ModelBuilder::new();
+        let _x = m.var(1_000_000_000_000usize);
+        assert!(matches!(
+            m.build(),
+            Err(ModelError::OutOfMemory {
+                bytes: 8_000_000_000_000,
+                ..
+            })
+        ));
+    }
+    // a start list of that size, at declaration
+    let mut m = ModelBuilder::new();
+    let _x = m.var(n).named("big").start_with(|i| i as f64);
+    match m.build() {
+        Err(ModelError::OutOfMemory { what, .. }) => assert!(what.contains("`big`"), "{what}"),
+        other => panic!("expected OutOfMemory, got {:?}", other.err()),
+    }
+    // data columns of a pattern over 2⁴⁵ points
+    let mut m = ModelBuilder::new();
+    let y = m.var(1);
+    m.minimize(0..n, |i| y.at(0) * i);
+    match m.build() {
+        Err(ModelError::OutOfMemory { what, bytes }) => {
+            assert!(what.contains("data of pattern obj0"), "{what}");
+            assert_eq!(bytes, 8 * n as u64);
+        }
+        other => panic!("expected OutOfMemory, got {:?}", other.err()),
+    }
+}
+
+#[test]
+fn a_foreign_block_at_the_same_position_as_a_local_one_is_not_merged() {
+    // y (another builder) and x both start at position 0: the AD compiler keys slots by
+    // position, so x[0] − 3·y[0] used to compile as −2·x[0]
+    let mut other = ModelBuilder::new();
+    let y = other.var(2).named("y");
+    let mut m = ModelBuilder::new();
+    let x = m.var(2).start(1.0).named("x");
+    let y_id = y.id();
+    m.minimize((), |_| (x.at(0) - 3.0 * y.at(0)).powi(2));
+    assert_eq!(
+        m.build().err(),
+        Some(ModelError::ForeignBlock {
+            pattern: "obj0".into(),
+            kind: "variable",
+            id: y_id,
+        })
+    );
+    // the same for parameters, and for a reference built outside the pattern's closure
+    let mut other = ModelBuilder::new();
+    let q = other.param([5.0]);
+    let mut m = ModelBuilder::new();
+    let p = m.param([2.0]);
+    let x = m.var(1);
+    let outside = q.at(0) * x.at(0);
+    m.minimize((), |_| p.at(0) * x.at(0) + outside.clone());
+    assert!(matches!(
+        m.build(),
+        Err(ModelError::ForeignBlock {
+            kind: "parameter",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn non_finite_data_is_rejected_with_pattern_point_and_field() {
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let mut m = ModelBuilder::new();
+        let x = m.var(3);
+        let data = [(0usize, 1.0), (1, 2.0), (2, bad)];
+        m.constraint(&data[..], |(i, d)| x.at(i) - d).named("fit");
+        match m.build() {
+            Err(ModelError::NonFiniteData(e)) => {
+                let NonFiniteDatum {
+                    pattern,
+                    point,
+                    point_desc,
+                    field,
+                    value,
+                } = *e;
+                assert_eq!((pattern.as_str(), point, field.as_str()), ("fit", 2, "d.1"));
+                assert_eq!(point_desc, format!("d.0 = 2, d.1 = {bad:?}"));
+                assert!(value.is_nan() == bad.is_nan() && (bad.is_nan() || value == bad));
+            }
+            other => panic!("expected NonFiniteData, got {:?}", other.err()),
+        }
+    }
+    // a field the expression does not read may hold anything
+    let mut m = ModelBuilder::new();
+    let x = m.var(2);
+    let data: [(usize, f64, f64); 2] = [(0, 1.0, f64::NAN), (1, 2.0, f64::INFINITY)];
+    m.minimize(&data[..], |(i, d, _unused)| (x.at(i) - d).powi(2));
+    assert!(m.build().is_ok());
+}
+
+#[test]
+fn a_constant_row_outside_its_bounds_is_rejected_at_build() {
+    use simdnlp_modeling::Expr;
+    let mut m = ModelBuilder::new();
+    let x = m.var(2);
+    m.minimize(0..2, |i| x.at(i).powi(2));
+    m.constraint(0..2, |i| x.at(i)).upper(1.0).named("fine");
+    let demand = [0.0, 0.0, 1.5];
+    m.constraint(&demand[..], |d| d * 1.0).named("balance");
+    assert_eq!(
+        m.build().err(),
+        Some(ModelError::InfeasibleConstantRow {
+            block: "balance".into(),
+            at: "[2]".into(),
+            value: 1.5,
+            lower: 0.0,
+            upper: 0.0,
+        })
+    );
+    // a variable multiplied by zero is no variable
+    let mut m = ModelBuilder::new();
+    let x = m.var(1);
+    m.constraint((), |_| 0.0 * x.at(0) + 2.0)
+        .upper(1.0)
+        .named("c");
+    assert!(matches!(
+        m.build(),
+        Err(ModelError::InfeasibleConstantRow { value: 2.0, .. })
+    ));
+    // a constant row within its bounds, rounding included, builds
+    let mut m = ModelBuilder::new();
+    let x = m.var(1);
+    m.minimize((), |_| x.at(0).powi(2));
+    m.constraint((), |_| Expr::constant(0.1 + 0.2 - 0.3))
+        .named("rounding");
+    m.constraint((), |_| Expr::constant(-5.0))
+        .upper(0.0)
+        .named("slack");
+    assert!(m.build().is_ok());
+    // a constant base row that an augmentation gives a variable is not constant
+    let mut m = ModelBuilder::new();
+    let pg = m.var(1);
+    let bal = m.constraint(&[1.0][..], |d| d * 1.0).named("bal");
+    m.augment(&bal, (), |_| (0, -pg.at(0)));
+    assert!(m.build().is_ok());
+    // a row reading a variable without a derivative (sign) is not constant either
+    let mut m = ModelBuilder::new();
+    let x = m.var(1);
+    m.constraint((), |_| x.at(0).sign() + 3.0).named("signed");
+    assert!(m.build().is_ok());
 }

@@ -50,15 +50,15 @@ pub trait Backend {
 
     // ------------------------------------------------------------ allocation (setup only)
     /// A vector of `n` zeros.
-    fn zeros(&self, n: usize) -> Self::Vector;
+    fn zeros(&self, n: usize) -> Result<Self::Vector, SolverError>;
     /// A vector holding a copy of host data.
-    fn vector_from_host(&self, v: &[f64]) -> Self::Vector;
+    fn vector_from_host(&self, v: &[f64]) -> Result<Self::Vector, SolverError>;
     /// An index list holding a copy of host data.
-    fn index_from_host(&self, idx: &[usize]) -> Self::Index;
+    fn index_from_host(&self, idx: &[usize]) -> Result<Self::Index, SolverError>;
     /// Copy a vector to host memory (`out.len()` equals the vector's length).
-    fn to_host(&self, v: &Self::Vector, out: &mut [f64]);
+    fn to_host(&self, v: &Self::Vector, out: &mut [f64]) -> Result<(), SolverError>;
     /// Overwrite a vector with host data.
-    fn copy_from_host(&self, v: &mut Self::Vector, src: &[f64]);
+    fn copy_from_host(&self, v: &mut Self::Vector, src: &[f64]) -> Result<(), SolverError>;
 
     // ------------------------------------------------------------ BLAS-1
     /// `v[i] = a`.

@@ -1,10 +1,11 @@
-//! CPU backend: `Vec<f64>` vectors, plain loops, faer factorizations through
+//! CPU backend: vectors and kernels of the [`Cpu`] device, faer factorizations through
 //! [`simdnlp_linalg`].
 
 use crate::backend::{Backend, KktStatus};
 use crate::layout::Layout;
 use crate::options::{KktKind, LinearSolverKind, Options};
 use crate::result::{CallbackCounts, SolverError};
+use simdnlp_device::{Cpu, Device};
 use simdnlp_linalg::condensed::CondensedKkt;
 use simdnlp_linalg::ordering::FillOrdering;
 use simdnlp_linalg::sparse::sym_lower_matvec;
@@ -355,66 +356,60 @@ impl Backend for CpuBackend {
         })
     }
 
-    fn zeros(&self, n: usize) -> Vec<f64> {
-        vec![0.0; n]
+    fn zeros(&self, n: usize) -> Result<Vec<f64>, SolverError> {
+        Ok(Cpu.zeros(n)?)
     }
-    fn vector_from_host(&self, v: &[f64]) -> Vec<f64> {
-        v.to_vec()
+    fn vector_from_host(&self, v: &[f64]) -> Result<Vec<f64>, SolverError> {
+        Ok(Cpu.vector_from_host(v)?)
     }
-    fn index_from_host(&self, idx: &[usize]) -> Vec<usize> {
-        idx.to_vec()
+    fn index_from_host(&self, idx: &[usize]) -> Result<Vec<usize>, SolverError> {
+        Ok(Cpu.index_from_host(idx)?)
     }
-    fn to_host(&self, v: &Vec<f64>, out: &mut [f64]) {
-        out.copy_from_slice(v);
+    fn to_host(&self, v: &Vec<f64>, out: &mut [f64]) -> Result<(), SolverError> {
+        Ok(Cpu.to_host(v, out)?)
     }
-    fn copy_from_host(&self, v: &mut Vec<f64>, src: &[f64]) {
-        v.copy_from_slice(src);
+    fn copy_from_host(&self, v: &mut Vec<f64>, src: &[f64]) -> Result<(), SolverError> {
+        Ok(Cpu.copy_from_host(v, src)?)
     }
 
     fn fill(&self, v: &mut Vec<f64>, a: f64) {
-        v.iter_mut().for_each(|x| *x = a);
+        Cpu.fill(v, a)
     }
     fn copy(&self, dst: &mut Vec<f64>, src: &Vec<f64>) {
-        dst.copy_from_slice(src);
+        Cpu.copy(dst, src)
     }
     fn axpy(&self, a: f64, x: &Vec<f64>, y: &mut Vec<f64>) {
-        y.iter_mut().zip(x).for_each(|(yi, xi)| *yi += a * xi);
+        Cpu.axpy(a, x, y)
     }
     fn axpby(&self, a: f64, x: &Vec<f64>, b: f64, y: &mut Vec<f64>) {
-        y.iter_mut()
-            .zip(x)
-            .for_each(|(yi, xi)| *yi = a * xi + b * *yi);
+        Cpu.axpby(a, x, b, y)
     }
     fn scale(&self, a: f64, v: &mut Vec<f64>) {
-        v.iter_mut().for_each(|x| *x *= a);
+        Cpu.scale(a, v)
     }
     fn dot(&self, x: &Vec<f64>, y: &Vec<f64>) -> f64 {
-        x.iter().zip(y).map(|(a, b)| a * b).sum()
+        Cpu.dot(x, y)
     }
     fn norm_inf(&self, v: &Vec<f64>) -> f64 {
-        v.iter().fold(0.0, |m, x| nan_max(m, x.abs()))
+        Cpu.norm_inf(v)
     }
     fn norm_1(&self, v: &Vec<f64>) -> f64 {
-        v.iter().map(|x| x.abs()).sum()
+        Cpu.norm_1(v)
     }
     fn mul(&self, dst: &mut Vec<f64>, x: &Vec<f64>, y: &Vec<f64>) {
-        for ((d, a), b) in dst.iter_mut().zip(x).zip(y) {
-            *d = a * b;
-        }
+        Cpu.mul(dst, x, y)
     }
     fn div(&self, dst: &mut Vec<f64>, x: &Vec<f64>, y: &Vec<f64>) {
-        for ((d, a), b) in dst.iter_mut().zip(x).zip(y) {
-            *d = a / b;
-        }
+        Cpu.div(dst, x, y)
     }
     fn recip(&self, dst: &mut Vec<f64>, a: f64, x: &Vec<f64>) {
-        dst.iter_mut().zip(x).for_each(|(d, v)| *d = a / v);
+        Cpu.recip(dst, a, x)
     }
     fn gather(&self, dst: &mut Vec<f64>, src: &Vec<f64>, idx: &Vec<usize>) {
-        dst.iter_mut().zip(idx).for_each(|(d, &i)| *d = src[i]);
+        Cpu.gather(dst, src, idx)
     }
     fn scatter_add(&self, a: f64, src: &Vec<f64>, idx: &Vec<usize>, dst: &mut Vec<f64>) {
-        src.iter().zip(idx).for_each(|(s, &i)| dst[i] += a * s);
+        Cpu.scatter_add(a, src, idx, dst)
     }
     fn gather_slack(
         &self,
@@ -424,24 +419,14 @@ impl Backend for CpuBackend {
         off: &Vec<f64>,
         sign: f64,
     ) {
-        for ((d, &i), o) in dst.iter_mut().zip(idx).zip(off) {
-            *d = sign * (src[i] - o);
-        }
+        Cpu.gather_slack(dst, src, idx, off, sign)
     }
 
     fn sum_ln(&self, x: &Vec<f64>) -> f64 {
-        x.iter()
-            .map(|v| if *v > 0.0 { v.ln() } else { f64::NAN })
-            .sum()
+        Cpu.sum_ln(x)
     }
     fn max_step(&self, x: &Vec<f64>, dx: &Vec<f64>, tau: f64) -> f64 {
-        let mut a: f64 = 1.0;
-        for (xi, di) in x.iter().zip(dx) {
-            if *di < 0.0 {
-                a = a.min(-tau * xi / di);
-            }
-        }
-        a
+        Cpu.max_step(x, dx, tau)
     }
     fn bound_dual_step(
         &self,
@@ -451,30 +436,16 @@ impl Backend for CpuBackend {
         ds: &Vec<f64>,
         mu: f64,
     ) {
-        for (((d, zi), si), dsi) in dz.iter_mut().zip(z).zip(s).zip(ds) {
-            *d = (mu - zi * dsi) / si - zi;
-        }
+        Cpu.bound_dual_step(dz, z, s, ds, mu)
     }
     fn compl_inf(&self, s: &Vec<f64>, z: &Vec<f64>, mu: f64) -> f64 {
-        s.iter()
-            .zip(z)
-            .fold(0.0, |m, (a, b)| nan_max(m, (a * b - mu).abs()))
+        Cpu.compl_inf(s, z, mu)
     }
     fn min_product(&self, s: &Vec<f64>, z: &Vec<f64>) -> f64 {
-        s.iter()
-            .zip(z)
-            .fold(f64::INFINITY, |m, (a, b)| m.min(a * b))
+        Cpu.min_product(s, z)
     }
     fn safeguard_bound_mult(&self, z: &mut Vec<f64>, s: &Vec<f64>, mu: f64, kappa: f64) -> f64 {
-        let mut dmax: f64 = 0.0;
-        for (zi, si) in z.iter_mut().zip(s) {
-            let lo = mu / (kappa * si);
-            let hi = kappa * mu / si;
-            let nz = zi.max(lo).min(hi);
-            dmax = dmax.max((nz - *zi).abs());
-            *zi = nz;
-        }
-        dmax
+        Cpu.safeguard_bound_mult(z, s, mu, kappa)
     }
     fn push_into_bounds(
         &self,
@@ -484,53 +455,16 @@ impl Backend for CpuBackend {
         push: &Vec<f64>,
         frac: &Vec<f64>,
     ) {
-        for i in 0..w.len() {
-            let (l, u) = (lo[i], up[i]);
-            let gap = u - l;
-            let mut v = w[i];
-            if l.is_finite() {
-                let mut p = push[i] * l.abs().max(1.0);
-                if u.is_finite() {
-                    p = p.min(frac[i] * gap);
-                }
-                v = v.max(l + p);
-            }
-            if u.is_finite() {
-                let mut p = push[i] * u.abs().max(1.0);
-                if l.is_finite() {
-                    p = p.min(frac[i] * gap);
-                }
-                v = v.min(u - p);
-            }
-            if l.is_finite() && u.is_finite() && !(v > l && v < u) {
-                v = l + 0.5 * gap;
-            }
-            w[i] = v;
-        }
+        Cpu.push_into_bounds(w, lo, up, push, frac)
     }
     fn clamp_below(&self, z: &mut Vec<f64>, a: f64) {
-        z.iter_mut().for_each(|v| *v = v.max(a));
+        Cpu.clamp_below(z, a)
     }
     fn safe_slack(&self, s: &mut Vec<f64>, z: &Vec<f64>, s_min: f64, mu: f64) -> usize {
-        let mut count = 0;
-        for (si, &zi) in s.iter_mut().zip(z) {
-            if *si < s_min {
-                count += 1;
-                let centred = mu / zi;
-                // z > 0 always; a NaN/∞ ratio falls back to s_min
-                *si = if centred.is_finite() {
-                    centred.max(s_min)
-                } else {
-                    s_min
-                };
-            }
-        }
-        count
+        Cpu.safe_slack(s, z, s_min, mu)
     }
     fn max_rel_step(&self, dx: &Vec<f64>, x: &Vec<f64>) -> f64 {
-        dx.iter()
-            .zip(x)
-            .fold(0.0, |m, (d, v)| nan_max(m, d.abs() / (1.0 + v.abs())))
+        Cpu.max_rel_step(dx, x)
     }
 
     fn eval_obj(&mut self, model: &dyn NlpModel, w: &Vec<f64>) -> f64 {

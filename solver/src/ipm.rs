@@ -210,41 +210,42 @@ impl<'a, B: Backend> Ipm<'a, B> {
         dual_unscale: &[f64],
         viol_unscale: &[f64],
         tag: &'static str,
-    ) -> Self {
+    ) -> Result<Self, SolverError> {
         let (nw, m) = (lay.nw(), lay.m);
         let (nl, nu) = (lay.lower_idx.len(), lay.upper_idx.len());
         let lo_c: Vec<f64> = lay.lower_idx.iter().map(|&i| lay.lo[i]).collect();
         let up_c: Vec<f64> = lay.upper_idx.iter().map(|&i| lay.up[i]).collect();
         let z = |n: usize| be.zeros(n);
         let (w, gf, glag, gphi, wt, dw, sigma, rw, tw, dw2) = (
-            z(nw),
-            z(nw),
-            z(nw),
-            z(nw),
-            z(nw),
-            z(nw),
-            z(nw),
-            z(nw),
-            z(nw),
-            z(nw),
+            z(nw)?,
+            z(nw)?,
+            z(nw)?,
+            z(nw)?,
+            z(nw)?,
+            z(nw)?,
+            z(nw)?,
+            z(nw)?,
+            z(nw)?,
+            z(nw)?,
         );
-        let (y, r, rt, dy, ry, tm, rsoc, dy2) = (z(m), z(m), z(m), z(m), z(m), z(m), z(m), z(m));
-        let (zl, sl, slt, dzl, dsl, tl) = (z(nl), z(nl), z(nl), z(nl), z(nl), z(nl));
-        let (zu, su, sut, dzu, dsu, tu) = (z(nu), z(nu), z(nu), z(nu), z(nu), z(nu));
+        let (y, r, rt, dy, ry, tm, rsoc, dy2) =
+            (z(m)?, z(m)?, z(m)?, z(m)?, z(m)?, z(m)?, z(m)?, z(m)?);
+        let (zl, sl, slt, dzl, dsl, tl) = (z(nl)?, z(nl)?, z(nl)?, z(nl)?, z(nl)?, z(nl)?);
+        let (zu, su, sut, dzu, dsu, tu) = (z(nu)?, z(nu)?, z(nu)?, z(nu)?, z(nu)?, z(nu)?);
         let wd = |k: usize| if o.watchdog { be.zeros(k) } else { be.zeros(0) };
-        let (wd_w, wd_dw, wd_y, wd_dy) = (wd(nw), wd(nw), wd(m), wd(m));
-        let (wd_zl, wd_dzl, wd_zu, wd_dzu) = (wd(nl), wd(nl), wd(nu), wd(nu));
-        Self {
-            li: be.index_from_host(&lay.lower_idx),
-            ui: be.index_from_host(&lay.upper_idx),
-            lo_v: be.vector_from_host(&lo_c),
-            up_v: be.vector_from_host(&up_c),
-            damp_l: be.vector_from_host(&lay.damp_l),
-            damp_u: be.vector_from_host(&lay.damp_u),
-            lo_full: be.vector_from_host(&lay.lo),
-            up_full: be.vector_from_host(&lay.up),
-            dual_unscale: be.vector_from_host(dual_unscale),
-            viol_unscale: be.vector_from_host(viol_unscale),
+        let (wd_w, wd_dw, wd_y, wd_dy) = (wd(nw)?, wd(nw)?, wd(m)?, wd(m)?);
+        let (wd_zl, wd_dzl, wd_zu, wd_dzu) = (wd(nl)?, wd(nl)?, wd(nu)?, wd(nu)?);
+        Ok(Self {
+            li: be.index_from_host(&lay.lower_idx)?,
+            ui: be.index_from_host(&lay.upper_idx)?,
+            lo_v: be.vector_from_host(&lo_c)?,
+            up_v: be.vector_from_host(&up_c)?,
+            damp_l: be.vector_from_host(&lay.damp_l)?,
+            damp_u: be.vector_from_host(&lay.damp_u)?,
+            lo_full: be.vector_from_host(&lay.lo)?,
+            up_full: be.vector_from_host(&lay.up)?,
+            dual_unscale: be.vector_from_host(dual_unscale)?,
+            viol_unscale: be.vector_from_host(viol_unscale)?,
             w,
             y,
             zl,
@@ -325,7 +326,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             obj_scale,
             tag,
             t0: Instant::now(),
-        }
+        })
     }
 
     /// Objective of the current iterate in the user's units.
@@ -339,11 +340,6 @@ impl<'a, B: Backend> Ipm<'a, B> {
     }
 
     // ------------------------------------------------------------------ evaluation helpers
-
-    fn slacks_of(&self, w: &B::Vector, sl: &mut B::Vector, su: &mut B::Vector) {
-        self.be.gather_slack(sl, w, &self.li, &self.lo_v, 1.0);
-        self.be.gather_slack(su, w, &self.ui, &self.up_v, -1.0);
-    }
 
     /// Barrier function φ with the κ_d damping of one-sided bounds.
     fn barrier(&self, f: f64, sl: &B::Vector, su: &B::Vector) -> f64 {
@@ -444,13 +440,13 @@ impl<'a, B: Backend> Ipm<'a, B> {
         self.host_w[n..]
             .iter_mut()
             .for_each(|v| *v = st.slack_push.0);
-        self.be.copy_from_host(&mut self.tw, &self.host_w);
+        self.be.copy_from_host(&mut self.tw, &self.host_w)?;
         self.host_w[..n].iter_mut().for_each(|v| *v = st.push.1);
         self.host_w[n..]
             .iter_mut()
             .for_each(|v| *v = st.slack_push.1);
-        self.be.copy_from_host(&mut self.dw2, &self.host_w);
-        self.be.copy_from_host(&mut self.w, &st.w);
+        self.be.copy_from_host(&mut self.dw2, &self.host_w)?;
+        self.be.copy_from_host(&mut self.w, &st.w)?;
         if st.compute_slacks {
             self.be.push_into_bounds(
                 &mut self.w,
@@ -468,17 +464,13 @@ impl<'a, B: Backend> Ipm<'a, B> {
             &self.tw,
             &self.dw2,
         );
-        let (w, mut sl, mut su) = (
-            std::mem::replace(&mut self.w, self.be.zeros(0)),
-            std::mem::replace(&mut self.sl, self.be.zeros(0)),
-            std::mem::replace(&mut self.su, self.be.zeros(0)),
-        );
-        self.slacks_of(&w, &mut sl, &mut su);
-        (self.w, self.sl, self.su) = (w, sl, su);
+        let be = &*self.be;
+        be.gather_slack(&mut self.sl, &self.w, &self.li, &self.lo_v, 1.0);
+        be.gather_slack(&mut self.su, &self.w, &self.ui, &self.up_v, -1.0);
         // Bound multipliers.
         match &st.zl {
             Some(z) => {
-                self.be.copy_from_host(&mut self.tw, z);
+                self.be.copy_from_host(&mut self.tw, z)?;
                 self.be.gather(&mut self.zl, &self.tw, &self.li);
                 self.be.clamp_below(&mut self.zl, st.z_min);
             }
@@ -486,7 +478,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
         }
         match &st.zu {
             Some(z) => {
-                self.be.copy_from_host(&mut self.tw, z);
+                self.be.copy_from_host(&mut self.tw, z)?;
                 self.be.gather(&mut self.zu, &self.tw, &self.ui);
                 self.be.clamp_below(&mut self.zu, st.z_min);
             }
@@ -496,7 +488,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             return Ok(false);
         }
         match &st.y {
-            Some(y) => self.be.copy_from_host(&mut self.y, y),
+            Some(y) => self.be.copy_from_host(&mut self.y, y)?,
             None => self.least_squares_y()?,
         }
         let _ = nw;
@@ -1311,9 +1303,9 @@ impl<'a, B: Backend> Ipm<'a, B> {
         self.restorations += 1;
         // ---- build the restoration problem on the host (once per restoration phase)
         let mut wh = vec![0.0; nw];
-        self.be.to_host(&self.w, &mut wh);
+        self.be.to_host(&self.w, &mut wh)?;
         let mut rh = vec![0.0; m];
-        self.be.to_host(&self.r, &mut rh);
+        self.be.to_host(&self.r, &mut rh)?;
         let rho = o.resto_penalty_parameter;
         let mu_r = self.mu.max(self.be.norm_inf(&self.r));
         let mut p0 = vec![0.0; m];
@@ -1374,8 +1366,8 @@ impl<'a, B: Backend> Ipm<'a, B> {
         // bound multipliers over the outer w, expanded to full length on the host
         let mut zl_c = vec![0.0; lay.lower_idx.len()];
         let mut zu_c = vec![0.0; lay.upper_idx.len()];
-        self.be.to_host(&self.zl, &mut zl_c);
-        self.be.to_host(&self.zu, &mut zu_c);
+        self.be.to_host(&self.zl, &mut zl_c)?;
+        self.be.to_host(&self.zu, &mut zu_c)?;
         let mut map_w = vec![0usize; nw];
         for (i, v) in map_w.iter_mut().enumerate() {
             *v = if i < n { i } else { i + 2 * m };
@@ -1419,11 +1411,11 @@ impl<'a, B: Backend> Ipm<'a, B> {
         };
         let ones_w = vec![1.0; rnw];
         let ones_m = vec![1.0; m];
-        let map_w_d = self.be.index_from_host(&map_w);
-        let map_l_d = rbe.index_from_host(&map_l);
-        let map_u_d = rbe.index_from_host(&map_u);
+        let map_w_d = self.be.index_from_host(&map_w)?;
+        let map_l_d = rbe.index_from_host(&map_l)?;
+        let map_u_d = rbe.index_from_host(&map_u)?;
         let theta_r = theta;
-        let mut inner = Ipm::new(&mut rbe, &resto, &rlay, &ro, 1.0, &ones_w, &ones_m, "r");
+        let mut inner = Ipm::new(&mut rbe, &resto, &rlay, &ro, 1.0, &ones_w, &ones_m, "r")?;
         inner.max_iter = self.max_iter.saturating_sub(self.iter);
         inner.t0 = self.t0;
         let mut hook = |wr: &B::Vector| self.resto_accepts(wr, &map_w_d, theta_r);
@@ -1431,11 +1423,11 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let inner_iter = inner.iter;
         // move the inner multipliers out before dropping the inner solver
         let be_out = &*self.be;
-        let mut zl_new = be_out.zeros(0);
-        let mut zu_new = be_out.zeros(0);
+        let mut zl_new = be_out.zeros(0)?;
+        let mut zu_new = be_out.zeros(0)?;
         std::mem::swap(&mut zl_new, &mut inner.zl);
         std::mem::swap(&mut zu_new, &mut inner.zu);
-        let wr_final = std::mem::replace(&mut inner.w, be_out.zeros(0));
+        let wr_final = std::mem::replace(&mut inner.w, be_out.zeros(0)?);
         drop(inner);
         let (cnt, times) = rbe.counters();
         add_counts(&mut self.resto_counts, &cnt);

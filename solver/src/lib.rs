@@ -118,6 +118,9 @@ mod solve;
 mod stderr_log;
 mod summary;
 
-pub use options::{KktKind, LinearSolverKind, MuStrategy, Options, PrintLevel};
+pub use options::{
+    KktKind, LinearSolverKind, MuStrategy, OPTIONS, OptionError, OptionInfo, OptionKind, Options,
+    PrintLevel, ValidRange,
+};
 pub use result::{CallbackCounts, SolveResult, SolverError, Status, Timings};
 pub use solve::{Solver, solve};

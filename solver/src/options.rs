@@ -1,6 +1,196 @@
-//! Solver options, with Ipopt's names and defaults where Ipopt has the option.
+//! Solver options, with Ipopt's names, defaults and valid ranges where Ipopt has the option.
+//!
+//! [`Options`] is a plain struct (set fields directly, or use struct-update syntax) that
+//! can also be driven by name, as Ipopt's are:
+//! - [`Options::set`] parses a value given as text (`set("tol", "1e-6")`), checks it
+//!   against the option's type and valid range, and names the closest valid options when
+//!   the name is unknown; [`Options::get`] renders a value back as text;
+//! - [`Options::apply_ipopt_text`] / [`Options::apply_toml_text`] read Ipopt-format
+//!   options files (`name value` per line, `#` comments) and TOML files (`name = value`),
+//!   [`Options::apply_file`] picks the format by extension, [`Options::from_file`] starts
+//!   from the defaults;
+//! - [`OPTIONS`] lists every option with its documentation, type and valid range;
+//! - [`Options::validate`] checks every range and the relations between options (the
+//!   solver calls it before each solve).
+//!
+//! Values are written as Ipopt writes them: reals as `1e-8`, integers as `3000`, booleans
+//! as `yes`/`no` (or `true`/`false`), choices as lower-case words (`mu_strategy
+//! adaptive`); `print_level` also takes Ipopt's integer levels 0–12.
+//!
+//! ```
+//! use simdnlp_solver::{Options, OptionError};
+//!
+//! let mut options = Options::default();
+//! options.set("max_iter", "3")?;
+//! options.set("mu_strategy", "adaptive")?;
+//! assert_eq!(options.get("max_iter").as_deref(), Some("3"));
+//! let err = options.set("max_itr", "3").unwrap_err();
+//! assert!(err.to_string().contains("did you mean `max_iter`"));
+//! assert!(matches!(options.set("tol", "-1"), Err(OptionError::OutOfRange { .. })));
+//! # Ok::<(), OptionError>(())
+//! ```
+
+mod error;
+mod file;
+mod table;
+pub(crate) mod value;
 
 use serde::{Deserialize, Serialize};
+
+pub use error::OptionError;
+use table::{options_table, valid_range};
+use value::OptionValue;
+pub use value::{Bound, OptionKind, ValidRange};
+
+/// One row of the option table [`OPTIONS`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OptionInfo {
+    /// The option's (Ipopt) name, as [`Options::set`] takes it.
+    pub name: &'static str,
+    /// Its documentation (the field's doc comment).
+    pub doc: &'static str,
+    /// The type of its value.
+    pub kind: OptionKind,
+    /// Its valid range ([`ValidRange::ANY`] for booleans and choices).
+    pub range: ValidRange,
+}
+
+/// Parses `text` as a `T` for option `name` and checks it against `range`.
+fn parse_checked<T: OptionValue>(
+    name: &'static str,
+    text: &str,
+    range: ValidRange,
+) -> Result<T, OptionError> {
+    let text = text.trim();
+    let value = T::parse_text(text).ok_or_else(|| OptionError::WrongType {
+        name,
+        value: text.to_string(),
+        kind: T::KIND,
+    })?;
+    check_range(name, &value, range)?;
+    Ok(value)
+}
+
+/// `Err(OutOfRange)` when `value` is numeric and outside `range`.
+fn check_range<T: OptionValue>(
+    name: &'static str,
+    value: &T,
+    range: ValidRange,
+) -> Result<(), OptionError> {
+    match value.as_number() {
+        Some(v) if !(v.is_finite() && range.contains(v)) => Err(OptionError::OutOfRange {
+            name,
+            value: value.render(),
+            range,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// `Err(Conflict)` unless `low.1 <= high.1` (`(name, value)` pairs of two options).
+fn ordered<T: OptionValue + PartialOrd>(
+    low: (&'static str, T),
+    high: (&'static str, T),
+    rule: &'static str,
+) -> Result<(), OptionError> {
+    if low.1 <= high.1 {
+        Ok(())
+    } else {
+        Err(OptionError::Conflict {
+            name: low.0,
+            value: low.1.render(),
+            other: high.0,
+            other_value: high.1.render(),
+            rule,
+        })
+    }
+}
+
+/// The valid option names closest to `name`, best first (at most three).
+fn closest_names(name: &str) -> Vec<&'static str> {
+    let name = name.trim().to_ascii_lowercase();
+    let mut scored: Vec<(f64, &'static str)> = OPTIONS
+        .iter()
+        .map(|info| (strsim::jaro_winkler(&name, info.name), info.name))
+        .filter(|&(score, _)| score >= 0.8)
+        .collect();
+    if scored.is_empty() {
+        // no close spelling: names sharing a word of three letters or more
+        let words: Vec<&str> = name.split('_').filter(|w| w.len() >= 3).collect();
+        scored = OPTIONS
+            .iter()
+            .filter(|info| info.name.split('_').any(|w| words.contains(&w)))
+            .map(|info| (strsim::jaro_winkler(&name, info.name), info.name))
+            .collect();
+    }
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+    scored.into_iter().take(3).map(|(_, n)| n).collect()
+}
+
+impl Options {
+    /// Sets the option `name` (Ipopt's name, see [`OPTIONS`]) from its value as text,
+    /// e.g. `set("tol", "1e-6")`, `set("mu_strategy", "adaptive")`,
+    /// `set("nlp_scaling", "no")`.
+    ///
+    /// # Errors
+    /// [`OptionError::UnknownOption`] (with the closest valid names) when no option is
+    /// called `name`; [`OptionError::WrongType`] when `value` does not parse as the
+    /// option's type; [`OptionError::OutOfRange`] when it is outside the option's valid
+    /// range. `self` is unchanged on error. Relations between options are checked by
+    /// [`Options::validate`].
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), OptionError> {
+        match self.set_known(name.trim(), value)? {
+            Some(()) => Ok(()),
+            None => Err(OptionError::UnknownOption {
+                name: name.to_string(),
+                suggestions: closest_names(name),
+            }),
+        }
+    }
+
+    /// The table row of option `name` (`None` when no option has that name).
+    pub fn info(name: &str) -> Option<&'static OptionInfo> {
+        OPTIONS.iter().find(|info| info.name == name)
+    }
+
+    /// Checks every option against its documented valid range, and the relations between
+    /// options: `min_refinement_steps <= max_refinement_steps`,
+    /// `min_hessian_perturbation <= first_hessian_perturbation <= max_hessian_perturbation`
+    /// and `theta_min_fact <= theta_max_fact`.
+    ///
+    /// # Errors
+    /// The first violation found, as [`OptionError::OutOfRange`] or
+    /// [`OptionError::Conflict`].
+    pub fn validate(&self) -> Result<(), OptionError> {
+        self.check_ranges()?;
+        ordered(
+            ("min_refinement_steps", self.min_refinement_steps),
+            ("max_refinement_steps", self.max_refinement_steps),
+            "the minimum number of refinement steps cannot exceed the maximum",
+        )?;
+        ordered(
+            ("min_hessian_perturbation", self.min_hessian_perturbation),
+            (
+                "first_hessian_perturbation",
+                self.first_hessian_perturbation,
+            ),
+            "the first Hessian perturbation cannot be below the smallest one",
+        )?;
+        ordered(
+            (
+                "first_hessian_perturbation",
+                self.first_hessian_perturbation,
+            ),
+            ("max_hessian_perturbation", self.max_hessian_perturbation),
+            "the first Hessian perturbation cannot exceed the largest one",
+        )?;
+        ordered(
+            ("theta_min_fact", self.theta_min_fact),
+            ("theta_max_fact", self.theta_max_fact),
+            "the filter's θ_min factor cannot exceed its θ_max factor",
+        )
+    }
+}
 
 /// Which KKT formulation the step computation uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -53,282 +243,200 @@ pub enum PrintLevel {
     Debug,
 }
 
-/// Options of the interior-point solver. Every field's default is Ipopt's default for the
-/// option of the same name (when Ipopt has one).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Options {
-    // ---------------------------------------------------------------- termination
-    /// Desired convergence tolerance on the scaled optimality error (default `1e-8`).
-    pub tol: f64,
-    /// Scaling threshold `s_max` of the optimality error (default `100`).
-    pub s_max: f64,
-    /// Absolute tolerance on the unscaled dual infeasibility (default `1`).
-    pub dual_inf_tol: f64,
-    /// Absolute tolerance on the unscaled constraint violation (default `1e-4`).
-    pub constr_viol_tol: f64,
-    /// Absolute tolerance on the unscaled complementarity (default `1e-4`).
-    pub compl_inf_tol: f64,
-    /// "Acceptable" tolerance on the scaled optimality error (default `1e-6`).
-    pub acceptable_tol: f64,
-    /// Number of consecutive acceptable iterates that end the run (default `15`;
-    /// `0` disables the acceptable exit).
-    pub acceptable_iter: usize,
-    /// Acceptable threshold on the unscaled dual infeasibility (default `1e10`).
-    pub acceptable_dual_inf_tol: f64,
-    /// Acceptable threshold on the unscaled constraint violation (default `1e-2`).
-    pub acceptable_constr_viol_tol: f64,
-    /// Acceptable threshold on the unscaled complementarity (default `1e-2`).
-    pub acceptable_compl_inf_tol: f64,
-    /// Acceptable relative change of the objective between iterates (default `1e20`).
-    pub acceptable_obj_change_tol: f64,
-    /// Maximum number of iterations, restoration iterations included (default `3000`).
-    pub max_iter: usize,
-    /// Maximum wall time of one solve in seconds (default `1e20`).
-    pub max_wall_time: f64,
-    /// Iterates with `‖x‖∞` above this are reported as diverging (default `1e20`).
-    pub diverging_iterates_tol: f64,
+options_table! {
+    /// Options of the interior-point solver. Every field's default is Ipopt's default for the
+    /// option of the same name (when Ipopt has one), and every field has a documented valid
+    /// range that [`Options::set`] and [`Options::validate`] enforce; real options must
+    /// also be finite (write `1e20` for "no limit", as Ipopt does).
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct Options {
+        // ---------------------------------------------------------------- termination
+        /// Desired convergence tolerance on the scaled optimality error.
+        tol: f64 = 1e-8, (x > 0);
+        /// Scaling threshold `s_max` of the optimality error.
+        s_max: f64 = 100.0, (x > 0);
+        /// Absolute tolerance on the unscaled dual infeasibility.
+        dual_inf_tol: f64 = 1.0, (x > 0);
+        /// Absolute tolerance on the unscaled constraint violation.
+        constr_viol_tol: f64 = 1e-4, (x > 0);
+        /// Absolute tolerance on the unscaled complementarity.
+        compl_inf_tol: f64 = 1e-4, (x > 0);
+        /// "Acceptable" tolerance on the scaled optimality error.
+        acceptable_tol: f64 = 1e-6, (x > 0);
+        /// Number of consecutive acceptable iterates that end the run (`0` disables the
+        /// acceptable exit).
+        acceptable_iter: usize = 15, (any);
+        /// Acceptable threshold on the unscaled dual infeasibility.
+        acceptable_dual_inf_tol: f64 = 1e10, (x > 0);
+        /// Acceptable threshold on the unscaled constraint violation.
+        acceptable_constr_viol_tol: f64 = 1e-2, (x > 0);
+        /// Acceptable threshold on the unscaled complementarity.
+        acceptable_compl_inf_tol: f64 = 1e-2, (x > 0);
+        /// Acceptable relative change of the objective between iterates.
+        acceptable_obj_change_tol: f64 = 1e20, (x >= 0);
+        /// Maximum number of iterations, restoration iterations included.
+        max_iter: usize = 3000, (any);
+        /// Maximum wall time of one solve in seconds.
+        max_wall_time: f64 = 1e20, (x >= 0);
+        /// Iterates with `‖x‖∞` above this are reported as diverging.
+        diverging_iterates_tol: f64 = 1e20, (x > 0);
 
-    // ---------------------------------------------------------------- initialization
-    /// Absolute distance of the initial point from its bounds (default `1e-2`).
-    pub bound_push: f64,
-    /// Relative distance (fraction of the bound gap) of the initial point (default `1e-2`).
-    pub bound_frac: f64,
-    /// Same as `bound_push` for the slacks of inequality rows (default `1e-2`).
-    pub slack_bound_push: f64,
-    /// Same as `bound_frac` for the slacks of inequality rows (default `1e-2`).
-    pub slack_bound_frac: f64,
-    /// Initial value of the bound multipliers (default `1`).
-    pub bound_mult_init_val: f64,
-    /// Least-squares constraint multipliers larger than this (∞-norm) are discarded and
-    /// replaced by zero (default `1e3`; `0` skips the least-squares estimate).
-    pub constr_mult_init_max: f64,
-    /// Relative bound relaxation: every finite bound moves outwards by
-    /// `bound_relax_factor · max(1, |bound|)` (default `1e-8`).
-    pub bound_relax_factor: f64,
-    /// Objective and rows are scaled so their gradients at the start have ∞-norm at most
-    /// this (default `100`; Ipopt's `nlp_scaling_method gradient-based`).
-    pub nlp_scaling_max_gradient: f64,
-    /// Smallest scaling factor the gradient-based scaling may choose (default `1e-8`).
-    pub nlp_scaling_min_value: f64,
-    /// Whether gradient-based scaling is applied at all (default `true`).
-    pub nlp_scaling: bool,
+        // ---------------------------------------------------------------- initialization
+        /// Absolute distance of the initial point from its bounds.
+        bound_push: f64 = 1e-2, (x > 0);
+        /// Relative distance (fraction of the bound gap) of the initial point.
+        bound_frac: f64 = 1e-2, (0 < x <= 0.5);
+        /// Same as `bound_push` for the slacks of inequality rows.
+        slack_bound_push: f64 = 1e-2, (x > 0);
+        /// Same as `bound_frac` for the slacks of inequality rows.
+        slack_bound_frac: f64 = 1e-2, (0 < x <= 0.5);
+        /// Initial value of the bound multipliers.
+        bound_mult_init_val: f64 = 1.0, (x > 0);
+        /// Least-squares constraint multipliers larger than this (∞-norm) are discarded and
+        /// replaced by zero (`0` skips the least-squares estimate).
+        constr_mult_init_max: f64 = 1e3, (x >= 0);
+        /// Relative bound relaxation: every finite bound moves outwards by
+        /// `bound_relax_factor · max(1, |bound|)`.
+        bound_relax_factor: f64 = 1e-8, (x >= 0);
+        /// Objective and rows are scaled so their gradients at the start have ∞-norm at most
+        /// this (Ipopt's `nlp_scaling_method gradient-based`).
+        nlp_scaling_max_gradient: f64 = 100.0, (x > 0);
+        /// Smallest scaling factor the gradient-based scaling may choose.
+        nlp_scaling_min_value: f64 = 1e-8, (x >= 0);
+        /// Whether gradient-based scaling is applied at all.
+        nlp_scaling: bool = true, (any);
 
-    // ---------------------------------------------------------------- warm start
-    /// Start from the given primal and dual point instead of Ipopt's default
-    /// initialization (default `false`). [`crate::Solver::solve`] turns this on by itself
-    /// for re-solves.
-    pub warm_start_init_point: bool,
-    /// `bound_push` used for warm starts (default `1e-3`).
-    pub warm_start_bound_push: f64,
-    /// `bound_frac` used for warm starts (default `1e-3`).
-    pub warm_start_bound_frac: f64,
-    /// `slack_bound_push` used for warm starts (default `1e-3`).
-    pub warm_start_slack_bound_push: f64,
-    /// `slack_bound_frac` used for warm starts (default `1e-3`).
-    pub warm_start_slack_bound_frac: f64,
-    /// Bound multipliers are raised to at least this value on warm starts (default `1e-3`).
-    pub warm_start_mult_bound_push: f64,
-    /// Initial barrier parameter of warm-started solves (default `1e-4`; Ipopt asks the
-    /// user to lower `mu_init` by hand for warm starts, here it is separate).
-    pub warm_start_mu_init: f64,
+        // ---------------------------------------------------------------- warm start
+        /// Start from the given primal and dual point instead of Ipopt's default
+        /// initialization. [`crate::Solver::solve`] turns this on by itself for re-solves.
+        warm_start_init_point: bool = false, (any);
+        /// `bound_push` used for warm starts.
+        warm_start_bound_push: f64 = 1e-3, (x > 0);
+        /// `bound_frac` used for warm starts.
+        warm_start_bound_frac: f64 = 1e-3, (0 < x <= 0.5);
+        /// `slack_bound_push` used for warm starts.
+        warm_start_slack_bound_push: f64 = 1e-3, (x > 0);
+        /// `slack_bound_frac` used for warm starts.
+        warm_start_slack_bound_frac: f64 = 1e-3, (0 < x <= 0.5);
+        /// Bound multipliers are raised to at least this value on warm starts.
+        warm_start_mult_bound_push: f64 = 1e-3, (x > 0);
+        /// Initial barrier parameter of warm-started solves (Ipopt asks the user to lower
+        /// `mu_init` by hand for warm starts, here it is separate).
+        warm_start_mu_init: f64 = 1e-4, (x > 0);
 
-    // ---------------------------------------------------------------- barrier
-    /// Initial barrier parameter (default `0.1`).
-    pub mu_init: f64,
-    /// Lower bound on μ (default `1e-11`).
-    pub mu_min: f64,
-    /// Linear decrease factor κ_μ of the monotone update (default `0.2`).
-    pub mu_linear_decrease_factor: f64,
-    /// Superlinear decrease exponent θ_μ of the monotone update (default `1.5`).
-    pub mu_superlinear_decrease_power: f64,
-    /// Barrier tolerance factor κ_ε: μ decreases once the barrier error is below κ_ε μ
-    /// (default `10`).
-    pub barrier_tol_factor: f64,
-    /// Lower bound τ_min of the fraction-to-boundary parameter τ = max(τ_min, 1 − μ)
-    /// (default `0.99`).
-    pub tau_min: f64,
-    /// Barrier update rule (default monotone).
-    pub mu_strategy: MuStrategy,
-    /// Damping factor κ_d of the linear terms for one-sided bounds in φ (default `1e-5`).
-    pub kappa_d: f64,
-    /// Bound-multiplier safeguard κ_Σ: `z_i` stays within `[μ/(κ_Σ s_i), κ_Σ μ/s_i]`
-    /// (default `1e10`).
-    pub kappa_sigma: f64,
+        // ---------------------------------------------------------------- barrier
+        /// Initial barrier parameter.
+        mu_init: f64 = 0.1, (x > 0);
+        /// Lower bound on μ.
+        mu_min: f64 = 1e-11, (x > 0);
+        /// Linear decrease factor κ_μ of the monotone update.
+        mu_linear_decrease_factor: f64 = 0.2, (0 < x < 1);
+        /// Superlinear decrease exponent θ_μ of the monotone update.
+        mu_superlinear_decrease_power: f64 = 1.5, (1 < x < 2);
+        /// Barrier tolerance factor κ_ε: μ decreases once the barrier error is below κ_ε μ
+        ///.
+        barrier_tol_factor: f64 = 10.0, (x > 0);
+        /// Lower bound τ_min of the fraction-to-boundary parameter τ = max(τ_min, 1 − μ).
+        tau_min: f64 = 0.99, (0 < x < 1);
+        /// Barrier update rule: `monotone` or `adaptive` (LOQO's rule).
+        mu_strategy: MuStrategy = MuStrategy::Monotone, (any);
+        /// Damping factor κ_d of the linear terms for one-sided bounds in φ.
+        kappa_d: f64 = 1e-5, (x >= 0);
+        /// Bound-multiplier safeguard κ_Σ: `z_i` stays within `[μ/(κ_Σ s_i), κ_Σ μ/s_i]`
+        ///.
+        kappa_sigma: f64 = 1e10, (x >= 1);
 
-    // ---------------------------------------------------------------- line search
-    /// Exponent s_θ of θ in the switching condition (default `1.1`).
-    pub s_theta: f64,
-    /// Exponent s_φ of the barrier-function decrease in the switching condition
-    /// (default `2.3`).
-    pub s_phi: f64,
-    /// Factor δ of the switching condition (default `1`).
-    pub delta: f64,
-    /// Armijo factor η_φ (default `1e-8`).
-    pub eta_phi: f64,
-    /// Filter margin factor γ_θ (default `1e-5`).
-    pub gamma_theta: f64,
-    /// Filter margin factor γ_φ (default `1e-8`).
-    pub gamma_phi: f64,
-    /// Safety factor γ_α for the minimal step size α_min (default `0.05`).
-    pub alpha_min_frac: f64,
-    /// Backtracking factor (default `0.5`).
-    pub alpha_red_factor: f64,
-    /// θ_max = `theta_max_fact` · max(1, θ(x0)) (default `1e4`).
-    pub theta_max_fact: f64,
-    /// θ_min = `theta_min_fact` · max(1, θ(x0)) (default `1e-4`).
-    pub theta_min_fact: f64,
-    /// Maximum number of second-order corrections per iteration (default `4`).
-    pub max_soc: usize,
-    /// Required reduction κ_soc of the constraint violation between corrections
-    /// (default `0.99`).
-    pub kappa_soc: f64,
-    /// Maximum number of filter resets (default `5`).
-    pub max_filter_resets: usize,
-    /// Number of successive filter rejections that trigger a reset (default `5`).
-    pub filter_reset_trigger: usize,
-    /// Relative step size below which a step counts as tiny (default `10 ε_mach`).
-    pub tiny_step_tol: f64,
-    /// Multiplier step size below which a tiny step may end the run (default `1e-2`).
-    pub tiny_step_y_tol: f64,
-    /// Whether the watchdog procedure is used (default `false`).
-    pub watchdog: bool,
-    /// Number of successive shortened steps that activate the watchdog (default `10`).
-    pub watchdog_shortened_iter_trigger: usize,
-    /// Maximum number of watchdog trial iterations (default `3`).
-    pub watchdog_trial_iter_max: usize,
+        // ---------------------------------------------------------------- line search
+        /// Exponent s_θ of θ in the switching condition.
+        s_theta: f64 = 1.1, (x > 1);
+        /// Exponent s_φ of the barrier-function decrease in the switching condition
+        ///.
+        s_phi: f64 = 2.3, (x > 1);
+        /// Factor δ of the switching condition.
+        delta: f64 = 1.0, (x > 0);
+        /// Armijo factor η_φ.
+        eta_phi: f64 = 1e-8, (0 < x < 0.5);
+        /// Filter margin factor γ_θ.
+        gamma_theta: f64 = 1e-5, (0 < x < 1);
+        /// Filter margin factor γ_φ.
+        gamma_phi: f64 = 1e-8, (0 < x < 1);
+        /// Safety factor γ_α for the minimal step size α_min.
+        alpha_min_frac: f64 = 0.05, (0 < x < 1);
+        /// Backtracking factor.
+        alpha_red_factor: f64 = 0.5, (0 < x < 1);
+        /// θ_max = `theta_max_fact` · max(1, θ(x0)).
+        theta_max_fact: f64 = 1e4, (x > 0);
+        /// θ_min = `theta_min_fact` · max(1, θ(x0)).
+        theta_min_fact: f64 = 1e-4, (x > 0);
+        /// Maximum number of second-order corrections per iteration.
+        max_soc: usize = 4, (any);
+        /// Required reduction κ_soc of the constraint violation between corrections
+        ///.
+        kappa_soc: f64 = 0.99, (x > 0);
+        /// Maximum number of filter resets.
+        max_filter_resets: usize = 5, (any);
+        /// Number of successive filter rejections that trigger a reset.
+        filter_reset_trigger: usize = 5, (x >= 1);
+        /// Relative step size below which a step counts as tiny.
+        tiny_step_tol: f64 = 10.0 * f64::EPSILON, (x >= 0);
+        /// Multiplier step size below which a tiny step may end the run.
+        tiny_step_y_tol: f64 = 1e-2, (x >= 0);
+        /// Whether the watchdog procedure is used.
+        watchdog: bool = false, (any);
+        /// Number of successive shortened steps that activate the watchdog.
+        watchdog_shortened_iter_trigger: usize = 10, (x >= 1);
+        /// Maximum number of watchdog trial iterations.
+        watchdog_trial_iter_max: usize = 3, (x >= 1);
 
-    // ---------------------------------------------------------------- inertia correction
-    /// First trial δ_w of the Hessian perturbation (default `1e-4`).
-    pub first_hessian_perturbation: f64,
-    /// Smallest δ_w (default `1e-20`).
-    pub min_hessian_perturbation: f64,
-    /// Largest δ_w before the step computation fails (default `1e20`).
-    pub max_hessian_perturbation: f64,
-    /// Increase factor κ̄_w⁺ of δ_w when there is no previous perturbation (default `100`).
-    pub perturb_inc_fact_first: f64,
-    /// Increase factor κ_w⁺ of δ_w (default `8`).
-    pub perturb_inc_fact: f64,
-    /// Decrease factor κ_w⁻ of δ_w relative to the last one (default `1/3`).
-    pub perturb_dec_fact: f64,
-    /// δ̄_c: the Jacobian regularization is δ_c = δ̄_c μ^κ_c (default `1e-8`).
-    pub jacobian_regularization_value: f64,
-    /// κ_c of the Jacobian regularization (default `0.25`).
-    pub jacobian_regularization_exponent: f64,
+        // ---------------------------------------------------------------- inertia correction
+        /// First trial δ_w of the Hessian perturbation.
+        first_hessian_perturbation: f64 = 1e-4, (x > 0);
+        /// Smallest δ_w.
+        min_hessian_perturbation: f64 = 1e-20, (x >= 0);
+        /// Largest δ_w before the step computation fails.
+        max_hessian_perturbation: f64 = 1e20, (x > 0);
+        /// Increase factor κ̄_w⁺ of δ_w when there is no previous perturbation.
+        perturb_inc_fact_first: f64 = 100.0, (x > 1);
+        /// Increase factor κ_w⁺ of δ_w.
+        perturb_inc_fact: f64 = 8.0, (x > 1);
+        /// Decrease factor κ_w⁻ of δ_w relative to the last one.
+        perturb_dec_fact: f64 = 1.0 / 3.0, (0 < x < 1);
+        /// δ̄_c: the Jacobian regularization is δ_c = δ̄_c μ^κ_c.
+        jacobian_regularization_value: f64 = 1e-8, (x >= 0);
+        /// κ_c of the Jacobian regularization.
+        jacobian_regularization_exponent: f64 = 0.25, (x >= 0);
 
-    // ---------------------------------------------------------------- linear algebra
-    /// KKT formulation (default augmented).
-    pub kkt: KktKind,
-    /// Factorization of the augmented system (default LDLᵀ).
-    pub linear_solver: LinearSolverKind,
-    /// Half-width of the range that replaces an equality row in the condensed formulation,
-    /// relative to `max(1, |c|)` (default `1e-8`, as `bound_relax_factor`).
-    pub equality_relax: f64,
-    /// Threads of the sparse factorization and solves: `1` sequential (the default), `0`
-    /// rayon's current pool size, `k > 1` the global rayon pool with `k` threads.
-    pub factorization_threads: usize,
-    /// Minimum number of iterative-refinement steps (default `1`).
-    pub min_refinement_steps: usize,
-    /// Maximum number of iterative-refinement steps (default `10`).
-    pub max_refinement_steps: usize,
-    /// Refinement stops once the scaled residual is below this (default `1e-10`).
-    pub residual_ratio_max: f64,
+        // ---------------------------------------------------------------- linear algebra
+        /// KKT formulation: `augmented` or `condensed`.
+        kkt: KktKind = KktKind::Augmented, (any);
+        /// Factorization of the augmented system: `ldlt` or `lblt`.
+        linear_solver: LinearSolverKind = LinearSolverKind::Ldlt, (any);
+        /// Half-width of the range that replaces an equality row in the condensed formulation,
+        /// relative to `max(1, |c|)` (the default is `bound_relax_factor`'s).
+        equality_relax: f64 = 1e-8, (x > 0);
+        /// Threads of the sparse factorization and solves: `1` sequential, `0`
+        /// rayon's current pool size, `k > 1` the global rayon pool with `k` threads.
+        factorization_threads: usize = 1, (any);
+        /// Minimum number of iterative-refinement steps.
+        min_refinement_steps: usize = 1, (any);
+        /// Maximum number of iterative-refinement steps.
+        max_refinement_steps: usize = 10, (any);
+        /// Refinement stops once the scaled residual is below this.
+        residual_ratio_max: f64 = 1e-10, (0 < x < 1);
 
-    // ---------------------------------------------------------------- restoration
-    /// Penalty ρ of the ℓ1 restoration problem (default `1000`).
-    pub resto_penalty_parameter: f64,
-    /// Restoration ends once θ fell below this fraction of its value at entry and the
-    /// original filter accepts the point (default `0.9`).
-    pub required_infeasibility_reduction: f64,
-    /// Whether the feasibility restoration phase may run (default `true`).
-    pub restoration: bool,
+        // ---------------------------------------------------------------- restoration
+        /// Penalty ρ of the ℓ1 restoration problem.
+        resto_penalty_parameter: f64 = 1000.0, (x > 0);
+        /// Restoration ends once θ fell below this fraction of its value at entry and the
+        /// original filter accepts the point.
+        required_infeasibility_reduction: f64 = 0.9, (0 <= x < 1);
+        /// Whether the feasibility restoration phase may run.
+        restoration: bool = true, (any);
 
-    // ---------------------------------------------------------------- output
-    /// Logging detail (default: iteration lines).
-    pub print_level: PrintLevel,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Self {
-            tol: 1e-8,
-            s_max: 100.0,
-            dual_inf_tol: 1.0,
-            constr_viol_tol: 1e-4,
-            compl_inf_tol: 1e-4,
-            acceptable_tol: 1e-6,
-            acceptable_iter: 15,
-            acceptable_dual_inf_tol: 1e10,
-            acceptable_constr_viol_tol: 1e-2,
-            acceptable_compl_inf_tol: 1e-2,
-            acceptable_obj_change_tol: 1e20,
-            max_iter: 3000,
-            max_wall_time: 1e20,
-            diverging_iterates_tol: 1e20,
-            bound_push: 1e-2,
-            bound_frac: 1e-2,
-            slack_bound_push: 1e-2,
-            slack_bound_frac: 1e-2,
-            bound_mult_init_val: 1.0,
-            constr_mult_init_max: 1e3,
-            bound_relax_factor: 1e-8,
-            nlp_scaling_max_gradient: 100.0,
-            nlp_scaling_min_value: 1e-8,
-            nlp_scaling: true,
-            warm_start_init_point: false,
-            warm_start_bound_push: 1e-3,
-            warm_start_bound_frac: 1e-3,
-            warm_start_slack_bound_push: 1e-3,
-            warm_start_slack_bound_frac: 1e-3,
-            warm_start_mult_bound_push: 1e-3,
-            warm_start_mu_init: 1e-4,
-            mu_init: 0.1,
-            mu_min: 1e-11,
-            mu_linear_decrease_factor: 0.2,
-            mu_superlinear_decrease_power: 1.5,
-            barrier_tol_factor: 10.0,
-            tau_min: 0.99,
-            mu_strategy: MuStrategy::Monotone,
-            kappa_d: 1e-5,
-            kappa_sigma: 1e10,
-            s_theta: 1.1,
-            s_phi: 2.3,
-            delta: 1.0,
-            eta_phi: 1e-8,
-            gamma_theta: 1e-5,
-            gamma_phi: 1e-8,
-            alpha_min_frac: 0.05,
-            alpha_red_factor: 0.5,
-            theta_max_fact: 1e4,
-            theta_min_fact: 1e-4,
-            max_soc: 4,
-            kappa_soc: 0.99,
-            max_filter_resets: 5,
-            filter_reset_trigger: 5,
-            tiny_step_tol: 10.0 * f64::EPSILON,
-            tiny_step_y_tol: 1e-2,
-            watchdog: false,
-            watchdog_shortened_iter_trigger: 10,
-            watchdog_trial_iter_max: 3,
-            first_hessian_perturbation: 1e-4,
-            min_hessian_perturbation: 1e-20,
-            max_hessian_perturbation: 1e20,
-            perturb_inc_fact_first: 100.0,
-            perturb_inc_fact: 8.0,
-            perturb_dec_fact: 1.0 / 3.0,
-            jacobian_regularization_value: 1e-8,
-            jacobian_regularization_exponent: 0.25,
-            kkt: KktKind::Augmented,
-            linear_solver: LinearSolverKind::Ldlt,
-            equality_relax: 1e-8,
-            factorization_threads: 1,
-            min_refinement_steps: 1,
-            max_refinement_steps: 10,
-            residual_ratio_max: 1e-10,
-            resto_penalty_parameter: 1000.0,
-            required_infeasibility_reduction: 0.9,
-            restoration: true,
-            print_level: PrintLevel::Iterations,
-        }
+        // ---------------------------------------------------------------- output
+        /// Logging detail: `none`, `summary`, `iterations` or `debug`, or Ipopt's integer
+        /// `print_level` (`0` none, `1`–`2` summary, `3`–`5` iterations, `6`–`12` debug).
+        print_level: PrintLevel = PrintLevel::Iterations, (any);
     }
 }

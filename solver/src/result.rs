@@ -114,28 +114,9 @@ pub struct SolveResult {
 /// setup failures). Numerical trouble during the iterations is a [`Status`], not an error.
 #[derive(Debug, thiserror::Error)]
 pub enum SolverError {
-    /// A model vector has the wrong length.
-    #[error("model {what}: expected length {expected}, got {got}")]
-    BadLength {
-        /// Which vector (`x0`, `lvar`, ...).
-        what: &'static str,
-        /// Expected length.
-        expected: usize,
-        /// Actual length.
-        got: usize,
-    },
-    /// A bound is NaN or a lower bound exceeds the upper one.
-    #[error("model {what}[{index}]: invalid bounds [{lower}, {upper}]")]
-    BadBounds {
-        /// `variable` or `constraint`.
-        what: &'static str,
-        /// Index of the offending entry.
-        index: usize,
-        /// Lower bound.
-        lower: f64,
-        /// Upper bound.
-        upper: f64,
-    },
+    /// The model's meta data break their invariants (lengths, bounds, start).
+    #[error(transparent)]
+    BadMeta(#[from] simdnlp_modeling::MetaError),
     /// A sparsity index is outside the matrix or a Hessian entry is above the diagonal.
     #[error("model {what} entry {entry}: index ({row}, {col}) invalid for {nrows}x{ncols}")]
     BadStructure {
@@ -152,17 +133,13 @@ pub enum SolverError {
         /// Number of columns.
         ncols: usize,
     },
-    /// An option has a value outside its domain.
-    #[error("option {name} = {value}: {reason}")]
-    BadOption {
-        /// Option name.
-        name: &'static str,
-        /// Given value.
-        value: f64,
-        /// What is wrong.
-        reason: &'static str,
-    },
+    /// An option is outside its valid range, or two options contradict each other.
+    #[error(transparent)]
+    BadOption(#[from] crate::options::OptionError),
     /// The linear-algebra layer failed during setup (analysis).
     #[error("linear algebra: {0}")]
     Linalg(#[from] simdnlp_linalg::LinalgError),
+    /// The device failed (allocation, transfer, kernel).
+    #[error("device: {0}")]
+    Device(#[from] simdnlp_device::DeviceError),
 }

@@ -164,114 +164,10 @@ pub fn solve<M: NlpModel>(model: &M, options: &Options) -> Result<SolveResult, S
     solve_impl(model, options, &mut None, warm.as_ref(), &mut 0)
 }
 
-fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), SolverError> {
-    if expected == got {
-        Ok(())
-    } else {
-        Err(SolverError::BadLength {
-            what,
-            expected,
-            got,
-        })
-    }
-}
-
-fn validate(meta: &NlpMeta<f64>, o: &Options) -> Result<(), SolverError> {
-    let (n, m) = (meta.nvar, meta.ncon);
-    check_len("x0", n, meta.x0.len())?;
-    check_len("lvar", n, meta.lvar.len())?;
-    check_len("uvar", n, meta.uvar.len())?;
-    check_len("y0", m, meta.y0.len())?;
-    check_len("lcon", m, meta.lcon.len())?;
-    check_len("ucon", m, meta.ucon.len())?;
-    for i in 0..n {
-        let (l, u) = (meta.lvar[i], meta.uvar[i]);
-        if l.is_nan() || u.is_nan() || l > u || l == f64::INFINITY || u == f64::NEG_INFINITY {
-            return Err(SolverError::BadBounds {
-                what: "variable",
-                index: i,
-                lower: l,
-                upper: u,
-            });
-        }
-    }
-    for j in 0..m {
-        let (l, u) = (meta.lcon[j], meta.ucon[j]);
-        if l.is_nan() || u.is_nan() || l > u || l == f64::INFINITY || u == f64::NEG_INFINITY {
-            return Err(SolverError::BadBounds {
-                what: "constraint",
-                index: j,
-                lower: l,
-                upper: u,
-            });
-        }
-    }
-    let pos = [
-        ("tol", o.tol),
-        ("s_max", o.s_max),
-        ("mu_init", o.mu_init),
-        ("mu_min", o.mu_min),
-        ("warm_start_mu_init", o.warm_start_mu_init),
-        ("nlp_scaling_max_gradient", o.nlp_scaling_max_gradient),
-        ("first_hessian_perturbation", o.first_hessian_perturbation),
-        ("perturb_inc_fact_first", o.perturb_inc_fact_first),
-        ("perturb_inc_fact", o.perturb_inc_fact),
-        ("perturb_dec_fact", o.perturb_dec_fact),
-        ("resto_penalty_parameter", o.resto_penalty_parameter),
-    ];
-    for (name, value) in pos {
-        if !(value > 0.0 && value.is_finite()) {
-            return Err(SolverError::BadOption {
-                name,
-                value,
-                reason: "must be positive and finite",
-            });
-        }
-    }
-    let unit = [
-        ("tau_min", o.tau_min),
-        ("mu_linear_decrease_factor", o.mu_linear_decrease_factor),
-        ("alpha_red_factor", o.alpha_red_factor),
-        ("kappa_soc", o.kappa_soc),
-        (
-            "required_infeasibility_reduction",
-            o.required_infeasibility_reduction,
-        ),
-    ];
-    for (name, value) in unit {
-        if !(value > 0.0 && value < 1.0) {
-            return Err(SolverError::BadOption {
-                name,
-                value,
-                reason: "must be in (0, 1)",
-            });
-        }
-    }
-    let nonneg = [
-        ("bound_push", o.bound_push),
-        ("bound_frac", o.bound_frac),
-        ("slack_bound_push", o.slack_bound_push),
-        ("slack_bound_frac", o.slack_bound_frac),
-        ("bound_relax_factor", o.bound_relax_factor),
-        ("equality_relax", o.equality_relax),
-        ("kappa_d", o.kappa_d),
-    ];
-    for (name, value) in nonneg {
-        if !(value >= 0.0 && value.is_finite()) {
-            return Err(SolverError::BadOption {
-                name,
-                value,
-                reason: "must be >= 0 and finite",
-            });
-        }
-    }
-    if !(o.mu_superlinear_decrease_power > 1.0 && o.mu_superlinear_decrease_power < 2.0) {
-        return Err(SolverError::BadOption {
-            name: "mu_superlinear_decrease_power",
-            value: o.mu_superlinear_decrease_power,
-            reason: "must be in (1, 2)",
-        });
-    }
+/// The model's meta data and the options, checked before a solve.
+fn validate(meta: &NlpMeta<f64>, options: &Options) -> Result<(), SolverError> {
+    meta.validate()?;
+    options.validate()?;
     Ok(())
 }
 
@@ -431,7 +327,7 @@ fn solve_impl(
         &dual_unscale,
         &viol_unscale,
         "",
-    );
+    )?;
     let exit = ipm.run(&start, None)?;
     let status = match exit {
         Exit::Done(s) => s,
@@ -440,13 +336,13 @@ fn solve_impl(
     // ---- results in user units
     let mut wh = vec![0.0; nw];
     let be = ipm.backend();
-    be.to_host(&ipm.w, &mut wh);
+    be.to_host(&ipm.w, &mut wh)?;
     let mut yh = vec![0.0; m];
-    be.to_host(&ipm.y, &mut yh);
+    be.to_host(&ipm.y, &mut yh)?;
     let mut zlc = vec![0.0; lay.lower_idx.len()];
     let mut zuc = vec![0.0; lay.upper_idx.len()];
-    be.to_host(&ipm.zl, &mut zlc);
-    be.to_host(&ipm.zu, &mut zuc);
+    be.to_host(&ipm.zl, &mut zlc)?;
+    be.to_host(&ipm.zu, &mut zuc)?;
     let mut x = wh[..n].to_vec();
     let y: Vec<f64> = (0..m).map(|j| yh[j] * dc[j] / asf).collect();
     let mut z_l = vec![0.0; n];
@@ -481,14 +377,7 @@ fn solve_impl(
     let mut constraints = vec![0.0; m];
     model.cons(&x, &mut constraints);
     let objective = model.obj(&x);
-    let constr_viol = (0..m)
-        .map(|j| {
-            (meta.lcon[j] - constraints[j])
-                .max(constraints[j] - meta.ucon[j])
-                .max(0.0)
-        })
-        .chain((0..n).map(|i| (meta.lvar[i] - x[i]).max(x[i] - meta.uvar[i]).max(0.0)))
-        .fold(0.0f64, |a, b| a.max(b));
+    let constr_viol = constraint_violation(meta, &x, &constraints);
     let total = t_start.elapsed().as_secs_f64();
     let callbacks = t1[0] - t0[0] + rt[0];
     let factorization = t1[1] - t0[1] + rt[1] + analysis;
@@ -520,10 +409,30 @@ fn solve_impl(
     Ok(res)
 }
 
+/// Unscaled ∞-norm of the violation of the rows (`constraints` = `c(x)`) and of the variable
+/// bounds at `x`.
+fn constraint_violation(meta: &NlpMeta<f64>, x: &[f64], constraints: &[f64]) -> f64 {
+    let rows = constraints
+        .iter()
+        .zip(meta.lcon.iter().zip(&meta.ucon))
+        .map(|(&c, (&l, &u))| (l - c).max(c - u).max(0.0));
+    let bounds = x
+        .iter()
+        .zip(meta.lvar.iter().zip(&meta.uvar))
+        .map(|(&xi, (&l, &u))| (l - xi).max(xi - u).max(0.0));
+    rows.chain(bounds).fold(0.0f64, f64::max)
+}
+
+/// The result of a solve that ends before its first iteration, at `x` with zero
+/// multipliers: its metrics are those of that point (the dual infeasibility of zero
+/// multipliers is `‖∇f(x)‖∞`).
 fn trivial_result(model: &dyn NlpModel, x: &[f64], status: Status, t: Instant) -> SolveResult {
     let meta = model.meta();
     let mut constraints = vec![0.0; meta.ncon];
     model.cons(x, &mut constraints);
+    let mut gradient = vec![0.0; meta.nvar];
+    model.grad(x, &mut gradient);
+    let constr_viol = constraint_violation(meta, x, &constraints);
     SolveResult {
         status,
         objective: model.obj(x),
@@ -534,8 +443,8 @@ fn trivial_result(model: &dyn NlpModel, x: &[f64], status: Status, t: Instant) -
         constraints,
         iterations: 0,
         restorations: 0,
-        constr_viol: f64::NAN,
-        dual_inf: f64::NAN,
+        constr_viol,
+        dual_inf: gradient.iter().fold(0.0f64, |a, g| a.max(g.abs())),
         mu: 0.0,
         timings: Timings {
             total: t.elapsed().as_secs_f64(),

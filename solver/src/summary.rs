@@ -86,12 +86,17 @@ pub(crate) fn log_summary(level: PrintLevel, name: &str, res: &SolveResult) {
     if level < PrintLevel::Summary {
         return;
     }
-    if name.is_empty() {
-        tracing::info!("{res}");
-    } else {
-        tracing::info!("{name}: {res}");
-    }
+    tracing::info!("{}", summary_line(name, res));
     tracing::info!("{}", Breakdown(res));
+}
+
+/// The summary's first line: `name: <result>`, or `<result>` alone when `name` is empty.
+fn summary_line(name: &str, res: &SolveResult) -> String {
+    if name.is_empty() {
+        res.to_string()
+    } else {
+        format!("{name}: {res}")
+    }
 }
 
 #[cfg(test)]
@@ -137,5 +142,16 @@ mod tests {
         let (first, second) = full.split_once('\n').unwrap();
         assert_eq!(first, r.to_string());
         assert!(second.starts_with("time: callbacks 0.000 s") && second.contains("obj 9"));
+    }
+
+    #[test]
+    fn summary_line_names_the_model_once_and_only_when_named() {
+        let r = result(Status::SolveSucceeded);
+        let unnamed = summary_line("", &r);
+        assert_eq!(unnamed, r.to_string());
+        assert!(unnamed.starts_with("optimal solution found after 8 iterations"));
+        let named = summary_line("goddard", &r);
+        assert_eq!(named, format!("goddard: {r}"));
+        assert_eq!(named.matches("optimal solution found").count(), 1);
     }
 }

@@ -358,7 +358,7 @@ fn edge_cases_do_not_panic() {
         [INF; 2],
         vec![1.0, 2.0, 3.0],
         vec![1.0, 2.0, 3.0],
-        |x| x[0].sq() + x[1].sq(),
+        |x| (x[0] - 4.0).sq() + x[1].sq(),
         |x, c| {
             c.push(x[0]);
             c.push(x[1]);
@@ -367,6 +367,9 @@ fn edge_cases_do_not_panic() {
     );
     let r = solve(&m, &quiet()).unwrap();
     assert_eq!(r.status, Status::NotEnoughDegreesOfFreedom);
+    // the metrics are those of the returned start x = (0, 0) with zero multipliers (issue 17:
+    // they were NaN): violations 1, 2, 3 and gradient (−8, 0)
+    assert_eq!((r.constr_viol, r.dual_inf), (3.0, 8.0));
 }
 
 #[test]

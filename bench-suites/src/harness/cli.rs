@@ -4,6 +4,7 @@
 //! simdnlp-bench solve     --suite {lv,cops,opf} [--size small|medium|large|all]
 //!                         [--instance NAME[:SIZE]]... [--tol T] [--kkt augmented|condensed]
 //!                         [--backend auto|cpu|handcoded] [--json FILE] [--plot FILE]
+//!                         [--options-file FILE] [--option NAME=VALUE]...
 //! simdnlp-bench callbacks --suite ... [--size ...] [--instance ...] [--threads K]
 //!                         [--backend auto|cpu|handcoded] [--seconds S] [--no-baseline]
 //!                         [--json FILE] [--plot FILE]
@@ -103,6 +104,25 @@ pub struct SolveArgs {
     /// inertia corrections and regularizations (`RUST_LOG=trace` adds every factorization).
     #[arg(short, long, action = clap::ArgAction::Count)]
     pub verbose: u8,
+    /// Read solver options from FILE: Ipopt's format (`name value` per line, `#` comments)
+    /// or TOML (`name = value`) when FILE ends in `.toml`. Applied after the flags above.
+    #[arg(long, value_name = "FILE")]
+    pub options_file: Option<PathBuf>,
+    /// Set a solver option by its Ipopt name, e.g. `--option max_iter=3` (repeatable;
+    /// applied in order after --options-file). An unknown name or a bad value stops the
+    /// run before any solve.
+    #[arg(long = "option", value_name = "NAME=VALUE", value_parser = parse_option)]
+    pub options: Vec<(String, String)>,
+}
+
+/// `NAME=VALUE` → `(NAME, VALUE)` for `--option`.
+fn parse_option(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_string(), value.trim().to_string()))
+        }
+        _ => Err(format!("expected NAME=VALUE, got {text:?}")),
+    }
 }
 
 /// Arguments of `callbacks`.
@@ -289,8 +309,6 @@ pub fn run_solve(
     if !(args.tol.is_finite() && args.tol > 0.0) {
         return Err(BenchError::Arg("--tol must be positive".into()));
     }
-    let instances = select(reg, &args.sel)?;
-    let mut json = JsonLines::create(args.sel.json.as_ref())?;
     if args.max_wall_time.is_some_and(|t| t.is_nan() || t <= 0.0) {
         return Err(BenchError::Arg("--max-wall-time must be positive".into()));
     }
@@ -301,7 +319,12 @@ pub fn run_solve(
         max_iter: args.max_iter,
         max_wall_time: args.max_wall_time,
         verbose: args.verbose,
+        options_file: args.options_file.clone(),
+        options: args.options.clone(),
     };
+    solver.check(&settings).map_err(BenchError::SolverOptions)?;
+    let instances = select(reg, &args.sel)?;
+    let mut json = JsonLines::create(args.sel.json.as_ref())?;
     let pb = progress(instances.len());
     let mut recs = Vec::with_capacity(instances.len());
     for inst in &instances {
@@ -369,6 +392,29 @@ mod tests {
     use crate::harness::registry::{SizeParam, SizeSpec};
     use crate::harness::solve::{FnSolver, SolveOutcome};
 
+    /// Solve-mode arguments for one instance, with every flag at its default.
+    fn solve_args(suite: Suite, instance: &str) -> SolveArgs {
+        SolveArgs {
+            sel: Selection {
+                suite,
+                size: SizeSel::Small,
+                instances: vec![instance.parse().unwrap()],
+                backend: BackendSel::Auto,
+                pglib_dir: None,
+                json: None,
+                plot: None,
+            },
+            tol: 1e-8,
+            kkt: KktChoice::Augmented,
+            linear_solver: LinearSolverChoice::Ldlt,
+            max_iter: None,
+            max_wall_time: None,
+            verbose: 0,
+            options_file: None,
+            options: Vec::new(),
+        }
+    }
+
     fn parse(args: &[&str]) -> Cli {
         Cli::try_parse_from(std::iter::once("simdnlp-bench").chain(args.iter().copied())).unwrap()
     }
@@ -435,6 +481,94 @@ mod tests {
             .is_err()
         );
         assert!(Cli::try_parse_from(["simdnlp-bench", "solve", "--suite", "nope"]).is_err());
+    }
+
+    #[test]
+    fn cli_parses_solver_options() {
+        let c = parse(&[
+            "solve",
+            "--suite",
+            "lv",
+            "--option",
+            "max_iter=3",
+            "--option",
+            " mu_strategy = adaptive ",
+            "--options-file",
+            "ipopt.opt",
+        ]);
+        let Command::Solve(a) = c.command else {
+            panic!("not solve")
+        };
+        assert_eq!(
+            a.options,
+            [
+                ("max_iter".to_string(), "3".to_string()),
+                ("mu_strategy".to_string(), "adaptive".to_string())
+            ]
+        );
+        assert_eq!(a.options_file, Some(PathBuf::from("ipopt.opt")));
+        for bad in ["max_iter", "=3"] {
+            assert!(
+                Cli::try_parse_from(["simdnlp-bench", "solve", "--suite", "lv", "--option", bad])
+                    .is_err(),
+                "{bad}"
+            );
+        }
+    }
+
+    /// Solve mode with the real solver: `--option` and `--options-file` reach it, and a bad
+    /// option stops the run before any instance is built or solved.
+    #[cfg(feature = "solver")]
+    #[test]
+    fn solver_options_reach_the_solver() {
+        use crate::harness::solve::default_solver;
+        let reg = Registry::with_defaults(None);
+        let solver = default_solver().unwrap();
+        let mk = |options: &[(&str, &str)], options_file: Option<PathBuf>| SolveArgs {
+            options_file,
+            options: options
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+            ..solve_args(Suite::Lv, "rosenbrock:100")
+        };
+        let recs = run_solve(
+            &mk(&[("max_iter", "3")], None),
+            &reg,
+            Some(solver.as_ref()),
+            &mut Vec::new(),
+        )
+        .unwrap();
+        assert_eq!(recs[0].status, "MaximumIterationsExceeded");
+        assert_eq!(recs[0].iterations, 3);
+
+        let file = std::env::temp_dir().join(format!("simdnlp-bench-{}.opt", std::process::id()));
+        std::fs::write(&file, "# Ipopt format\ntol 1e-3\nmax_iter 2\n").unwrap();
+        let recs = run_solve(
+            &mk(&[], Some(file.clone())),
+            &reg,
+            Some(solver.as_ref()),
+            &mut Vec::new(),
+        );
+        let _ = std::fs::remove_file(&file);
+        let recs = recs.unwrap();
+        assert_eq!(recs[0].status, "MaximumIterationsExceeded");
+        assert_eq!(recs[0].iterations, 2);
+
+        // a bad option fails before any instance is built (the instance does not exist)
+        let mut args = mk(&[("no_such_option", "1")], None);
+        args.sel.instances = vec!["not_an_instance".parse().unwrap()];
+        let err = run_solve(&args, &reg, Some(solver.as_ref()), &mut Vec::new()).unwrap_err();
+        assert!(matches!(err, BenchError::SolverOptions(_)), "{err}");
+        assert!(err.to_string().contains("no_such_option"), "{err}");
+        let err = run_solve(
+            &mk(&[("max_iter", "-1")], None),
+            &reg,
+            Some(solver.as_ref()),
+            &mut Vec::new(),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("max_iter"), "{err}");
     }
 
     #[test]
@@ -508,23 +642,7 @@ mod tests {
     #[test]
     fn solve_mode_through_the_seam() {
         let reg = Registry::with_defaults(None);
-        let args = SolveArgs {
-            sel: Selection {
-                suite: Suite::Opf,
-                size: SizeSel::Small,
-                instances: vec!["case5_pjm".parse().unwrap()],
-                backend: BackendSel::Auto,
-                pglib_dir: None,
-                json: None,
-                plot: None,
-            },
-            tol: 1e-8,
-            kkt: KktChoice::Augmented,
-            linear_solver: LinearSolverChoice::Ldlt,
-            max_iter: None,
-            max_wall_time: None,
-            verbose: 0,
-        };
+        let args = solve_args(Suite::Opf, "case5_pjm");
         let mut out = Vec::new();
         assert!(matches!(
             run_solve(&args, &reg, None, &mut out),

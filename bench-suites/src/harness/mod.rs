@@ -71,6 +71,9 @@ pub enum BenchError {
          see harness::solve::default_solver"
     )]
     SolverNotWired,
+    /// The solver rejected the solver options (unknown name, bad value, options file).
+    #[error("solver options: {0}")]
+    SolverOptions(String),
     /// A command-line value is out of range.
     #[error("invalid argument: {0}")]
     Arg(String),

@@ -5,6 +5,8 @@
 //! it returns `None` and the binary reports "not wired" and exits with an error —
 //! nothing is faked.
 
+use std::path::PathBuf;
+
 use simdnlp_modeling::NlpModel;
 
 /// KKT formulation requested with `--kkt`.
@@ -28,7 +30,7 @@ pub enum LinearSolverChoice {
 }
 
 /// Solver settings the harness passes on.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SolveSettings {
     /// Convergence tolerance (scaled KKT error).
     pub tol: f64,
@@ -43,6 +45,11 @@ pub struct SolveSettings {
     /// Solver log detail (to stderr through `tracing`): 0 quiet, 1 one line per iteration,
     /// 2 and more also inertia corrections and regularizations.
     pub verbose: u8,
+    /// Solver options file (Ipopt's `name value` lines, TOML for `.toml`), applied after
+    /// the settings above.
+    pub options_file: Option<PathBuf>,
+    /// Solver options by name, `(name, value)`, applied in order after the options file.
+    pub options: Vec<(String, String)>,
 }
 
 impl Default for SolveSettings {
@@ -55,6 +62,8 @@ impl Default for SolveSettings {
             max_iter: None,
             max_wall_time: None,
             verbose: 0,
+            options_file: None,
+            options: Vec::new(),
         }
     }
 }
@@ -91,6 +100,13 @@ pub struct SolveTimes {
 pub trait SolveBackend {
     /// Name for logs.
     fn name(&self) -> &str;
+    /// Checks `settings` (the solver options above all) before any instance is built;
+    /// `Err` carries the message (an unknown option, a bad value). The default accepts
+    /// everything.
+    fn check(&self, settings: &SolveSettings) -> Result<(), String> {
+        let _ = settings;
+        Ok(())
+    }
     /// Solves `model`; `Err` carries a message when the solver fails to run at all.
     fn solve(
         &self,
@@ -179,7 +195,7 @@ impl NlpModel<f64> for ModelRef<'_> {
 pub fn default_solver() -> Option<Box<dyn SolveBackend>> {
     #[cfg(feature = "solver")]
     {
-        Some(Box::new(FnSolver::new("simdnlp", solve_with_simdnlp)))
+        Some(Box::new(SimdnlpSolver))
     }
     #[cfg(not(feature = "solver"))]
     {
@@ -187,45 +203,79 @@ pub fn default_solver() -> Option<Box<dyn SolveBackend>> {
     }
 }
 
-/// `simdnlp_solver::solve` with the harness settings mapped onto its options.
+/// `simdnlp_solver::solve` behind the seam.
 #[cfg(feature = "solver")]
-fn solve_with_simdnlp(
-    model: &dyn NlpModel<f64>,
-    s: &SolveSettings,
-) -> Result<SolveOutcome, String> {
+struct SimdnlpSolver;
+
+/// The solver options `settings` ask for: the defaults, then the dedicated settings
+/// (tolerance, KKT, limits, verbosity), then the options file, then the options by name in
+/// order; validated.
+#[cfg(feature = "solver")]
+pub fn solver_options(
+    settings: &SolveSettings,
+) -> Result<simdnlp_solver::Options, simdnlp_solver::OptionError> {
     let defaults = simdnlp_solver::Options::default();
-    let opts = simdnlp_solver::Options {
-        tol: s.tol,
-        kkt: match s.kkt {
+    let mut opts = simdnlp_solver::Options {
+        tol: settings.tol,
+        kkt: match settings.kkt {
             KktChoice::Augmented => simdnlp_solver::KktKind::Augmented,
             KktChoice::Condensed => simdnlp_solver::KktKind::Condensed,
         },
-        linear_solver: match s.linear_solver {
+        linear_solver: match settings.linear_solver {
             LinearSolverChoice::Ldlt => simdnlp_solver::LinearSolverKind::Ldlt,
             LinearSolverChoice::Lblt => simdnlp_solver::LinearSolverKind::Lblt,
         },
-        max_iter: s.max_iter.unwrap_or(defaults.max_iter),
-        max_wall_time: s.max_wall_time.unwrap_or(defaults.max_wall_time),
-        print_level: match s.verbose {
+        max_iter: settings.max_iter.unwrap_or(defaults.max_iter),
+        max_wall_time: settings.max_wall_time.unwrap_or(defaults.max_wall_time),
+        print_level: match settings.verbose {
             0 => simdnlp_solver::PrintLevel::None,
             1 => simdnlp_solver::PrintLevel::Iterations,
             _ => simdnlp_solver::PrintLevel::Debug,
         },
         ..defaults
     };
-    let r = simdnlp_solver::solve(&ModelRef(model), &opts).map_err(|e| e.to_string())?;
-    Ok(SolveOutcome {
-        status: format!("{:?}", r.status),
-        success: r.status.is_success(),
-        iterations: r.iterations,
-        objective: r.objective,
-        times: Some(SolveTimes {
-            callbacks_s: r.timings.callbacks,
-            factorization_s: r.timings.factorization,
-            linsolve_s: r.timings.solves,
-            rest_s: r.timings.rest,
-        }),
-    })
+    if let Some(path) = &settings.options_file {
+        opts.apply_file(path)?;
+    }
+    for (name, value) in &settings.options {
+        opts.set(name, value)?;
+    }
+    opts.validate()?;
+    Ok(opts)
+}
+
+#[cfg(feature = "solver")]
+impl SolveBackend for SimdnlpSolver {
+    fn name(&self) -> &str {
+        "simdnlp"
+    }
+
+    fn check(&self, settings: &SolveSettings) -> Result<(), String> {
+        solver_options(settings)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    fn solve(
+        &self,
+        model: &dyn NlpModel<f64>,
+        settings: &SolveSettings,
+    ) -> Result<SolveOutcome, String> {
+        let opts = solver_options(settings).map_err(|e| e.to_string())?;
+        let r = simdnlp_solver::solve(&ModelRef(model), &opts).map_err(|e| e.to_string())?;
+        Ok(SolveOutcome {
+            status: format!("{:?}", r.status),
+            success: r.status.is_success(),
+            iterations: r.iterations,
+            objective: r.objective,
+            times: Some(SolveTimes {
+                callbacks_s: r.timings.callbacks,
+                factorization_s: r.timings.factorization,
+                linsolve_s: r.timings.solves,
+                rest_s: r.timings.rest,
+            }),
+        })
+    }
 }
 
 #[cfg(test)]

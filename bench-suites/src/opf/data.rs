@@ -9,7 +9,140 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::matpower::{MatpowerCase, MatpowerError, read_case};
+use super::matpower::{MatpowerCase, MatpowerError, Row, read_case};
+
+/// Largest magnitude accepted for a data entry the model computes with (loads, shunts,
+/// impedances, tap ratios, phase shifts, cost coefficients, in the file's units), and for
+/// the per-unit coefficients derived from them: Ipopt's `nlp_upper_bound_inf`, the
+/// magnitude it reads as infinite. NaN, ±∞ or `1e300` there is an input error reported with
+/// file, line and column, not a number to hand to a solver.
+pub const MAX_DATA_MAGNITUDE: f64 = 1e19;
+
+/// MATPOWER's column names of `mpc.bus`, `mpc.gen` and `mpc.branch` (for messages).
+const BUS_COLUMNS: [&str; 13] = [
+    "BUS_I", "BUS_TYPE", "PD", "QD", "GS", "BS", "BUS_AREA", "VM", "VA", "BASE_KV", "ZONE", "VMAX",
+    "VMIN",
+];
+const GEN_COLUMNS: [&str; 10] = [
+    "GEN_BUS",
+    "PG",
+    "QG",
+    "QMAX",
+    "QMIN",
+    "VG",
+    "MBASE",
+    "GEN_STATUS",
+    "PMAX",
+    "PMIN",
+];
+const BRANCH_COLUMNS: [&str; 13] = [
+    "F_BUS",
+    "T_BUS",
+    "BR_R",
+    "BR_X",
+    "BR_B",
+    "RATE_A",
+    "RATE_B",
+    "RATE_C",
+    "TAP",
+    "SHIFT",
+    "BR_STATUS",
+    "ANGMIN",
+    "ANGMAX",
+];
+
+/// Checks of one case's rows, each error naming the file, the row's line, the `mpc` field
+/// and the column.
+struct RowCheck<'a> {
+    file: &'a Path,
+}
+
+impl RowCheck<'_> {
+    fn invalid(&self, line: usize, field: &'static str, what: String) -> MatpowerError {
+        MatpowerError::InvalidValue {
+            file: self.file.to_path_buf(),
+            line,
+            field,
+            what,
+        }
+    }
+
+    /// Column `col` (named `name`) of `row`: a finite number below [`MAX_DATA_MAGNITUDE`].
+    fn data(
+        &self,
+        row: &Row,
+        field: &'static str,
+        col: usize,
+        name: &str,
+    ) -> Result<f64, MatpowerError> {
+        let v = row.vals[col];
+        if v.is_finite() && v.abs() < MAX_DATA_MAGNITUDE {
+            Ok(v)
+        } else {
+            Err(self.invalid(
+                row.line,
+                field,
+                format!(
+                    "{name} = {v}: not a finite number below {MAX_DATA_MAGNITUDE:e} in magnitude"
+                ),
+            ))
+        }
+    }
+
+    /// A pair of bound columns: neither NaN, `lower ≤ upper`, `lower < +∞`, `upper > −∞`.
+    fn bounds(
+        &self,
+        row: &Row,
+        field: &'static str,
+        (lo_col, lo_name): (usize, &str),
+        (hi_col, hi_name): (usize, &str),
+    ) -> Result<(f64, f64), MatpowerError> {
+        let (lo, hi) = (row.vals[lo_col], row.vals[hi_col]);
+        if lo <= hi && lo < f64::INFINITY && hi > f64::NEG_INFINITY {
+            Ok((lo, hi))
+        } else {
+            Err(self.invalid(
+                row.line,
+                field,
+                format!("{lo_name} = {lo}, {hi_name} = {hi}: need {lo_name} <= {hi_name} (neither NaN, {lo_name} < Inf, {hi_name} > -Inf)"),
+            ))
+        }
+    }
+
+    /// A status column: any number but NaN (in service when positive).
+    fn in_service(
+        &self,
+        row: &Row,
+        field: &'static str,
+        col: usize,
+        name: &str,
+    ) -> Result<bool, MatpowerError> {
+        let v = row.vals[col];
+        if v.is_nan() {
+            return Err(self.invalid(row.line, field, format!("{name} is NaN")));
+        }
+        Ok(v > 0.0)
+    }
+
+    /// Values derived from a row (per-unit costs, flow coefficients) must stay below
+    /// [`MAX_DATA_MAGNITUDE`] too.
+    fn derived(
+        &self,
+        row: &Row,
+        field: &'static str,
+        what: &str,
+        values: &[f64],
+    ) -> Result<(), MatpowerError> {
+        match values.iter().find(|v| !(v.is_finite() && v.abs() < MAX_DATA_MAGNITUDE)) {
+            None => Ok(()),
+            Some(v) => Err(self.invalid(
+                row.line,
+                field,
+                format!("{what} {values:?} include {v}, not a finite number below {MAX_DATA_MAGNITUDE:e} in magnitude"),
+            )),
+        }
+    }
+}
 
 /// A bus in per unit.
 #[derive(Clone, Debug, PartialEq)]
@@ -150,7 +283,15 @@ impl OpfData {
     }
 
     /// Converts a parsed case (see the module documentation).
+    ///
+    /// Errors (file, line, field and column): a bus id that is not a positive integer, an
+    /// unknown or duplicate bus, a NaN or out-of-order bound pair (VMIN/VMAX, PMIN/PMAX,
+    /// QMIN/QMAX, ANGMIN/ANGMAX, RATE_A NaN), a data entry of an in-service element that is
+    /// not finite or beyond [`MAX_DATA_MAGNITUDE`] (PD, QD, GS, BS, BR_R, BR_X, BR_B, TAP,
+    /// SHIFT, cost coefficients, and the per-unit values derived from them), zero
+    /// impedance; and a case without a reference bus.
     pub fn from_case(case: &MatpowerCase) -> Result<Self, MatpowerError> {
+        let check = RowCheck { file: &case.file };
         let file = || case.file.clone();
         let base = case.base_mva;
         let deg = std::f64::consts::PI / 180.0;
@@ -162,11 +303,11 @@ impl OpfData {
                 what,
             };
         let as_id = |v: f64, line: usize, field: &'static str| -> Result<i64, MatpowerError> {
-            if v.fract() != 0.0 || !v.is_finite() || v.abs() > 1e15 {
+            if v.fract() != 0.0 || !(1.0..=1e15).contains(&v) {
                 return Err(invalid(
                     line,
                     field,
-                    format!("bus id {v} is not an integer"),
+                    format!("bus id {v} is not a positive integer"),
                 ));
             }
             Ok(v as i64)
@@ -187,13 +328,7 @@ impl OpfData {
                     format!("bus type {kind} not in 1..=4"),
                 ));
             }
-            if v[12].partial_cmp(&v[11]).is_none_or(|o| o.is_gt()) {
-                return Err(invalid(
-                    r.line,
-                    "bus",
-                    format!("VMIN {} > VMAX {} (or NaN)", v[12], v[11]),
-                ));
-            }
+            let (vmin, vmax) = check.bounds(r, "bus", (12, "VMIN"), (11, "VMAX"))?;
             let slot = if kind == 4.0 { None } else { Some(buses.len()) };
             if index.insert(id, slot).is_some() {
                 return Err(MatpowerError::DuplicateBus {
@@ -206,17 +341,29 @@ impl OpfData {
                 if kind == 3.0 {
                     ref_buses.push(b);
                 }
-                buses.push(Bus {
+                let [pd, qd, gs, bs] =
+                    [2, 3, 4, 5].map(|c| check.data(r, "bus", c, BUS_COLUMNS[c]));
+                let bus = Bus {
                     id,
                     kind: kind as u8,
-                    pd: v[2] / base,
-                    qd: v[3] / base,
-                    gs: v[4] / base,
-                    bs: v[5] / base,
-                    vmin: v[12],
-                    vmax: v[11],
-                });
+                    pd: pd? / base,
+                    qd: qd? / base,
+                    gs: gs? / base,
+                    bs: bs? / base,
+                    vmin,
+                    vmax,
+                };
+                check.derived(
+                    r,
+                    "bus",
+                    "per-unit PD, QD, GS, BS",
+                    &[bus.pd, bus.qd, bus.gs, bus.bs],
+                )?;
+                buses.push(bus);
             }
+        }
+        if ref_buses.is_empty() {
+            return Err(MatpowerError::NoReferenceBus { file: file() });
         }
         let lookup =
             |v: f64, line: usize, field: &'static str| -> Result<Option<usize>, MatpowerError> {
@@ -236,11 +383,17 @@ impl OpfData {
         for (r, cost) in case.gen_rows.iter().zip(&case.gencost) {
             let v = &r.vals;
             let bus = lookup(v[0], r.line, "gen")?;
-            let (Some(bus), true) = (bus, v[7] > 0.0) else {
+            let on = check.in_service(r, "gen", 7, GEN_COLUMNS[7])?;
+            let (Some(bus), true) = (bus, on) else {
                 continue;
             };
+            let (pmin, pmax) = check.bounds(r, "gen", (9, "PMIN"), (8, "PMAX"))?;
+            let (qmin, qmax) = check.bounds(r, "gen", (4, "QMIN"), (3, "QMAX"))?;
             let cv = &cost.vals;
             let ncost = cv[3] as usize;
+            for c in 4..4 + ncost {
+                check.data(cost, "gencost", c, &format!("COST column {}", c + 1))?;
+            }
             let coef = |k: usize| -> f64 {
                 // k = power of pg; stored highest power first.
                 if k < ncost {
@@ -249,16 +402,19 @@ impl OpfData {
                     0.0
                 }
             };
-            gens.push(Generator {
+            let generator = Generator {
                 bus,
-                pmin: v[9] / base,
-                pmax: v[8] / base,
-                qmin: v[4] / base,
-                qmax: v[3] / base,
+                pmin: pmin / base,
+                pmax: pmax / base,
+                qmin: qmin / base,
+                qmax: qmax / base,
                 c2: coef(2) * base * base,
                 c1: coef(1) * base,
                 c0: coef(0),
-            });
+            };
+            let costs = [generator.c2, generator.c1, generator.c0];
+            check.derived(cost, "gencost", "per-unit cost coefficients", &costs)?;
+            gens.push(generator);
         }
 
         let mut branches = Vec::with_capacity(case.branch.len());
@@ -266,10 +422,17 @@ impl OpfData {
             let v = &r.vals;
             let fb = lookup(v[0], r.line, "branch")?;
             let tb = lookup(v[1], r.line, "branch")?;
-            let (Some(f), Some(t), true) = (fb, tb, v[10] > 0.0) else {
+            let on = check.in_service(r, "branch", 10, BRANCH_COLUMNS[10])?;
+            let (Some(f), Some(t), true) = (fb, tb, on) else {
                 continue;
             };
-            let (rr, xx, bb) = (v[2], v[3], v[4]);
+            let [rr, xx, bb, tap, shift] =
+                [2, 3, 4, 8, 9].map(|c| check.data(r, "branch", c, BRANCH_COLUMNS[c]));
+            let (rr, xx, bb) = (rr?, xx?, bb?);
+            let (tap, shift) = (tap?, shift?);
+            if v[5].is_nan() {
+                return Err(invalid(r.line, "branch", "RATE_A is NaN".to_string()));
+            }
             let z2 = rr * rr + xx * xx;
             if !(z2 > 0.0 && z2.is_finite()) {
                 return Err(invalid(
@@ -280,8 +443,8 @@ impl OpfData {
             }
             let g = rr / z2;
             let b = -xx / z2;
-            let tap = if v[8] == 0.0 { 1.0 } else { v[8] };
-            let shift = v[9] * deg;
+            let tap = if tap == 0.0 { 1.0 } else { tap };
+            let shift = shift * deg;
             let tr = tap * shift.cos();
             let ti = tap * shift.sin();
             let ttm = tr * tr + ti * ti;
@@ -297,16 +460,10 @@ impl OpfData {
                 g + g_to,
                 b + b_to,
             ];
+            check.derived(r, "branch", "flow coefficients c1..c8", &c)?;
             let rate = v[5] / base;
-            let angmin = v[11] * deg;
-            let angmax = v[12] * deg;
-            if angmin.partial_cmp(&angmax).is_none_or(|o| o.is_gt()) {
-                return Err(invalid(
-                    r.line,
-                    "branch",
-                    format!("ANGMIN {} > ANGMAX {} (or NaN)", v[11], v[12]),
-                ));
-            }
+            let (angmin, angmax) = check.bounds(r, "branch", (11, "ANGMIN"), (12, "ANGMAX"))?;
+            let (angmin, angmax) = (angmin * deg, angmax * deg);
             branches.push(Branch {
                 f,
                 t,
@@ -528,6 +685,93 @@ mpc.branch = [\n\
         assert!(matches!(
             data(&s).unwrap_err(),
             MatpowerError::InvalidValue { line: 4, .. }
+        ));
+    }
+
+    /// `(line, field, message)` of an `InvalidValue`.
+    fn invalid(s: &str) -> (usize, &'static str, String) {
+        match data(s) {
+            Err(MatpowerError::InvalidValue {
+                line, field, what, ..
+            }) => (line, field, what),
+            other => panic!("expected InvalidValue, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn non_finite_or_huge_data_is_rejected_with_line_and_column() {
+        for bad in ["NaN", "Inf", "-Inf", "1e300", "-1e19"] {
+            // PD of bus 10 (line 3)
+            let (line, field, what) =
+                invalid(&CASE.replace("10 3 100 50", &format!("10 3 {bad} 50")));
+            assert_eq!((line, field), (3, "bus"), "{bad}");
+            assert!(what.starts_with("PD = "), "{what}");
+            // TAP of branch 20-40 (line 20)
+            let (line, field, what) =
+                invalid(&CASE.replace("0 0 0 1.1 10 1", &format!("0 0 0 {bad} 10 1")));
+            assert_eq!((line, field), (20, "branch"), "{bad}");
+            assert!(what.starts_with("TAP = "), "{what}");
+            // quadratic cost of generator 1 (line 14)
+            let (line, field, what) =
+                invalid(&CASE.replace("2 0 0 3 0.01", &format!("2 0 0 3 {bad}")));
+            assert_eq!((line, field), (14, "gencost"), "{bad}");
+            assert!(what.starts_with("COST column 5 = "), "{what}");
+        }
+        // finite entries whose per-unit value overflows: c2 · baseMVA²
+        let (line, field, what) = invalid(&CASE.replace("2 0 0 3 0.01", "2 0 0 3 1e16"));
+        assert_eq!((line, field), (14, "gencost"));
+        assert!(what.contains("per-unit cost"), "{what}");
+        // a tiny tap ratio makes the flow coefficients overflow
+        let (line, _, what) = invalid(&CASE.replace("0 0 0 1.1 10 1", "0 0 0 1e-300 10 1"));
+        assert_eq!(line, 20);
+        assert!(what.contains("flow coefficients"), "{what}");
+        // out-of-service elements are not checked (MATPOWER ignores them too)
+        let off = CASE.replace(
+            " 40 0 0 30 -30 1 100 0 200 10;",
+            " 40 0 0 NaN -30 1 100 0 NaN 10;",
+        );
+        assert!(data(&off).is_ok());
+    }
+
+    #[test]
+    fn generator_bounds_are_checked_with_line() {
+        // PMIN 300 > PMAX 200 (line 9), PMAX NaN, QMIN > QMAX, lower bound +Inf
+        for (from, to, col) in [
+            ("1 200 10;", "1 200 300;", "PMIN"),
+            ("1 200 10;", "1 NaN 10;", "PMIN"),
+            ("10 0 0 30 -30 1", "10 0 0 -40 -30 1", "QMIN"),
+            ("1 200 10;", "1 Inf Inf;", "PMIN"),
+        ] {
+            let (line, field, what) = invalid(&CASE.replacen(from, to, 1));
+            assert_eq!((line, field), (9, "gen"), "{to}");
+            assert!(what.starts_with(col), "{what}");
+        }
+    }
+
+    #[test]
+    fn bus_ids_must_be_positive() {
+        let (line, field, what) = invalid(&CASE.replace("20 1 0 0", "-20 1 0 0"));
+        assert_eq!((line, field), (4, "bus"));
+        assert!(what.contains("-20 is not a positive integer"), "{what}");
+        let (line, ..) = invalid(&CASE.replace("20 1 0 0", "0 1 0 0"));
+        assert_eq!(line, 4);
+        // a branch referring to a negative id is reported at the branch
+        let (line, field, _) = invalid(&CASE.replace("10 20 0.01", "10 -20 0.01"));
+        assert_eq!((line, field), (19, "branch"));
+    }
+
+    #[test]
+    fn a_case_without_reference_bus_is_rejected() {
+        let s = CASE.replace("10 3 100 50", "10 2 100 50");
+        assert!(matches!(
+            data(&s),
+            Err(MatpowerError::NoReferenceBus { .. })
+        ));
+        // an isolated (type 4) bus is no reference either
+        let s = CASE.replace("10 3 100 50", "10 4 100 50");
+        assert!(matches!(
+            data(&s),
+            Err(MatpowerError::NoReferenceBus { .. })
         ));
     }
 }

@@ -6,7 +6,12 @@
 //! lines), optional trailing columns (MATPOWER's extended generator columns, solution
 //! columns), and ignores every other `mpc.*` field (matrices and cell arrays alike).
 //! Malformed input gives a [`MatpowerError`] naming the file, the line and the field.
+//!
+//! Like MATPOWER (which reads `.m` files as MATLAB/Octave code), a file need not be UTF-8:
+//! a UTF-8 byte-order mark is skipped, and a file that is not valid UTF-8 (a Latin-1 byte
+//! in a comment) is read as Latin-1.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 /// Minimum number of columns MATPOWER requires in `mpc.bus`.
@@ -144,6 +149,12 @@ pub enum MatpowerError {
         /// The NCOST column.
         ncost: f64,
     },
+    /// `mpc.bus` has no reference bus (type 3): the voltage angles have no reference.
+    #[error("{file}: mpc.bus has no reference bus (type 3)")]
+    NoReferenceBus {
+        /// The file.
+        file: PathBuf,
+    },
     /// The file names no case (no `.m` stem) or the case directory cannot be found.
     #[error("{0}")]
     NotFound(String),
@@ -213,18 +224,31 @@ enum State {
     Skip(char),
 }
 
-/// Reads and parses a MATPOWER case file.
+/// Reads and parses a MATPOWER case file (any encoding [`decode`] accepts).
 pub fn read_case(path: impl AsRef<Path>) -> Result<MatpowerCase, MatpowerError> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|source| MatpowerError::Io {
+    let bytes = std::fs::read(path).map_err(|source| MatpowerError::Io {
         file: path.to_path_buf(),
         source,
     })?;
-    parse_case(&text, path)
+    parse_case(&decode(&bytes), path)
 }
 
-/// Parses the text of a MATPOWER case; `file` is used for the name and error messages.
+/// The text of a case file's bytes: without a leading UTF-8 byte-order mark, as UTF-8 when
+/// the bytes are valid UTF-8, else as Latin-1 (every byte one character, so a stray
+/// accented letter in a comment never makes a file unreadable).
+pub fn decode(bytes: &[u8]) -> Cow<'_, str> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect()),
+    }
+}
+
+/// Parses the text of a MATPOWER case; `file` is used for the name and error messages. A
+/// leading byte-order mark is skipped.
 pub fn parse_case(text: &str, file: &Path) -> Result<MatpowerCase, MatpowerError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let f = || file.to_path_buf();
     let name = file
         .file_stem()
@@ -599,6 +623,48 @@ mpc.branch = [\n 1 2 0.01 0.1 0.02 100 100 100 0 0 1 -30 30;\n 2 3 0.01 0.1 0.02
             p(&s).unwrap_err(),
             MatpowerError::UnsupportedCost { line: 19, .. }
         ));
+    }
+
+    #[test]
+    fn reads_a_latin1_comment_and_a_byte_order_mark_as_matpower_does() {
+        let dir = std::env::temp_dir().join(format!("simdnlp-matpower-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let want = p(GOOD).unwrap();
+        // one Latin-1 byte (0xFC, ü) in a comment: not UTF-8
+        let (head, tail) = GOOD.split_once("%% bus data").unwrap();
+        let latin1 = [
+            head.as_bytes(),
+            b"%% bus data by J\xFCrgen",
+            tail.as_bytes(),
+        ]
+        .concat();
+        assert!(std::str::from_utf8(&latin1).is_err());
+        let path = dir.join("latin1.m");
+        std::fs::write(&path, &latin1).unwrap();
+        let got = read_case(&path).unwrap();
+        assert_eq!(
+            (got.bus, got.gen_rows, got.branch, got.gencost),
+            (
+                want.bus.clone(),
+                want.gen_rows.clone(),
+                want.branch.clone(),
+                want.gencost.clone()
+            )
+        );
+        // a UTF-8 byte-order mark right before mpc.baseMVA
+        let body = GOOD.replace("function mpc = tiny\n", "");
+        let mut bom = b"\xEF\xBB\xBF".to_vec();
+        bom.extend_from_slice(body.as_bytes());
+        let path = dir.join("bom.m");
+        std::fs::write(&path, &bom).unwrap();
+        assert_eq!(read_case(&path).unwrap().base_mva, 100.0);
+        // the same through parse_case (text already decoded, BOM kept)
+        let text = format!("\u{feff}{body}");
+        assert_eq!(
+            parse_case(&text, Path::new("bom.m")).unwrap().bus,
+            p(&body).unwrap().bus
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -465,6 +465,8 @@ mod tests {
             );
             let c = read_case(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
             assert!(!c.bus.is_empty() && !c.branch.is_empty(), "{name}");
+            // and passes every input check of the per-unit conversion
+            OpfData::from_case(&c).unwrap_or_else(|e| panic!("{name}: {e}"));
         }
     }
 }

@@ -1,0 +1,362 @@
+//! The CPU device: `Vec<f64>` vectors and plain loops. It is the reference implementation
+//! every other device is tested against (see the crate documentation).
+
+use crate::{Device, DeviceError, HostBuffers, Segments};
+
+/// The CPU device. Kernels are sequential loops; they cannot fail.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cpu;
+
+const NAME: &str = "cpu";
+
+/// `max(a, b)` that propagates NaN (unlike `f64::max`).
+fn nan_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+/// A zero-filled `Vec` of `n` entries, or a typed error instead of an abort when the
+/// allocator refuses.
+fn try_zeroed<T: Clone + Default>(n: usize, what: &'static str) -> Result<Vec<T>, DeviceError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| DeviceError::OutOfMemory {
+            device: NAME,
+            bytes: n.saturating_mul(std::mem::size_of::<T>()),
+            what,
+        })?;
+    v.resize(n, T::default());
+    Ok(v)
+}
+
+fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), DeviceError> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(DeviceError::LengthMismatch {
+            device: NAME,
+            what,
+            expected,
+            got,
+        })
+    }
+}
+
+/// Start value of a segmented accumulation: `b·y`, or `0` without reading `y` when `b = 0`.
+fn seg_start(b: f64, y: f64) -> f64 {
+    if b == 0.0 { 0.0 } else { b * y }
+}
+
+impl Device for Cpu {
+    type Vector = Vec<f64>;
+    type Index = Vec<usize>;
+
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn zeros(&self, n: usize) -> Result<Vec<f64>, DeviceError> {
+        try_zeroed(n, "vector")
+    }
+    fn vector_from_host(&self, v: &[f64]) -> Result<Vec<f64>, DeviceError> {
+        let mut out = try_zeroed(v.len(), "vector")?;
+        out.copy_from_slice(v);
+        Ok(out)
+    }
+    fn index_from_host(&self, idx: &[usize]) -> Result<Vec<usize>, DeviceError> {
+        let mut out = try_zeroed(idx.len(), "index list")?;
+        out.copy_from_slice(idx);
+        Ok(out)
+    }
+    fn to_host(&self, v: &Vec<f64>, out: &mut [f64]) -> Result<(), DeviceError> {
+        check_len("to_host", v.len(), out.len())?;
+        out.copy_from_slice(v);
+        Ok(())
+    }
+    fn copy_from_host(&self, v: &mut Vec<f64>, src: &[f64]) -> Result<(), DeviceError> {
+        check_len("copy_from_host", v.len(), src.len())?;
+        v.copy_from_slice(src);
+        Ok(())
+    }
+    fn len(&self, v: &Vec<f64>) -> usize {
+        v.len()
+    }
+    fn index_len(&self, idx: &Vec<usize>) -> usize {
+        idx.len()
+    }
+    fn synchronize(&self) -> Result<(), DeviceError> {
+        Ok(())
+    }
+
+    fn fill(&self, v: &mut Vec<f64>, a: f64) {
+        v.iter_mut().for_each(|x| *x = a);
+    }
+    fn copy(&self, dst: &mut Vec<f64>, src: &Vec<f64>) {
+        dst.copy_from_slice(src);
+    }
+    fn copy_range(
+        &self,
+        dst: &mut Vec<f64>,
+        dst_start: usize,
+        src: &Vec<f64>,
+        src_start: usize,
+        len: usize,
+    ) {
+        dst[dst_start..dst_start + len].copy_from_slice(&src[src_start..src_start + len]);
+    }
+    fn axpy(&self, a: f64, x: &Vec<f64>, y: &mut Vec<f64>) {
+        debug_assert_eq!(x.len(), y.len());
+        y.iter_mut().zip(x).for_each(|(yi, xi)| *yi += a * xi);
+    }
+    fn axpby(&self, a: f64, x: &Vec<f64>, b: f64, y: &mut Vec<f64>) {
+        debug_assert_eq!(x.len(), y.len());
+        y.iter_mut()
+            .zip(x)
+            .for_each(|(yi, xi)| *yi = a * xi + b * *yi);
+    }
+    fn scale(&self, a: f64, v: &mut Vec<f64>) {
+        v.iter_mut().for_each(|x| *x *= a);
+    }
+    fn shift(&self, v: &mut Vec<f64>, a: f64) {
+        v.iter_mut().for_each(|x| *x += a);
+    }
+    fn dot(&self, x: &Vec<f64>, y: &Vec<f64>) -> f64 {
+        debug_assert_eq!(x.len(), y.len());
+        x.iter().zip(y).map(|(a, b)| a * b).sum()
+    }
+    fn sum(&self, v: &Vec<f64>) -> f64 {
+        v.iter().sum()
+    }
+    fn norm_inf(&self, v: &Vec<f64>) -> f64 {
+        v.iter().fold(0.0, |m, x| nan_max(m, x.abs()))
+    }
+    fn norm_1(&self, v: &Vec<f64>) -> f64 {
+        v.iter().map(|x| x.abs()).sum()
+    }
+
+    fn mul(&self, dst: &mut Vec<f64>, x: &Vec<f64>, y: &Vec<f64>) {
+        debug_assert!(dst.len() == x.len() && x.len() == y.len());
+        for ((d, a), b) in dst.iter_mut().zip(x).zip(y) {
+            *d = a * b;
+        }
+    }
+    fn div(&self, dst: &mut Vec<f64>, x: &Vec<f64>, y: &Vec<f64>) {
+        debug_assert!(dst.len() == x.len() && x.len() == y.len());
+        for ((d, a), b) in dst.iter_mut().zip(x).zip(y) {
+            *d = a / b;
+        }
+    }
+    fn recip(&self, dst: &mut Vec<f64>, a: f64, x: &Vec<f64>) {
+        debug_assert_eq!(dst.len(), x.len());
+        dst.iter_mut().zip(x).for_each(|(d, v)| *d = a / v);
+    }
+    fn gather(&self, dst: &mut Vec<f64>, src: &Vec<f64>, idx: &Vec<usize>) {
+        debug_assert_eq!(dst.len(), idx.len());
+        dst.iter_mut().zip(idx).for_each(|(d, &i)| *d = src[i]);
+    }
+    fn scatter(&self, dst: &mut Vec<f64>, idx: &Vec<usize>, src: &Vec<f64>) {
+        debug_assert_eq!(src.len(), idx.len());
+        src.iter().zip(idx).for_each(|(s, &i)| dst[i] = *s);
+    }
+    fn scatter_add(&self, a: f64, src: &Vec<f64>, idx: &Vec<usize>, dst: &mut Vec<f64>) {
+        debug_assert_eq!(src.len(), idx.len());
+        src.iter().zip(idx).for_each(|(s, &i)| dst[i] += a * s);
+    }
+    fn gather_slack(
+        &self,
+        dst: &mut Vec<f64>,
+        src: &Vec<f64>,
+        idx: &Vec<usize>,
+        off: &Vec<f64>,
+        sign: f64,
+    ) {
+        debug_assert!(dst.len() == idx.len() && idx.len() == off.len());
+        for ((d, &i), o) in dst.iter_mut().zip(idx).zip(off) {
+            *d = sign * (src[i] - o);
+        }
+    }
+
+    fn sum_ln(&self, x: &Vec<f64>) -> f64 {
+        x.iter()
+            .map(|v| if *v > 0.0 { v.ln() } else { f64::NAN })
+            .sum()
+    }
+    fn max_step(&self, x: &Vec<f64>, dx: &Vec<f64>, tau: f64) -> f64 {
+        debug_assert_eq!(x.len(), dx.len());
+        let mut a: f64 = 1.0;
+        for (xi, di) in x.iter().zip(dx) {
+            if *di < 0.0 {
+                a = a.min(-tau * xi / di);
+            }
+        }
+        a
+    }
+    fn bound_dual_step(
+        &self,
+        dz: &mut Vec<f64>,
+        z: &Vec<f64>,
+        s: &Vec<f64>,
+        ds: &Vec<f64>,
+        mu: f64,
+    ) {
+        debug_assert!(dz.len() == z.len() && z.len() == s.len() && s.len() == ds.len());
+        for (((d, zi), si), dsi) in dz.iter_mut().zip(z).zip(s).zip(ds) {
+            *d = (mu - zi * dsi) / si - zi;
+        }
+    }
+    fn compl_inf(&self, s: &Vec<f64>, z: &Vec<f64>, mu: f64) -> f64 {
+        debug_assert_eq!(s.len(), z.len());
+        s.iter()
+            .zip(z)
+            .fold(0.0, |m, (a, b)| nan_max(m, (a * b - mu).abs()))
+    }
+    fn min_product(&self, s: &Vec<f64>, z: &Vec<f64>) -> f64 {
+        debug_assert_eq!(s.len(), z.len());
+        s.iter()
+            .zip(z)
+            .fold(f64::INFINITY, |m, (a, b)| m.min(a * b))
+    }
+    fn safeguard_bound_mult(&self, z: &mut Vec<f64>, s: &Vec<f64>, mu: f64, kappa: f64) -> f64 {
+        debug_assert_eq!(z.len(), s.len());
+        let mut dmax: f64 = 0.0;
+        for (zi, si) in z.iter_mut().zip(s) {
+            let lo = mu / (kappa * si);
+            let hi = kappa * mu / si;
+            let nz = zi.max(lo).min(hi);
+            dmax = dmax.max((nz - *zi).abs());
+            *zi = nz;
+        }
+        dmax
+    }
+    fn push_into_bounds(
+        &self,
+        w: &mut Vec<f64>,
+        lo: &Vec<f64>,
+        up: &Vec<f64>,
+        push: &Vec<f64>,
+        frac: &Vec<f64>,
+    ) {
+        debug_assert!(
+            w.len() == lo.len()
+                && lo.len() == up.len()
+                && up.len() == push.len()
+                && push.len() == frac.len()
+        );
+        for i in 0..w.len() {
+            let (l, u) = (lo[i], up[i]);
+            let gap = u - l;
+            let mut v = w[i];
+            if l.is_finite() {
+                let mut p = push[i] * l.abs().max(1.0);
+                if u.is_finite() {
+                    p = p.min(frac[i] * gap);
+                }
+                v = v.max(l + p);
+            }
+            if u.is_finite() {
+                let mut p = push[i] * u.abs().max(1.0);
+                if l.is_finite() {
+                    p = p.min(frac[i] * gap);
+                }
+                v = v.min(u - p);
+            }
+            if l.is_finite() && u.is_finite() && !(v > l && v < u) {
+                v = l + 0.5 * gap;
+            }
+            w[i] = v;
+        }
+    }
+    fn clamp_below(&self, z: &mut Vec<f64>, a: f64) {
+        z.iter_mut().for_each(|v| *v = v.max(a));
+    }
+    fn safe_slack(&self, s: &mut Vec<f64>, z: &Vec<f64>, s_min: f64, mu: f64) -> usize {
+        debug_assert_eq!(s.len(), z.len());
+        let mut count = 0;
+        for (si, &zi) in s.iter_mut().zip(z) {
+            if *si < s_min {
+                count += 1;
+                let centred = mu / zi;
+                // z > 0 always; a NaN/∞ ratio falls back to s_min
+                *si = if centred.is_finite() {
+                    centred.max(s_min)
+                } else {
+                    s_min
+                };
+            }
+        }
+        count
+    }
+    fn max_rel_step(&self, dx: &Vec<f64>, x: &Vec<f64>) -> f64 {
+        debug_assert_eq!(dx.len(), x.len());
+        dx.iter()
+            .zip(x)
+            .fold(0.0, |m, (d, v)| nan_max(m, d.abs() / (1.0 + v.abs())))
+    }
+
+    fn seg_sum(
+        &self,
+        a: f64,
+        src: &Vec<f64>,
+        seg: &Segments<Vec<usize>>,
+        b: f64,
+        dst: &mut Vec<f64>,
+    ) {
+        debug_assert_eq!(dst.len(), seg.targets);
+        for (t, d) in dst.iter_mut().enumerate() {
+            let mut acc = seg_start(b, *d);
+            for &k in &seg.entry[seg.ptr[t]..seg.ptr[t + 1]] {
+                acc += a * src[k];
+            }
+            *d = acc;
+        }
+    }
+    fn seg_spmv(
+        &self,
+        a: f64,
+        vals: &Vec<f64>,
+        seg: &Segments<Vec<usize>>,
+        x: &Vec<f64>,
+        b: f64,
+        y: &mut Vec<f64>,
+    ) {
+        debug_assert_eq!(y.len(), seg.targets);
+        for (t, yt) in y.iter_mut().enumerate() {
+            let range = seg.ptr[t]..seg.ptr[t + 1];
+            let mut acc = seg_start(b, *yt);
+            for (&k, &p) in seg.entry[range.clone()].iter().zip(&seg.partner[range]) {
+                acc += a * vals[k] * x[p];
+            }
+            *yt = acc;
+        }
+    }
+    fn seg_pair_sum(
+        &self,
+        d: &Vec<f64>,
+        rows: &Vec<usize>,
+        vals: &Vec<f64>,
+        seg: &Segments<Vec<usize>>,
+        dst: &mut Vec<f64>,
+    ) {
+        debug_assert_eq!(dst.len(), seg.targets);
+        for (t, out) in dst.iter_mut().enumerate() {
+            let range = seg.ptr[t]..seg.ptr[t + 1];
+            let mut acc = *out;
+            for (&ka, &kb) in seg.entry[range.clone()].iter().zip(&seg.partner[range]) {
+                acc += d[rows[ka]] * vals[ka] * vals[kb];
+            }
+            *out = acc;
+        }
+    }
+}
+
+impl HostBuffers for Cpu {
+    fn host<'v>(&self, v: &'v Vec<f64>) -> &'v [f64] {
+        v
+    }
+    fn host_mut<'v>(&self, v: &'v mut Vec<f64>) -> &'v mut [f64] {
+        v
+    }
+}

@@ -69,7 +69,8 @@ macro_rules! handle_common {
             pub fn offset(&self) -> usize {
                 self.core.offset
             }
-            /// The process-unique block id (the `block` of [`VarRef`]s into this block).
+            /// The process-unique block id (the `block` of [`simdnlp_ad::VarRef`]s into this
+            /// block).
             pub fn id(&self) -> u32 {
                 self.core.uid
             }

@@ -596,12 +596,10 @@ impl<'a, B: Backend> Ipm<'a, B> {
             }
 
             // ---- barrier parameter update
-            let mu_floor = o
-                .mu_min
-                .max(o.tol.min(o.compl_inf_tol) / (o.barrier_tol_factor + 1.0));
             if self.adaptive {
-                self.adaptive_mu(mu_floor);
+                self.adaptive_mu(self.adaptive_mu_floor());
             } else {
+                let mu_floor = self.monotone_mu_floor();
                 loop {
                     let emu = (dual / sd).max(primal).max(self.compl(self.mu) / sc);
                     if emu > o.barrier_tol_factor * self.mu && !self.force_mu_decrease {
@@ -693,6 +691,28 @@ impl<'a, B: Backend> Ipm<'a, B> {
                 }
             }
         }
+    }
+
+    /// The complementarity tolerance in the scaled problem's units: `compl_inf_tol` is a
+    /// bound on the unscaled complementarity, and the scaled one is `|s_f|` times it.
+    fn scaled_compl_inf_tol(&self) -> f64 {
+        self.o.compl_inf_tol * self.obj_scale.abs()
+    }
+
+    /// Smallest μ of the monotone update, Ipopt's `min(tol, s_f·compl_inf_tol)/(κ_ε + 1)`:
+    /// μ must be able to fall below the unscaled complementarity tolerance even when the
+    /// objective is scaled down by the gradient-based scaling (a 1e12 objective scaled
+    /// by 1e-8 needs μ near 1e-13). `mu_min` bounds only the adaptive update, as in Ipopt.
+    fn monotone_mu_floor(&self) -> f64 {
+        self.o.tol.min(self.scaled_compl_inf_tol()) / (self.o.barrier_tol_factor + 1.0)
+    }
+
+    /// Smallest μ of the adaptive (LOQO) update: `mu_min`, lowered to
+    /// `min(tol, s_f·compl_inf_tol)/2` when that is smaller (Ipopt's default for `mu_min`).
+    fn adaptive_mu_floor(&self) -> f64 {
+        self.o
+            .mu_min
+            .min(0.5 * self.o.tol.min(self.scaled_compl_inf_tol()))
     }
 
     fn set_mu(&mut self, mu: f64) {

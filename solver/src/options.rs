@@ -328,7 +328,9 @@ options_table! {
         // ---------------------------------------------------------------- barrier
         /// Initial barrier parameter.
         mu_init: f64 = 0.1, (x > 0);
-        /// Lower bound on μ.
+        /// Lower bound on μ in the adaptive update (lowered to `min(tol, s_f·compl_inf_tol)/2`
+        /// when that is smaller, `s_f` the objective scaling factor). The monotone update
+        /// stops at `min(tol, s_f·compl_inf_tol)/(barrier_tol_factor + 1)`, as Ipopt's.
         mu_min: f64 = 1e-11, (x > 0);
         /// Linear decrease factor κ_μ of the monotone update.
         mu_linear_decrease_factor: f64 = 0.2, (0 < x < 1);

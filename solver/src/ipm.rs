@@ -163,7 +163,11 @@ pub(crate) struct Ipm<'a, B: Backend> {
     filter_reject_count: usize,
     filter_resets: usize,
     force_mu_decrease: bool,
-    last_tiny: bool,
+    /// The last step was tiny and its multiplier step below `tiny_step_y_tol` (Ipopt's
+    /// `tiny_step_last_iteration`): one more tiny step forces a μ decrease, or ends the
+    /// run when μ is at its floor.
+    tiny_last: bool,
+    /// `‖Δy‖∞ < tiny_step_y_tol` for the current direction.
     tiny_y: bool,
     adaptive: bool,
     /// Unscaled measures at the last evaluated iterate.
@@ -305,7 +309,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             filter_reject_count: 0,
             filter_resets: 0,
             force_mu_decrease: false,
-            last_tiny: false,
+            tiny_last: false,
             tiny_y: false,
             adaptive: o.mu_strategy == MuStrategy::AdaptiveLoqo,
             dual_inf_u: f64::INFINITY,
@@ -430,7 +434,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
         self.filter_reject_count = 0;
         self.filter_resets = 0;
         self.force_mu_decrease = false;
-        self.last_tiny = false;
+        self.tiny_last = false;
         self.wd_shortened = 0;
         self.wd_active = false;
         self.adaptive = self.o.mu_strategy == MuStrategy::AdaptiveLoqo;
@@ -612,7 +616,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
                             .min(self.mu.powf(o.mu_superlinear_decrease_power)),
                     );
                     if new_mu >= self.mu {
-                        if forced && self.last_tiny && self.tiny_y {
+                        if forced {
                             return Ok(Exit::Done(if acceptable {
                                 Status::SolvedToAcceptableLevel
                             } else {
@@ -650,17 +654,20 @@ impl<'a, B: Backend> Ipm<'a, B> {
                 } => {
                     self.accept(alpha, alpha_z);
                     self.last_ls = trials;
-                    if tiny {
+                    // Ipopt's tiny-step rule: a tiny step right after a tiny step with a
+                    // small multiplier step forces μ down (and ends the run at the μ floor)
+                    if tiny && self.tiny_last {
                         self.force_mu_decrease = true;
                         self.adaptive = false; // adaptive μ stalls: monotone from here on
                     }
-                    self.last_tiny = tiny;
+                    self.tiny_last = tiny && self.tiny_y;
                     if !self.eval_point() {
                         return Ok(Exit::Done(Status::InvalidNumberDetected));
                     }
                 }
                 Ls::Restoration { trials } => {
                     self.last_ls = trials;
+                    self.tiny_last = false;
                     self.adaptive = false; // adaptive μ failed: monotone from here on
                     if hook.is_some() || !o.restoration {
                         return Ok(Exit::Done(Status::RestorationFailed));
@@ -1088,9 +1095,14 @@ impl<'a, B: Backend> Ipm<'a, B> {
             .min(be.max_step(&self.zu, &self.dzu, self.tau));
         let gd = be.dot(&self.gphi, &self.dw);
         self.last_dnorm = be.norm_inf(&self.dw);
-        // Tiny step: accept the full step without line search.
-        self.tiny_y = be.norm_inf(&self.dy) < o.tiny_step_y_tol * be.norm_inf(&self.y).max(1.0);
+        // Tiny step (Ipopt's test): every component of Δw below `tiny_step_tol` relative to
+        // 1 + |w|, at a point whose (scaled, ℓ1) constraint violation is at most 1e-4 (a tiny
+        // step far from feasibility is a stationary point of the infeasibility, not the
+        // end of the run): accept the full step without line search. `tiny_y` compares
+        // the (scaled) multiplier step with `tiny_step_y_tol` in absolute terms.
+        self.tiny_y = be.norm_inf(&self.dy) < o.tiny_step_y_tol;
         if !skip_full
+            && theta <= TINY_STEP_MAX_VIOLATION
             && be.max_rel_step(&self.dw, &self.w) < o.tiny_step_tol
             && self.trial(alpha_max, false).is_some()
         {
@@ -1500,6 +1512,10 @@ impl<'a, B: Backend> Ipm<'a, B> {
         }
     }
 }
+
+/// Largest (scaled, ℓ1) constraint violation at which a step can count as tiny (Ipopt's
+/// constant in `DetectTinyStep`).
+const TINY_STEP_MAX_VIOLATION: f64 = 1e-4;
 
 /// Consecutive iterations needing δ_c after which the Jacobian counts as degenerate
 /// (Ipopt's `degen_iters_max`).

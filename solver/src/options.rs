@@ -380,9 +380,14 @@ options_table! {
         max_filter_resets: usize = 5, (any);
         /// Number of successive filter rejections that trigger a reset.
         filter_reset_trigger: usize = 5, (x >= 1);
-        /// Relative step size below which a step counts as tiny.
+        /// Relative step size below which a step counts as tiny: every component of the
+        /// primal step (x and slacks) below this times `1 + |component|`, at a point whose
+        /// scaled ℓ1 constraint violation is at most 1e-4. A tiny step is taken without
+        /// line search; `0` disables the test.
         tiny_step_tol: f64 = 10.0 * f64::EPSILON, (x >= 0);
-        /// Multiplier step size below which a tiny step may end the run.
+        /// Multiplier step size (∞-norm, scaled problem) below which a tiny step counts
+        /// twice: the next tiny step forces a μ decrease, and ends the run
+        /// (`SearchDirectionBecomesTooSmall`) when μ is already at its floor.
         tiny_step_y_tol: f64 = 1e-2, (x >= 0);
         /// Whether the watchdog procedure is used.
         watchdog: bool = false, (any);

@@ -10,6 +10,7 @@
 //! ```
 
 use std::path::Path;
+use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use simdnlp_bench::opf::matpower::{decode, parse_case};
@@ -55,16 +56,20 @@ fn the_seed_is_a_valid_case() {
     acopf(&data).unwrap();
 }
 
-/// The seed files: [`SEED`] and two real cases (shipped in the repository).
-fn seeds() -> Vec<Vec<u8>> {
-    let mut out = vec![SEED.as_bytes().to_vec()];
-    for name in ["case5_pjm", "case14_ieee"] {
-        let path = find_case(name).unwrap_or_else(|e| panic!("bundled case {name}: {e}"));
-        let bytes =
-            std::fs::read(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-        out.push(bytes);
-    }
-    out
+/// The seed files: [`SEED`] and two real cases (shipped in the repository), read once for
+/// all cases.
+fn seeds() -> &'static [Vec<u8>] {
+    static SEEDS: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
+    SEEDS.get_or_init(|| {
+        let mut out = vec![SEED.as_bytes().to_vec()];
+        for name in ["case5_pjm", "case14_ieee"] {
+            let path = find_case(name).unwrap_or_else(|e| panic!("bundled case {name}: {e}"));
+            let bytes =
+                std::fs::read(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+            out.push(bytes);
+        }
+        out
+    })
 }
 
 /// Tokens a mutation writes over a number: non-finite and extreme values, signs, format

@@ -61,8 +61,8 @@ pub mod prelude {
         Con, DataRow, Model, ModelBuilder, ModelError, NlpMeta, NlpModel, Param, Var,
     };
     pub use simdnlp_solver::{
-        KktKind, LinearSolverKind, MuStrategy, OptionError, Options, PrintLevel, SolveResult,
-        Solver, SolverError, Status, solve,
+        FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy, OptionError, Options,
+        PrintLevel, SolveResult, Solver, SolverError, Status, solve,
     };
 }
 

@@ -84,10 +84,12 @@
 //!
 //! Initialization follows Ipopt: `bound_push`/`bound_frac`, slacks at `g(x0)`, least-squares
 //! multipliers (dropped above `constr_mult_init_max`), `z0 = 1`, gradient-based NLP scaling
-//! ([`models::ScaledModel`]) and relative bound relaxation (`bound_relax_factor`; fixed
-//! variables are relaxed the same way during the iterations, and returned at exactly their
-//! value with Ipopt's `make_parameter` bound multipliers: `z_L − z_U` is the Lagrangian
-//! gradient's component, at most one of them nonzero).
+//! ([`models::ScaledModel`]) and relative bound relaxation (`bound_relax_factor`). Fixed
+//! variables are removed and held at their value as parameters
+//! ([`models::FixedAsParameters`], Ipopt's `fixed_variable_treatment make_parameter`; with
+//! `relax_bounds` they are relaxed to a tiny interior instead) and returned at exactly
+//! their value with Ipopt's `make_parameter` bound multipliers: `z_L − z_U` is the
+//! Lagrangian gradient's component, at most one of them nonzero.
 //!
 //! # Allocation
 //! Setup allocates every vector and workspace once; iterations allocate nothing (checked by
@@ -119,8 +121,8 @@ mod stderr_log;
 mod summary;
 
 pub use options::{
-    KktKind, LinearSolverKind, MuStrategy, OPTIONS, OptionError, OptionInfo, OptionKind, Options,
-    PrintLevel, ValidRange,
+    FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy, OPTIONS, OptionError,
+    OptionInfo, OptionKind, Options, PrintLevel, ValidRange,
 };
 pub use result::{CallbackCounts, SolveResult, SolverError, Status, Timings};
 pub use solve::{Solver, solve};

@@ -1,11 +1,204 @@
-//! Model wrappers the solver evaluates instead of the user's model: gradient-based NLP
-//! scaling ([`ScaledModel`]) and the ℓ1 feasibility-restoration problem ([`RestoModel`]).
+//! Model wrappers the solver evaluates instead of the user's model: fixed variables made
+//! parameters ([`FixedAsParameters`]), gradient-based NLP scaling ([`ScaledModel`]) and the
+//! ℓ1 feasibility-restoration problem ([`RestoModel`]).
 //!
 //! Both are plain [`NlpModel`]s, so the interior-point machinery runs on them unchanged.
 //! Their buffers are allocated when they are built; their callbacks allocate nothing.
 
 use simdnlp_modeling::{NlpMeta, NlpModel};
 use std::cell::RefCell;
+
+/// The model without its fixed variables (`lvar == uvar`), which are held at their value
+/// as parameters: Ipopt's `fixed_variable_treatment = make_parameter`.
+///
+/// The wrapped model has the `nvar − n_fixed` free variables, in their original order
+/// ([`FixedAsParameters::free`] maps them back), the same rows, and the Jacobian and
+/// Hessian entries whose columns (and row, for the Hessian) are free. A fixed variable
+/// relaxed to a tiny interior instead would limit every step that moves it to about its
+/// relaxation (1e-8) and stall the first iterations.
+pub struct FixedAsParameters<'a> {
+    inner: &'a dyn NlpModel,
+    meta: NlpMeta<f64>,
+    /// Original index of each free variable, increasing.
+    free: Vec<usize>,
+    /// Indices of the kept entries in the inner Jacobian's COO list.
+    jac_keep: Vec<usize>,
+    /// Indices of the kept entries in the inner Hessian's COO list.
+    hess_keep: Vec<usize>,
+    /// Kept Jacobian rows and (renumbered) columns.
+    jac_rows: Vec<usize>,
+    jac_cols: Vec<usize>,
+    /// Kept Hessian rows and columns (renumbered).
+    hess_rows: Vec<usize>,
+    hess_cols: Vec<usize>,
+    /// A full-length point: fixed components at their value, free ones written per call.
+    x_full: RefCell<Vec<f64>>,
+    /// A full-length direction: zero in the fixed components.
+    v_full: RefCell<Vec<f64>>,
+    /// Full-length output of `grad`, `jtprod` and `hprod`.
+    out_full: RefCell<Vec<f64>>,
+    /// All inner Jacobian values.
+    jac_full: RefCell<Vec<f64>>,
+    /// All inner Hessian values.
+    hess_full: RefCell<Vec<f64>>,
+}
+
+impl<'a> FixedAsParameters<'a> {
+    /// Wrap `inner`, or `None` when it has no fixed variable, or only fixed ones (then
+    /// there is nothing to remove, or nothing would be left to solve for).
+    pub fn new(inner: &'a dyn NlpModel) -> Option<Self> {
+        let im = inner.meta();
+        let n = im.nvar;
+        let free: Vec<usize> = (0..n).filter(|&i| im.lvar[i] != im.uvar[i]).collect();
+        if free.len() == n || free.is_empty() {
+            return None;
+        }
+        let mut renumber = vec![usize::MAX; n];
+        for (k, &i) in free.iter().enumerate() {
+            renumber[i] = k;
+        }
+        let mut rows = vec![0; im.nnzj];
+        let mut cols = vec![0; im.nnzj];
+        inner.jac_structure(&mut rows, &mut cols);
+        let jac_keep: Vec<usize> = (0..im.nnzj)
+            .filter(|&e| renumber[cols[e]] != usize::MAX)
+            .collect();
+        let jac_rows = jac_keep.iter().map(|&e| rows[e]).collect();
+        let jac_cols = jac_keep.iter().map(|&e| renumber[cols[e]]).collect();
+        let mut rows = vec![0; im.nnzh];
+        let mut cols = vec![0; im.nnzh];
+        inner.hess_structure(&mut rows, &mut cols);
+        let hess_keep: Vec<usize> = (0..im.nnzh)
+            .filter(|&e| renumber[rows[e]] != usize::MAX && renumber[cols[e]] != usize::MAX)
+            .collect();
+        let hess_rows = hess_keep.iter().map(|&e| renumber[rows[e]]).collect();
+        let hess_cols = hess_keep.iter().map(|&e| renumber[cols[e]]).collect();
+        let pick = |v: &[f64]| -> Vec<f64> { free.iter().map(|&i| v[i]).collect() };
+        let mut meta = im.clone();
+        meta.nvar = free.len();
+        meta.x0 = pick(&im.x0);
+        meta.lvar = pick(&im.lvar);
+        meta.uvar = pick(&im.uvar);
+        meta.nnzj = jac_keep.len();
+        meta.nnzh = hess_keep.len();
+        // fixed components at their value (the lower bound), free ones overwritten per call
+        let x_full = im.lvar.clone();
+        Some(Self {
+            inner,
+            meta,
+            free,
+            jac_keep,
+            hess_keep,
+            jac_rows,
+            jac_cols,
+            hess_rows,
+            hess_cols,
+            x_full: RefCell::new(x_full),
+            v_full: RefCell::new(vec![0.0; n]),
+            out_full: RefCell::new(vec![0.0; n]),
+            jac_full: RefCell::new(vec![0.0; im.nnzj]),
+            hess_full: RefCell::new(vec![0.0; im.nnzh]),
+        })
+    }
+
+    /// Original index of each free variable (length [`NlpMeta::nvar`] of the wrapper).
+    pub fn free(&self) -> &[usize] {
+        &self.free
+    }
+
+    /// The free components of a full-length vector `v` (length `nvar` of the inner model).
+    pub fn restrict(&self, v: &[f64]) -> Vec<f64> {
+        self.free.iter().map(|&i| v[i]).collect()
+    }
+
+    /// `x` (free components) as a full-length point, fixed components at their value.
+    fn full_x(&self, x: &[f64]) -> std::cell::Ref<'_, Vec<f64>> {
+        {
+            let mut b = self.x_full.borrow_mut();
+            for (&i, &v) in self.free.iter().zip(x) {
+                b[i] = v;
+            }
+        }
+        self.x_full.borrow()
+    }
+
+    /// `v` (free components) as a full-length direction, zero in the fixed components.
+    fn full_v(&self, v: &[f64]) -> std::cell::Ref<'_, Vec<f64>> {
+        {
+            let mut b = self.v_full.borrow_mut();
+            for (&i, &vi) in self.free.iter().zip(v) {
+                b[i] = vi;
+            }
+        }
+        self.v_full.borrow()
+    }
+
+    /// The free components of the full-length output buffer into `out`.
+    fn gather_out(&self, out: &mut [f64]) {
+        let b = self.out_full.borrow();
+        for (o, &i) in out.iter_mut().zip(&self.free) {
+            *o = b[i];
+        }
+    }
+}
+
+impl NlpModel for FixedAsParameters<'_> {
+    fn meta(&self) -> &NlpMeta<f64> {
+        &self.meta
+    }
+    fn obj(&self, x: &[f64]) -> f64 {
+        self.inner.obj(&self.full_x(x))
+    }
+    fn grad(&self, x: &[f64], g: &mut [f64]) {
+        self.inner
+            .grad(&self.full_x(x), &mut self.out_full.borrow_mut());
+        self.gather_out(g);
+    }
+    fn cons(&self, x: &[f64], c: &mut [f64]) {
+        self.inner.cons(&self.full_x(x), c);
+    }
+    fn jac_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+        rows.copy_from_slice(&self.jac_rows);
+        cols.copy_from_slice(&self.jac_cols);
+    }
+    fn jac_coord(&self, x: &[f64], vals: &mut [f64]) {
+        let mut full = self.jac_full.borrow_mut();
+        self.inner.jac_coord(&self.full_x(x), &mut full);
+        for (v, &e) in vals.iter_mut().zip(&self.jac_keep) {
+            *v = full[e];
+        }
+    }
+    fn hess_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+        rows.copy_from_slice(&self.hess_rows);
+        cols.copy_from_slice(&self.hess_cols);
+    }
+    fn hess_coord(&self, x: &[f64], y: &[f64], obj_weight: f64, vals: &mut [f64]) {
+        let mut full = self.hess_full.borrow_mut();
+        self.inner
+            .hess_coord(&self.full_x(x), y, obj_weight, &mut full);
+        for (v, &e) in vals.iter_mut().zip(&self.hess_keep) {
+            *v = full[e];
+        }
+    }
+    fn jprod(&self, x: &[f64], v: &[f64], jv: &mut [f64]) {
+        self.inner.jprod(&self.full_x(x), &self.full_v(v), jv);
+    }
+    fn jtprod(&self, x: &[f64], v: &[f64], jtv: &mut [f64]) {
+        self.inner
+            .jtprod(&self.full_x(x), v, &mut self.out_full.borrow_mut());
+        self.gather_out(jtv);
+    }
+    fn hprod(&self, x: &[f64], y: &[f64], obj_weight: f64, v: &[f64], hv: &mut [f64]) {
+        self.inner.hprod(
+            &self.full_x(x),
+            y,
+            obj_weight,
+            &self.full_v(v),
+            &mut self.out_full.borrow_mut(),
+        );
+        self.gather_out(hv);
+    }
+}
 
 /// `min s_f f(x)  s.t.  D_c lcon ≤ D_c c(x) ≤ D_c ucon` for a model `min/max f`, where the
 /// signed objective factor `s_f` is negative for maximization.

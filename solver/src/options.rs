@@ -228,6 +228,18 @@ pub enum MuStrategy {
     AdaptiveLoqo,
 }
 
+/// How variables with equal bounds (`lvar == uvar`) are handled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum FixedVariableTreatment {
+    /// Removed from the problem and held at their value as parameters (Ipopt's
+    /// `make_parameter`, the default): the steps never move them.
+    #[default]
+    MakeParameter,
+    /// Kept as variables with bounds relaxed to a tiny interior (at least
+    /// `1e-8 · max(1, |value|)` each way); a step that moves one is limited to about that.
+    RelaxBounds,
+}
+
 /// How much the solver logs through `tracing` (as plain lines on stderr when the program
 /// installed no subscriber; see the crate docs, "Logging").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord, Default)]
@@ -299,6 +311,10 @@ options_table! {
         /// Relative bound relaxation: every finite bound moves outwards by
         /// `bound_relax_factor · max(1, |bound|)`.
         bound_relax_factor: f64 = 1e-8, (x >= 0);
+        /// Treatment of fixed variables (`lvar == uvar`): `make_parameter` (removed and
+        /// held at their value, Ipopt's default) or `relax_bounds`. Either way they are
+        /// returned at exactly their value.
+        fixed_variable_treatment: FixedVariableTreatment = FixedVariableTreatment::MakeParameter, (any);
         /// Objective and rows are scaled so their gradients at the start have ∞-norm at most
         /// this (Ipopt's `nlp_scaling_method gradient-based`).
         nlp_scaling_max_gradient: f64 = 100.0, (x > 0);

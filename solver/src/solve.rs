@@ -4,8 +4,8 @@ use crate::backend::Backend;
 use crate::cpu::CpuBackend;
 use crate::ipm::{Exit, Ipm, Start, add_counts};
 use crate::layout::Layout;
-use crate::models::ScaledModel;
-use crate::options::Options;
+use crate::models::{FixedAsParameters, ScaledModel};
+use crate::options::{FixedVariableTreatment, Options};
 use crate::result::{SolveResult, SolverError, Status, Timings};
 use simdnlp_modeling::{NlpMeta, NlpModel};
 use std::time::Instant;
@@ -23,6 +23,8 @@ struct WarmPoint {
 struct Cache {
     be: CpuBackend,
     slack_rows: Vec<usize>,
+    /// Original indices of the variables the backend sees (empty: all of them).
+    free: Vec<usize>,
     n: usize,
     m: usize,
     nnzj: usize,
@@ -211,7 +213,7 @@ fn scaling(model: &dyn NlpModel, x: &[f64], o: &Options) -> (f64, Vec<f64>) {
 }
 
 fn solve_impl(
-    model: &dyn NlpModel,
+    user_model: &dyn NlpModel,
     o: &Options,
     cache: &mut Option<Cache>,
     warm: Option<&WarmPoint>,
@@ -220,43 +222,69 @@ fn solve_impl(
     let t_start = Instant::now();
     // the log goes to stderr when the program installed no tracing subscriber
     let _log = crate::stderr_log::fallback(o.print_level);
-    let meta = model.meta();
-    let (n, m) = (meta.nvar, meta.ncon);
-    let n_eq = (0..m).filter(|&j| meta.lcon[j] == meta.ucon[j]).count();
-    let n_free = (0..n).filter(|&i| meta.lvar[i] != meta.uvar[i]).count();
-    // Starting x (user units), projected into the variable bounds for the scaling.
+    let user_meta = user_model.meta();
+    let n_user = user_meta.nvar;
+    let n_eq = (0..user_meta.ncon)
+        .filter(|&j| user_meta.lcon[j] == user_meta.ucon[j])
+        .count();
+    let n_free = (0..n_user)
+        .filter(|&i| user_meta.lvar[i] != user_meta.uvar[i])
+        .count();
+    // Starting x (user units), projected into the variable bounds (for the scaling, and
+    // fixed variables at their value).
     let x_user: Vec<f64> = match warm {
-        Some(w) if w.x.len() == n => w.x.clone(),
-        _ => meta.x0.clone(),
+        Some(w) if w.x.len() == n_user => w.x.clone(),
+        _ => user_meta.x0.clone(),
     };
     let mut x_proj = x_user.clone();
-    for i in 0..n {
-        let (l, u) = (meta.lvar[i], meta.uvar[i]);
+    for i in 0..n_user {
+        let (l, u) = (user_meta.lvar[i], user_meta.uvar[i]);
         x_proj[i] = x_proj[i].max(l).min(u);
     }
-    let (sf, dc) = scaling(model, &x_proj, o);
-    let obj_scale = if meta.minimize { sf } else { -sf };
-    let scaled = ScaledModel::new(model, obj_scale, dc.clone());
-    let lay = Layout::new(scaled.meta(), o);
-    let nw = lay.nw();
     if n_eq > n_free {
         return Ok(trivial_result(
-            model,
+            user_model,
             &x_proj,
             Status::NotEnoughDegreesOfFreedom,
             t_start,
         ));
     }
+    // Fixed variables become parameters: the solver works on the free ones only.
+    let reduced = match o.fixed_variable_treatment {
+        FixedVariableTreatment::MakeParameter => FixedAsParameters::new(user_model),
+        FixedVariableTreatment::RelaxBounds => None,
+    };
+    let model: &dyn NlpModel = match &reduced {
+        Some(r) => r,
+        None => user_model,
+    };
+    let free: &[usize] = reduced.as_ref().map_or(&[], |r| r.free());
+    // a full-length vector restricted to the variables the solver sees
+    let restrict = |v: &[f64]| -> Vec<f64> {
+        match &reduced {
+            Some(r) => r.restrict(v),
+            None => v.to_vec(),
+        }
+    };
+    let meta = model.meta();
+    let (n, m) = (meta.nvar, meta.ncon);
+    let x_user = restrict(&x_user);
+    let (sf, dc) = scaling(model, &restrict(&x_proj), o);
+    let obj_scale = if meta.minimize { sf } else { -sf };
+    let scaled = ScaledModel::new(model, obj_scale, dc.clone());
+    let lay = Layout::new(scaled.meta(), o);
+    let nw = lay.nw();
     // Reuse the backend (symbolic analysis) when the structure is the same.
     let key = BackendKey::of(o);
-    let reuse = matches!(cache, Some(c) if c.slack_rows == lay.slack_rows && c.n == n && c.m == m
-        && c.nnzj == meta.nnzj && c.nnzh == meta.nnzh && c.key == key);
+    let reuse = matches!(cache, Some(c) if c.slack_rows == lay.slack_rows && c.free == free
+        && c.n == n && c.m == m && c.nnzj == meta.nnzj && c.nnzh == meta.nnzh && c.key == key);
     let t_analysis = Instant::now();
     if !reuse {
         *analyses += 1;
         *cache = Some(Cache {
             be: CpuBackend::create(&scaled, &lay, o)?,
             slack_rows: lay.slack_rows.clone(),
+            free: free.to_vec(),
             n,
             m,
             nnzj: meta.nnzj,
@@ -282,13 +310,14 @@ fn solve_impl(
     let mut w0 = vec![0.0; nw];
     w0[..n].copy_from_slice(&x_user);
     let start = match warm {
-        Some(wp) if wp.y.len() == m && wp.z_l.len() == n && wp.z_u.len() == n => {
+        Some(wp) if wp.y.len() == m && wp.z_l.len() == n_user && wp.z_u.len() == n_user => {
+            let (wp_zl, wp_zu) = (restrict(&wp.z_l), restrict(&wp.z_u));
             let ys: Vec<f64> = (0..m).map(|j| wp.y[j] * asf / dc[j]).collect();
             let mut zl = vec![0.0; nw];
             let mut zu = vec![0.0; nw];
             for i in 0..n {
-                zl[i] = wp.z_l[i] * asf;
-                zu[i] = wp.z_u[i] * asf;
+                zl[i] = wp_zl[i] * asf;
+                zu[i] = wp_zu[i] * asf;
             }
             for (k, &j) in lay.slack_rows.iter().enumerate() {
                 zl[n + k] = (-ys[j]).max(0.0);
@@ -343,21 +372,27 @@ fn solve_impl(
     let mut zuc = vec![0.0; lay.upper_idx.len()];
     be.to_host(&ipm.zl, &mut zlc)?;
     be.to_host(&ipm.zu, &mut zuc)?;
-    let mut x = wh[..n].to_vec();
     let y: Vec<f64> = (0..m).map(|j| yh[j] * dc[j] / asf).collect();
-    let mut z_l = vec![0.0; n];
-    let mut z_u = vec![0.0; n];
+    // x and the bound multipliers in user indices (fixed variables at their value, their
+    // multipliers set by `fixed::finish`)
+    let user_index = |i: usize| if free.is_empty() { i } else { free[i] };
+    let mut x = x_proj.clone();
+    for i in 0..n {
+        x[user_index(i)] = wh[i];
+    }
+    let mut z_l = vec![0.0; n_user];
+    let mut z_u = vec![0.0; n_user];
     for (k, &i) in lay.lower_idx.iter().enumerate() {
         if i < n {
-            z_l[i] = zlc[k] / asf;
+            z_l[user_index(i)] = zlc[k] / asf;
         }
     }
     for (k, &i) in lay.upper_idx.iter().enumerate() {
         if i < n {
-            z_u[i] = zuc[k] / asf;
+            z_u[user_index(i)] = zuc[k] / asf;
         }
     }
-    crate::fixed::finish(model, &mut x, &y, &mut z_l, &mut z_u);
+    crate::fixed::finish(user_model, &mut x, &y, &mut z_l, &mut z_u);
     let iterations = ipm.iter;
     let restorations = ipm.restorations;
     let mu = ipm.mu;
@@ -375,9 +410,9 @@ fn solve_impl(
     dcnt.factorizations -= c0.factorizations;
     add_counts(&mut counts, &dcnt);
     let mut constraints = vec![0.0; m];
-    model.cons(&x, &mut constraints);
-    let objective = model.obj(&x);
-    let constr_viol = constraint_violation(meta, &x, &constraints);
+    user_model.cons(&x, &mut constraints);
+    let objective = user_model.obj(&x);
+    let constr_viol = constraint_violation(user_meta, &x, &constraints);
     let total = t_start.elapsed().as_secs_f64();
     let callbacks = t1[0] - t0[0] + rt[0];
     let factorization = t1[1] - t0[1] + rt[1] + analysis;
@@ -405,7 +440,7 @@ fn solve_impl(
         timings,
         counts,
     };
-    crate::summary::log_summary(o.print_level, &meta.name, &res);
+    crate::summary::log_summary(o.print_level, &user_meta.name, &res);
     Ok(res)
 }
 

@@ -179,6 +179,62 @@ fn fixed_variables_and_free_rows() {
     );
 }
 
+/// HS71 with `x₂` fixed at 3.5 (lower == upper, start 5) solves exactly as HS71 with `x₂`
+/// replaced by the constant 3.5: a fixed variable is a parameter (Ipopt's
+/// `make_parameter`), not a variable whose relaxed 1e-8-wide interior limits the steps.
+/// With `fixed_variable_treatment relax_bounds` (the only treatment before) the
+/// iterations differ.
+#[test]
+fn a_fixed_variable_is_a_parameter() {
+    let mut c = hs71();
+    c.model.meta.lvar[2] = 3.5;
+    c.model.meta.uvar[2] = 3.5;
+    let constant = AdModel::new(
+        "hs71 with x2 = 3.5",
+        [1.0, 5.0, 1.0],
+        [1.0; 3],
+        [5.0; 3],
+        vec![25.0, 40.0],
+        vec![INF, 40.0],
+        |x| x[0] * x[2] * (x[0] + x[1] + 3.5) + 3.5,
+        |x, c| {
+            c.push(x[0] * x[1] * x[2] * 3.5);
+            c.push(x[0].sq() + x[1].sq() + x[2].sq() + 3.5 * 3.5);
+        },
+    );
+    let fixed = solve(&c.model, &quiet()).unwrap();
+    let reference = solve(&constant, &quiet()).unwrap();
+    assert_eq!(fixed.status, Status::SolveSucceeded);
+    assert_eq!(reference.status, Status::SolveSucceeded);
+    assert_eq!(fixed.iterations, reference.iterations);
+    assert_eq!(fixed.x[2], 3.5);
+    for (a, b) in [0, 1, 3].iter().map(|&i| fixed.x[i]).zip(&reference.x) {
+        assert!(
+            (a - b).abs() < 1e-12,
+            "x: {:?} vs {:?}",
+            fixed.x,
+            reference.x
+        );
+    }
+    assert!((fixed.objective - reference.objective).abs() < 1e-10 * reference.objective.abs());
+    // the fixed variable's multipliers: the Lagrangian gradient's component
+    assert!(fixed.z_l[2] * fixed.z_u[2] == 0.0);
+    let relaxed = solve(
+        &c.model,
+        &Options {
+            fixed_variable_treatment: simdnlp_solver::FixedVariableTreatment::RelaxBounds,
+            ..quiet()
+        },
+    )
+    .unwrap();
+    assert_eq!(relaxed.status, Status::SolveSucceeded);
+    assert_eq!(relaxed.x[2], 3.5);
+    println!(
+        "iterations: parameter {}, constant {}, relaxed bounds {}",
+        fixed.iterations, reference.iterations, relaxed.iterations
+    );
+}
+
 #[test]
 fn iteration_limit_is_reported() {
     let c = hs71();

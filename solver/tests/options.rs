@@ -398,7 +398,7 @@ fn option_value() -> impl Strategy<Value = String> {
         any::<f64>().prop_map(|v| format!("{v:?}")),
         any::<i64>().prop_map(|v| v.to_string()),
         "[-+]?[0-9]{0,4}(\\.[0-9]{0,3})?([eEdD][-+]?[0-9]{0,4})?",
-        "(yes|no|true|false|monotone|adaptive|ldlt|lblt|augmented|condensed|none|debug|nan|inf|-inf|infinity)",
+        "(yes|no|true|false|monotone|adaptive|ldlt|lblt|augmented|condensed|make_parameter|relax_bounds|none|debug|nan|inf|-inf|infinity)",
         ".{0,16}",
     ]
 }

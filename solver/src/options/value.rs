@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::{KktKind, LinearSolverKind, MuStrategy, PrintLevel};
+use super::{FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy, PrintLevel};
 
 /// The type of an option's value, as [`crate::Options::set`] parses it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -193,6 +193,10 @@ macro_rules! choice_value {
 
 choice_value!(KktKind, ["augmented" => KktKind::Augmented, "condensed" => KktKind::Condensed]);
 choice_value!(LinearSolverKind, ["ldlt" => LinearSolverKind::Ldlt, "lblt" => LinearSolverKind::Lblt]);
+choice_value!(FixedVariableTreatment, [
+    "make_parameter" => FixedVariableTreatment::MakeParameter,
+    "relax_bounds" => FixedVariableTreatment::RelaxBounds,
+]);
 choice_value!(MuStrategy, [
     "monotone" => MuStrategy::Monotone,
     "adaptive" => MuStrategy::AdaptiveLoqo,

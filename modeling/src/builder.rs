@@ -324,6 +324,9 @@ pub struct ModelBuilder<T: Scalar = f64> {
     pub(crate) ncon: usize,
     pub(crate) patterns: Vec<PatternDecl<T>>,
     pub(crate) errors: Vec<ModelError>,
+    /// Patterns whose data could not be collected: each core carries its error and is the
+    /// core of the handle the caller got, so a later `.named()` renames the error too.
+    pub(crate) failed: Vec<Arc<BlockCore>>,
     pub(crate) threads: Threads,
 }
 
@@ -349,6 +352,7 @@ impl<T: Scalar> Default for ModelBuilder<T> {
             ncon: 0,
             patterns: Vec::new(),
             errors: Vec::new(),
+            failed: Vec::new(),
             threads: Threads::Sequential,
         }
     }
@@ -519,15 +523,9 @@ impl<T: Scalar> ModelBuilder<T> {
         data: Collected<P, T>,
         f: impl FnOnce(P) -> (Option<Vec<Index>>, Expr),
         con_core: Option<Arc<BlockCore>>,
-    ) -> Option<(Arc<BlockCore>, Shape)> {
+    ) -> Result<(Arc<BlockCore>, Shape), ModelError> {
         let label = self.pattern_label(kind_of);
-        let (point, cols, shape, desc) = match data {
-            Ok(r) => r,
-            Err(e) => {
-                self.errors.push(e);
-                return None;
-            }
-        };
+        let (point, cols, shape, desc) = data?;
         // accesses logged before this pattern belong to earlier patterns or to no pattern
         let _ = self.take_expr_refs();
         let (rows, expr) = f(point);
@@ -554,7 +552,23 @@ impl<T: Scalar> ModelBuilder<T> {
             desc,
             expr_refs,
         });
-        Some((core, shape))
+        Ok((core, shape))
+    }
+
+    /// The core of a pattern whose data could not be collected: an empty block over
+    /// `shape`, labelled like the pattern, that keeps `error` for `build()`, which reports
+    /// it under the name the pattern's handle has by then.
+    fn failed_pattern(
+        &mut self,
+        kind_of: BlockKind,
+        shape: Shape,
+        error: ModelError,
+    ) -> Arc<BlockCore> {
+        let label = self.pattern_label(kind_of);
+        let core = BlockCore::new(kind_of, shape, 0, label);
+        lock(&core.attrs).errors.push(error);
+        self.failed.push(core.clone());
+        core
     }
 
     /// Adds an objective pattern: `f(point)` summed over the data points. All objective
@@ -576,9 +590,9 @@ impl<T: Scalar> ModelBuilder<T> {
         f: impl FnOnce(P) -> Expr,
     ) -> PatternHandle {
         match self.add_pattern(BlockKind::Objective, data, |p| (None, f(p)), None) {
-            Some((core, _)) => PatternHandle { core },
-            None => PatternHandle {
-                core: BlockCore::new(BlockKind::Objective, Shape::default(), 0, "invalid".into()),
+            Ok((core, _)) => PatternHandle { core },
+            Err(e) => PatternHandle {
+                core: self.failed_pattern(BlockKind::Objective, Shape::default(), e),
             },
         }
     }
@@ -644,26 +658,23 @@ impl<T: Scalar> ModelBuilder<T> {
         };
         let n = shape.len();
         let core = BlockCore::new(BlockKind::Constraint, shape, self.ncon, format!("c{k}"));
-        if self
-            .add_pattern(
-                BlockKind::Constraint,
-                data,
-                |p| (None, f(p)),
-                Some(core.clone()),
-            )
-            .is_some()
-        {
-            self.ncon = self.grow_total(self.ncon, n, "constraint rows", &core);
-            self.cons.push(core.clone());
-            Con::from_core(core)
-        } else {
-            // keep the handle usable; build() reports the data error
-            Con::from_core(BlockCore::new(
+        match self.add_pattern(
+            BlockKind::Constraint,
+            data,
+            |p| (None, f(p)),
+            Some(core.clone()),
+        ) {
+            Ok(_) => {
+                self.ncon = self.grow_total(self.ncon, n, "constraint rows", &core);
+                self.cons.push(core.clone());
+                Con::from_core(core)
+            }
+            // keep the handle usable; build() reports the data error under its final name
+            Err(e) => Con::from_core(self.failed_pattern(
                 BlockKind::Constraint,
                 Shape::new(vec![(0, 0); D::NDIM]),
-                0,
-                format!("c{k}"),
-            ))
+                e,
+            )),
         }
     }
 
@@ -715,15 +726,13 @@ impl<T: Scalar> ModelBuilder<T> {
             },
             None,
         );
-        let Some((core, _)) = res else {
-            return PatternHandle {
-                core: BlockCore::new(
-                    BlockKind::Augmentation,
-                    Shape::default(),
-                    0,
-                    "invalid".into(),
-                ),
-            };
+        let core = match res {
+            Ok((core, _)) => core,
+            Err(e) => {
+                return PatternHandle {
+                    core: self.failed_pattern(BlockKind::Augmentation, Shape::default(), e),
+                };
+            }
         };
         match ci {
             Some(ci) => {

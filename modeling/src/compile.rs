@@ -259,16 +259,48 @@ fn with_final_name(e: &ModelError, default_name: &str, name: &str) -> ModelError
         ModelError::BadShape { what, .. } => {
             if let Some(kind) = what.strip_suffix(default_name) {
                 *what = format!("{kind}{name}");
+            } else {
+                *what = with_pattern_name(what, default_name, name);
             }
         }
+        ModelError::OutOfMemory { what, .. } => *what = with_pattern_name(what, default_name, name),
         _ => {}
     }
     e
 }
 
+/// `what` with the word `pattern <default_name>` (the label a pattern's data errors carry)
+/// changed to `pattern <name>`; `pattern c1` inside `pattern c12` is left alone.
+fn with_pattern_name(what: &str, default_name: &str, name: &str) -> String {
+    let label = format!("pattern {default_name}");
+    let mut out = String::with_capacity(what.len());
+    let mut rest = what;
+    while let Some(at) = rest.find(&label) {
+        let end = at + label.len();
+        let whole_word = !rest[end..].starts_with(|c: char| c.is_alphanumeric() || c == '_');
+        out.push_str(&rest[..at]);
+        if whole_word {
+            out.push_str("pattern ");
+            out.push_str(name);
+        } else {
+            out.push_str(&label);
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
 pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelError> {
     if let Some(e) = b.errors.first() {
         return Err(e.clone());
+    }
+    for core in &b.failed {
+        let attrs = lock(&core.attrs);
+        if let Some(e) = attrs.errors.first() {
+            let name = attrs.name.as_deref().unwrap_or(&core.default_name);
+            return Err(with_final_name(e, &core.default_name, name));
+        }
     }
     if b.sense_conflict {
         return Err(ModelError::ConflictingSense);

@@ -240,13 +240,35 @@ fn declaration_errors_use_the_final_name() {
         "parameter values of block `price`: expected 3 values, got 2"
     );
 
-    // a constraint over a data source that cannot be read is reported under its default
-    // label (`c0`): the pattern is not declared, so a later `.named()` cannot reach it
+    // a constraint over a data source that cannot be read is reported under the name its
+    // handle has at build(), even when `.named()` comes after the failed declaration
     let mut m = ModelBuilder::new();
     let x = m.var(2).named("x");
     let _c = m.constraint(0..usize::MAX, |i| x.at(i) * 1.0).named("rows");
     let e = message(m);
-    assert!(e.contains("data of pattern c0"), "{e}");
+    assert!(e.contains("data of pattern rows"), "{e}");
+    assert!(!e.contains("c0"), "{e}");
+    // unnamed, it keeps its default label; `c1` is not mistaken for a prefix of `c12`
+    let mut m = ModelBuilder::new();
+    let x = m.var(2).named("x");
+    let _c = m.constraint(0..2, |i| x.at(i) * 1.0);
+    let _d = m.constraint(0..usize::MAX, |i| x.at(i) * 1.0);
+    let e = message(m);
+    assert!(e.contains("data of pattern c1"), "{e}");
+    // objective and augmentation patterns too
+    let mut m = ModelBuilder::new();
+    let x = m.var(2).named("x");
+    let _o = m.minimize(0..usize::MAX, |i| x.at(0) * i).named("cost");
+    let e = message(m);
+    assert!(e.contains("data of pattern cost"), "{e}");
+    let mut m = ModelBuilder::new();
+    let x = m.var(2).named("x");
+    let rows = m.constraint(0..2, |i| x.at(i) * 1.0).named("balance");
+    let _a = m
+        .augment(&rows, 0..usize::MAX, |i| (0, x.at(i)))
+        .named("flows");
+    let e = message(m);
+    assert!(e.contains("pattern flows"), "{e}");
 }
 
 #[test]

@@ -264,7 +264,7 @@ fn check_supported(file: &NlFile, names: &Names) -> Result<(), NlError> {
     if discrete > 0 {
         // integer variables come last within each nonlinear class and at the very end
         let first = if h.nlvbi > 0 {
-            h.nlvb - h.nlvbi
+            h.nlvb.saturating_sub(h.nlvbi)
         } else if h.nlvci > 0 {
             h.nlvc.saturating_sub(h.nlvci)
         } else if h.nlvoi > 0 {

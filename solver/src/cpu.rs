@@ -53,6 +53,15 @@ pub struct CpuBackend {
     use_pivoting: bool,
     /// `pivoting` was already tried in this step.
     pivoting_tried: bool,
+    /// A factorization happened since the step began ([`Backend::kkt_reset_quality`]):
+    /// the next one is a repeat (inertia correction or accuracy), for the counts.
+    factorized_in_step: bool,
+    /// The current factorization already solved a right-hand side: the next one is a
+    /// second-order correction, for the counts.
+    solved_since_factorization: bool,
+    /// [`Backend::kkt_increase_quality`] switched to `pivoting`: the next factorization is
+    /// the LBLᵀ repeat of the same matrix, for the counts.
+    pivoting_requested: bool,
     linear_solver: LinearSolverKind,
     factorization_threads: usize,
     kvals: Vec<f64>,
@@ -338,6 +347,9 @@ impl Backend for CpuBackend {
             pivoting: None,
             use_pivoting: false,
             pivoting_tried: false,
+            factorized_in_step: false,
+            solved_since_factorization: false,
+            pivoting_requested: false,
             linear_solver: opts.linear_solver,
             factorization_threads: opts.factorization_threads,
             kvals: vec![0.0; nk],
@@ -554,7 +566,22 @@ impl Backend for CpuBackend {
         hessian: bool,
     ) -> Result<KktStatus, SolverError> {
         self.timed(1, |s| {
+            // Cause of this factorization (counts only): the first of a step is ordinary;
+            // a repeat right after an inaccurate solve is the LBLᵀ switch or a larger δ_c;
+            // a repeat without a solve in between is inertia correction.
             s.counts.factorizations += 1;
+            if s.pivoting_requested {
+                s.pivoting_requested = false;
+                s.counts.factorizations_pivoting += 1;
+            } else if s.factorized_in_step {
+                if s.solved_since_factorization {
+                    s.counts.factorizations_accuracy += 1;
+                } else {
+                    s.counts.factorizations_inertia += 1;
+                }
+            }
+            s.factorized_in_step = true;
+            s.solved_since_factorization = false;
             s.delta = (delta_w, delta_c);
             for (d, v) in s.diag_w.iter_mut().zip(sigma) {
                 *d = v + delta_w;
@@ -582,6 +609,8 @@ impl Backend for CpuBackend {
                         // where it confirms the inertia, else LDLᵀ for the rest of this step.
                         tracing::trace!(?st, "LBLT fallback rejected, back to LDLT");
                         s.use_pivoting = false;
+                        s.counts.factorizations += 1;
+                        s.counts.factorizations_pivoting += 1;
                         s.solver.factorize(&s.kvals)?
                     } else {
                         st
@@ -642,12 +671,15 @@ impl Backend for CpuBackend {
             self.pivoting = Some(p);
         }
         self.use_pivoting = true;
+        self.pivoting_requested = true;
         Ok(true)
     }
 
     fn kkt_reset_quality(&mut self) {
         self.use_pivoting = false;
         self.pivoting_tried = false;
+        self.factorized_in_step = false;
+        self.pivoting_requested = false;
     }
 
     fn kkt_solve(
@@ -659,8 +691,13 @@ impl Backend for CpuBackend {
     ) -> Result<bool, SolverError> {
         self.timed(2, |s| {
             let nw = s.nw;
+            if s.solved_since_factorization {
+                s.counts.solves_soc += 1;
+            }
+            s.solved_since_factorization = true;
             s.rhs_full[..nw].copy_from_slice(rw);
             s.rhs_full[nw..].copy_from_slice(ry);
+            s.counts.solves += 1;
             s.raw_solve()?;
             s.sol.copy_from_slice(&s.corr);
             let bnorm = s.rhs_full.iter().fold(0.0f64, |m, v| m.max(v.abs()));
@@ -683,10 +720,13 @@ impl Backend for CpuBackend {
                 prev_ratio = prev_ratio.min(ratio);
                 if stop {
                     s.res = res;
+                    tracing::trace!(refinement_steps = steps, ratio, "KKT solve");
                     break ratio <= 1e-5;
                 }
                 // solve K c = res, sol += c
                 std::mem::swap(&mut s.rhs_full, &mut res);
+                s.counts.solves += 1;
+                s.counts.solves_refinement += 1;
                 s.raw_solve()?;
                 std::mem::swap(&mut s.rhs_full, &mut res);
                 s.res = res;

@@ -510,6 +510,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             return Ok(());
         }
         self.be.fill(&mut self.sigma, 1.0);
+        self.be.kkt_reset_quality();
         let mut st = self.be.kkt_factorize(&self.sigma, 0.0, 0.0, false)?;
         if st != KktStatus::Correct {
             st = self.be.kkt_factorize(&self.sigma, 0.0, 1e-8, false)?;
@@ -1523,10 +1524,5 @@ const DEGEN_ITERS_MAX: usize = 3;
 
 /// `a += b` for counts.
 pub(crate) fn add_counts(a: &mut CallbackCounts, b: &CallbackCounts) {
-    a.obj += b.obj;
-    a.grad += b.grad;
-    a.cons += b.cons;
-    a.jac += b.jac;
-    a.hess += b.hess;
-    a.factorizations += b.factorizations;
+    *a += *b;
 }

@@ -56,7 +56,17 @@ pub struct Timings {
     pub total: f64,
 }
 
-/// Number of callback evaluations of a solve (restoration phase included).
+/// Number of callback evaluations and of KKT linear-algebra operations of a solve
+/// (restoration phase included).
+///
+/// The KKT counts say where the factorization and solve time of
+/// [`Timings::factorization`] and [`Timings::solves`] goes. Each breakdown field counts a
+/// subset of its total; what is left over is the ordinary work of an iteration:
+/// `factorizations − factorizations_inertia − factorizations_accuracy −
+/// factorizations_pivoting` is one factorization per search direction (one per
+/// interior-point iteration, plus one for the least-squares multipliers at the start),
+/// and `solves − solves_refinement − solves_soc` is one right-hand side per search
+/// direction (plus one for the least-squares multipliers).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallbackCounts {
     /// Objective evaluations.
@@ -69,8 +79,74 @@ pub struct CallbackCounts {
     pub jac: usize,
     /// Hessian evaluations.
     pub hess: usize,
-    /// Numeric factorizations of the KKT matrix.
+    /// Numeric factorizations of the KKT matrix (every cause; the breakdown follows).
     pub factorizations: usize,
+    /// Of [`CallbackCounts::factorizations`]: repeats within one step because the
+    /// inertia was wrong or the matrix singular (Ipopt's inertia correction: δ_w and δ_c
+    /// attempts; for the least-squares multipliers, the repeat with δ_c = 1e-8).
+    #[serde(default)]
+    pub factorizations_inertia: usize,
+    /// Of [`CallbackCounts::factorizations`]: repeats after a solve stayed inaccurate
+    /// (refinement ended with a residual ratio above `1e-5`), regularized by a larger
+    /// δ_c (the inertia-correction repeats that follow count in
+    /// `factorizations_inertia`).
+    #[serde(default)]
+    pub factorizations_accuracy: usize,
+    /// Of [`CallbackCounts::factorizations`]: Bunch–Kaufman LBLᵀ re-factorizations after
+    /// an inaccurate LDLᵀ solve (Ipopt's `IncreaseQuality`), with the LDLᵀ repeat when
+    /// LBLᵀ's inertia is rejected.
+    #[serde(default)]
+    pub factorizations_pivoting: usize,
+    /// Triangular solves with a KKT factor (one forward and one backward substitution
+    /// each; every solve of the condensed form is one), refinement included.
+    #[serde(default)]
+    pub solves: usize,
+    /// Of [`CallbackCounts::solves`]: iterative-refinement corrections.
+    #[serde(default)]
+    pub solves_refinement: usize,
+    /// Of [`CallbackCounts::solves`]: right-hand sides solved with a factorization that
+    /// already gave a search direction (second-order corrections of the line search),
+    /// refinement of these excluded (it counts in `solves_refinement`).
+    #[serde(default)]
+    pub solves_soc: usize,
+}
+
+impl CallbackCounts {
+    /// The counts accumulated from `earlier` to `self` (`self − earlier`, field by field;
+    /// `earlier` must be a snapshot of the same counters taken before `self`).
+    pub fn since(&self, earlier: &CallbackCounts) -> CallbackCounts {
+        CallbackCounts {
+            obj: self.obj - earlier.obj,
+            grad: self.grad - earlier.grad,
+            cons: self.cons - earlier.cons,
+            jac: self.jac - earlier.jac,
+            hess: self.hess - earlier.hess,
+            factorizations: self.factorizations - earlier.factorizations,
+            factorizations_inertia: self.factorizations_inertia - earlier.factorizations_inertia,
+            factorizations_accuracy: self.factorizations_accuracy - earlier.factorizations_accuracy,
+            factorizations_pivoting: self.factorizations_pivoting - earlier.factorizations_pivoting,
+            solves: self.solves - earlier.solves,
+            solves_refinement: self.solves_refinement - earlier.solves_refinement,
+            solves_soc: self.solves_soc - earlier.solves_soc,
+        }
+    }
+}
+
+impl std::ops::AddAssign for CallbackCounts {
+    fn add_assign(&mut self, other: CallbackCounts) {
+        self.obj += other.obj;
+        self.grad += other.grad;
+        self.cons += other.cons;
+        self.jac += other.jac;
+        self.hess += other.hess;
+        self.factorizations += other.factorizations;
+        self.factorizations_inertia += other.factorizations_inertia;
+        self.factorizations_accuracy += other.factorizations_accuracy;
+        self.factorizations_pivoting += other.factorizations_pivoting;
+        self.solves += other.solves;
+        self.solves_refinement += other.solves_refinement;
+        self.solves_soc += other.solves_soc;
+    }
 }
 
 /// Result of a solve, in the user's (unscaled) units.
@@ -106,7 +182,7 @@ pub struct SolveResult {
     pub mu: f64,
     /// Time breakdown in seconds.
     pub timings: Timings,
-    /// Callback and factorization counts.
+    /// Callback counts and KKT factorization/solve counts with their breakdown.
     pub counts: CallbackCounts,
 }
 

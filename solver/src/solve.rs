@@ -401,14 +401,7 @@ fn solve_impl(
     let rt = ipm.resto_times;
     drop(ipm);
     let (c1, t1) = cache.be.counters();
-    let mut dcnt = c1;
-    dcnt.obj -= c0.obj;
-    dcnt.grad -= c0.grad;
-    dcnt.cons -= c0.cons;
-    dcnt.jac -= c0.jac;
-    dcnt.hess -= c0.hess;
-    dcnt.factorizations -= c0.factorizations;
-    add_counts(&mut counts, &dcnt);
+    add_counts(&mut counts, &c1.since(&c0));
     let mut constraints = vec![0.0; m];
     user_model.cons(&x, &mut constraints);
     let objective = user_model.obj(&x);

@@ -55,7 +55,8 @@ impl fmt::Display for SolveResult {
     }
 }
 
-/// The second line of `{:#}`: time per phase and callback counts.
+/// The second line of `{:#}`: time per phase, callback counts and KKT
+/// factorization/solve counts with their breakdown.
 struct Breakdown<'a>(&'a SolveResult);
 
 impl fmt::Display for Breakdown<'_> {
@@ -64,7 +65,8 @@ impl fmt::Display for Breakdown<'_> {
         write!(
             f,
             "time: callbacks {:.3} s, factorization {:.3} s, solves {:.3} s, rest {:.3} s; \
-             evaluations: obj {}, grad {}, cons {}, jac {}, hess {}; factorizations {}",
+             evaluations: obj {}, grad {}, cons {}, jac {}, hess {}; factorizations {} \
+             (inertia {}, accuracy {}, pivoting {}), solves {} (refinement {}, soc {})",
             t.callbacks,
             t.factorization,
             t.solves,
@@ -74,7 +76,13 @@ impl fmt::Display for Breakdown<'_> {
             c.cons,
             c.jac,
             c.hess,
-            c.factorizations
+            c.factorizations,
+            c.factorizations_inertia,
+            c.factorizations_accuracy,
+            c.factorizations_pivoting,
+            c.solves,
+            c.solves_refinement,
+            c.solves_soc
         )
     }
 }

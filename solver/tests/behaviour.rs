@@ -125,6 +125,20 @@ fn nonconvex_problem_uses_inertia_correction() {
     // more factorizations than iterations (+1 for the least-squares multipliers) means at
     // least one iteration needed a perturbed matrix
     assert!(r.counts.factorizations > r.iterations + 1);
+    // the breakdown says why: inertia correction, and what is left is one factorization
+    // and one right-hand side per search direction (iterations + least squares)
+    let c = r.counts;
+    println!("nonconvex counts: {c:?}");
+    assert!(c.factorizations_inertia > 0);
+    let ordinary = c.factorizations
+        - c.factorizations_inertia
+        - c.factorizations_accuracy
+        - c.factorizations_pivoting;
+    assert_eq!(ordinary, r.iterations + 1);
+    assert_eq!(
+        c.solves - c.solves_refinement - c.solves_soc,
+        r.iterations + 1
+    );
 }
 
 #[test]

@@ -334,16 +334,17 @@ pub fn run_solve(
         let t0 = Instant::now();
         let res = solver.solve(model.as_ref(), &settings);
         let solve_s = t0.elapsed().as_secs_f64();
-        let (status, success, iterations, objective, times, error) = match res {
+        let (status, success, iterations, objective, times, counts, error) = match res {
             Ok(o) => (
                 o.status,
                 o.success,
                 o.iterations,
                 Some(o.objective),
                 o.times,
+                o.counts,
                 None,
             ),
-            Err(msg) => ("error".to_string(), false, 0, None, None, Some(msg)),
+            Err(msg) => ("error".to_string(), false, 0, None, None, None, Some(msg)),
         };
         let rec = SolveRecord {
             suite: inst.suite.to_string(),
@@ -364,6 +365,7 @@ pub fn run_solve(
             build_s,
             solve_s,
             times,
+            counts,
             error,
         };
         if let Some(j) = json.as_mut() {
@@ -657,6 +659,7 @@ mod tests {
                 iterations: 3,
                 objective: m.obj(&m.meta().x0) + 17552.0 * 1.001,
                 times: None,
+                counts: None,
             })
         });
         let recs = run_solve(&args, &reg, Some(&fake), &mut out).unwrap();

@@ -18,7 +18,8 @@ pub use registry::{
 };
 pub use report::{CallbackRecord, ClassSummary, SolveRecord};
 pub use solve::{
-    FnSolver, KktChoice, LinearSolverChoice, SolveBackend, SolveOutcome, SolveSettings, SolveTimes,
+    FnSolver, KktChoice, LinearSolverChoice, SolveBackend, SolveCounts, SolveOutcome,
+    SolveSettings, SolveTimes,
 };
 pub use stats::{COMPOSITE_WEIGHTS, CallbackWeights, SGM_SHIFT_S, composite, sgm};
 pub use timing::{TimingConfig, time_callbacks, time_per_call};

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::registry::SizeClass;
-use super::solve::SolveTimes;
+use super::solve::{SolveCounts, SolveTimes};
 use super::stats::{CallbackWeights, SGM_SHIFT_S, composite, sgm};
 
 /// One instance of callbacks mode. Times are seconds per call.
@@ -112,6 +112,12 @@ pub struct SolveRecord {
     /// in JSON), when the solver reports it.
     #[serde(flatten)]
     pub times: Option<SolveTimes>,
+    /// KKT factorizations and triangular solves with their breakdown (`factorizations`,
+    /// `factorizations_inertia`, `factorizations_accuracy`, `factorizations_pivoting`,
+    /// `solves`, `solves_refinement`, `solves_soc` keys in JSON), when the solver reports
+    /// them.
+    #[serde(flatten)]
+    pub counts: Option<SolveCounts>,
     /// Error message when the solver did not run.
     pub error: Option<String>,
 }
@@ -349,7 +355,7 @@ pub fn solve_table(recs: &[SolveRecord]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:<24} {:<6} {:>9} {:>9} {:<22} {:>5} {:>14} {:>14} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "{:<24} {:<6} {:>9} {:>9} {:<22} {:>5} {:>14} {:>14} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6} {:>7}",
         "instance",
         "size",
         "nvar",
@@ -363,13 +369,15 @@ pub fn solve_table(recs: &[SolveRecord]) -> String {
         "solve",
         "callbacks",
         "factor",
-        "linsolve"
+        "linsolve",
+        "fact",
+        "solves"
     );
     let num = |v: Option<f64>, p: usize| v.map_or("-".to_string(), |v| format!("{v:.p$e}"));
     for r in recs {
         let _ = writeln!(
             s,
-            "{:<24} {:<6} {:>9} {:>9} {:<22} {:>5} {:>14} {:>14} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+            "{:<24} {:<6} {:>9} {:>9} {:<22} {:>5} {:>14} {:>14} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>6} {:>7}",
             label(&r.instance, &r.param),
             r.size.as_str(),
             r.nvar,
@@ -383,7 +391,10 @@ pub fn solve_table(recs: &[SolveRecord]) -> String {
             fmt_time(r.solve_s),
             fmt_time(r.times.map_or(f64::NAN, |t| t.callbacks_s)),
             fmt_time(r.times.map_or(f64::NAN, |t| t.factorization_s)),
-            fmt_time(r.times.map_or(f64::NAN, |t| t.linsolve_s))
+            fmt_time(r.times.map_or(f64::NAN, |t| t.linsolve_s)),
+            r.counts
+                .map_or("-".to_string(), |c| c.factorizations.to_string()),
+            r.counts.map_or("-".to_string(), |c| c.solves.to_string())
         );
     }
     s
@@ -478,6 +489,13 @@ mod tests {
                 linsolve_s: 0.05,
                 rest_s: 0.04,
             }),
+            counts: Some(SolveCounts {
+                factorizations: 12,
+                factorizations_inertia: 1,
+                solves: 25,
+                solves_refinement: 13,
+                ..SolveCounts::default()
+            }),
             error: None,
         };
         let v = serde_json::to_value(&r).unwrap();
@@ -501,10 +519,19 @@ mod tests {
             "factorization_s",
             "linsolve_s",
             "rest_s",
+            "factorizations",
+            "factorizations_inertia",
+            "factorizations_accuracy",
+            "factorizations_pivoting",
+            "solves",
+            "solves_refinement",
+            "solves_soc",
         ] {
             assert!(v.get(k).is_some(), "missing key {k}");
         }
         assert_eq!(v["factorization_s"], 0.1);
+        assert_eq!(v["solves"], 25);
+        assert!(solve_table(&[r]).contains(" 12 "));
     }
 
     #[test]

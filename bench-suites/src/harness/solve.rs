@@ -81,6 +81,8 @@ pub struct SolveOutcome {
     pub objective: f64,
     /// Where the solve's time went, when the solver reports it.
     pub times: Option<SolveTimes>,
+    /// KKT factorizations and triangular solves, when the solver reports them.
+    pub counts: Option<SolveCounts>,
 }
 
 /// Wall time of a solve per phase, in seconds (as the solver measures it).
@@ -94,6 +96,31 @@ pub struct SolveTimes {
     pub linsolve_s: f64,
     /// Everything else (vector kernels, line search, logging).
     pub rest_s: f64,
+}
+
+/// KKT linear-algebra work of a solve (as the solver counts it; restoration included).
+///
+/// Each breakdown field counts a subset of its total; what is left is one factorization
+/// and one right-hand side per search direction (one per iteration, plus one for the
+/// least-squares multipliers at the start).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SolveCounts {
+    /// Numeric factorizations of the KKT matrix, every cause.
+    pub factorizations: usize,
+    /// Of `factorizations`: inertia-correction repeats within a step (δ_w/δ_c attempts).
+    pub factorizations_inertia: usize,
+    /// Of `factorizations`: repeats with a larger δ_c after a solve stayed inaccurate.
+    pub factorizations_accuracy: usize,
+    /// Of `factorizations`: Bunch–Kaufman LBLᵀ re-factorizations after an inaccurate LDLᵀ
+    /// solve (and the LDLᵀ repeat when LBLᵀ's inertia is rejected).
+    pub factorizations_pivoting: usize,
+    /// Triangular solves (forward + backward substitution) with a KKT factor, every
+    /// cause.
+    pub solves: usize,
+    /// Of `solves`: iterative-refinement corrections.
+    pub solves_refinement: usize,
+    /// Of `solves`: second-order-correction right-hand sides (their refinement excluded).
+    pub solves_soc: usize,
 }
 
 /// A solver usable by solve mode.
@@ -273,6 +300,15 @@ impl SolveBackend for SimdnlpSolver {
                 factorization_s: r.timings.factorization,
                 linsolve_s: r.timings.solves,
                 rest_s: r.timings.rest,
+            }),
+            counts: Some(SolveCounts {
+                factorizations: r.counts.factorizations,
+                factorizations_inertia: r.counts.factorizations_inertia,
+                factorizations_accuracy: r.counts.factorizations_accuracy,
+                factorizations_pivoting: r.counts.factorizations_pivoting,
+                solves: r.counts.solves,
+                solves_refinement: r.counts.solves_refinement,
+                solves_soc: r.counts.solves_soc,
             }),
         })
     }

@@ -55,6 +55,10 @@ impl<T: Scalar> Scratch<T> {
 #[derive(Clone, Debug)]
 pub struct Workspace<T> {
     pub(crate) scratch: Vec<Scratch<T>>,
+    /// base addresses of the data columns (real then integer) for the JIT-compiled
+    /// programs, refilled on each call (allocates only when a call has more columns than
+    /// the pattern the workspace was made for)
+    pub(crate) columns: Vec<usize>,
 }
 
 impl<T: Scalar> Workspace<T> {
@@ -76,6 +80,52 @@ pub enum Parallelism {
         /// Minimum number of data points per task.
         min_batch: usize,
     },
+}
+
+/// Which CPU evaluator runs a pattern's programs.
+///
+/// Both compute bit-identical results (see the `jit` module docs of this crate for the one
+/// exception, a panicking user function). The JIT is only built for `f64` patterns; `f32`
+/// patterns, targets Cranelift does not support and any compile error use the interpreter
+/// (logged once with `tracing`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Evaluator {
+    /// Native code compiled with Cranelift when the pattern is compiled: one loop over the
+    /// data points with the program's registers in machine registers.
+    #[default]
+    Jit,
+    /// The batch interpreter ([`LANES`] points per instruction): the reference and the
+    /// fallback.
+    Interp,
+}
+
+impl Evaluator {
+    /// The name used on command lines and in reports: `"jit"` or `"interp"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Evaluator::Jit => "jit",
+            Evaluator::Interp => "interp",
+        }
+    }
+}
+
+impl std::fmt::Display for Evaluator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Evaluator {
+    type Err = String;
+
+    /// Parses `"jit"` or `"interp"` (also `"interpreter"`).
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "jit" => Ok(Evaluator::Jit),
+            "interp" | "interpreter" => Ok(Evaluator::Interp),
+            _ => Err(format!("unknown evaluator `{s}` (expected jit or interp)")),
+        }
+    }
 }
 
 /// Where the outputs of one evaluation go.

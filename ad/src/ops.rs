@@ -38,6 +38,16 @@ macro_rules! unary_table {
                 } )* }
             }
 
+            /// The function as a plain C-ABI symbol in `f64`, called by the JIT-compiled
+            /// programs: it runs the same expression as [`Un::eval`] and the interpreter, so
+            /// both evaluators give bit-identical results.
+            pub(crate) fn c_fn(self) -> extern "C" fn(f64) -> f64 {
+                match self { $( Un::$V => {
+                    extern "C" fn call(arg: f64) -> f64 { Un::$V.eval::<f64>(arg) }
+                    call
+                } )* }
+            }
+
             /// C expression of the function applied to the C expression `a` (in `double`).
             pub(crate) fn c_template(self) -> &'static str {
                 match self { $( Un::$V => $c, )* }
@@ -339,7 +349,17 @@ mod special_fns {
     pub fn lgamma(x: f64) -> f64 {
         Gamma::ln_gamma(x).0
     }
+    /// `ψ(x)`. For `x <= 0` by reflection, `ψ(x) = ψ(1 - x) - π cot(πx)` (NaN at the poles
+    /// and at `-∞`): the `special` crate recurses `ψ(x) = ψ(x + 1) - 1/x` up to `x > 8`,
+    /// which overflows the stack for large negative `x`.
     pub fn digamma(x: f64) -> f64 {
+        if x <= 0.0 {
+            if x == x.floor() {
+                return f64::NAN;
+            }
+            let pi = std::f64::consts::PI;
+            return Gamma::digamma(1.0 - x) - pi / (pi * x).tan();
+        }
         Gamma::digamma(x)
     }
     pub fn trigamma(x: f64) -> f64 {

@@ -2,12 +2,16 @@
 
 use crate::data::DataView;
 use crate::error::AdError;
-use crate::eval::{LANES, Outputs, Parallelism, Scratch, Workspace, run};
+use crate::eval::{Evaluator, LANES, Outputs, Parallelism, Scratch, Workspace, run};
 use crate::expr::{Expr, VarRef};
 use crate::graph::gradient;
+use crate::jit::{JitArgs, JitCode, JitInput, JitProgram, nan_ptr};
 use crate::program::{Program, VALUE, build, columns, refs};
 use crate::scalar::Scalar;
 use rayon::prelude::*;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 /// How second-order programs are derived (both give the same values; see the crate docs
 /// for the measurement that picked the default).
@@ -36,7 +40,12 @@ pub struct Pattern<T> {
     hessp: Program<T>,
     max_real: Option<u32>,
     max_int: Option<u32>,
+    /// native code of `[value, grad, grad_only, hessp]` when the JIT evaluator is in use
+    jit: Option<Arc<JitCode>>,
 }
+
+/// Set once the first JIT failure has been logged.
+static JIT_FAILURE_LOGGED: AtomicBool = AtomicBool::new(false);
 
 /// Size of one compiled program, for reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,8 +66,25 @@ impl<T: Scalar> Pattern<T> {
         Self::compile_with(expr, SecondOrder::default())
     }
 
-    /// Compiles `expr`, deriving second order as `mode` says.
+    /// Compiles `expr`, deriving second order as `mode` says, for the default evaluator
+    /// (the JIT for `f64`).
     pub fn compile_with(expr: &Expr, mode: SecondOrder) -> Result<Self, AdError> {
+        Self::compile_for(expr, mode, Evaluator::default())
+    }
+
+    /// Compiles `expr` for the given evaluator (the JIT falls back to the interpreter when
+    /// it cannot be built; [`Pattern::evaluator`] says which one is in use).
+    pub fn compile_for(
+        expr: &Expr,
+        mode: SecondOrder,
+        evaluator: Evaluator,
+    ) -> Result<Self, AdError> {
+        let mut p = Self::compile_programs(expr, mode)?;
+        p.set_evaluator(evaluator);
+        Ok(p)
+    }
+
+    fn compile_programs(expr: &Expr, mode: SecondOrder) -> Result<Self, AdError> {
         let grad = gradient(expr)?;
         let slots: Vec<VarRef> = grad.iter().map(|(_, _, r)| r.clone()).collect();
         let globals: Vec<&crate::Index> = grad.iter().map(|(g, _, _)| g).collect();
@@ -123,7 +149,74 @@ impl<T: Scalar> Pattern<T> {
             hessp,
             max_real,
             max_int,
+            jit: None,
         })
+    }
+
+    /// Switches evaluators: compiles the native code when `evaluator` is
+    /// [`Evaluator::Jit`] and none is built yet (for `f64` patterns; a failure is logged
+    /// once and leaves the interpreter in use), drops it for [`Evaluator::Interp`]. Returns
+    /// the evaluator now in use.
+    pub fn set_evaluator(&mut self, evaluator: Evaluator) -> Evaluator {
+        match evaluator {
+            Evaluator::Interp => self.jit = None,
+            Evaluator::Jit if self.jit.is_none() => self.jit = self.build_jit(),
+            Evaluator::Jit => {}
+        }
+        self.evaluator()
+    }
+
+    /// The evaluator in use.
+    pub fn evaluator(&self) -> Evaluator {
+        if self.jit.is_some() {
+            Evaluator::Jit
+        } else {
+            Evaluator::Interp
+        }
+    }
+
+    /// Wall time the JIT took to compile this pattern's programs (`None` with the
+    /// interpreter).
+    pub fn jit_compile_time(&self) -> Option<Duration> {
+        self.jit.as_ref().map(|j| j.compile_time)
+    }
+
+    fn build_jit(&self) -> Option<Arc<JitCode>> {
+        use std::any::Any;
+        fn as_f64<T: Scalar>(p: &Program<T>) -> Option<&Program<f64>> {
+            (p as &dyn Any).downcast_ref::<Program<f64>>()
+        }
+        // only f64 programs are compiled
+        let programs = [
+            (as_f64(&self.value)?, false),
+            (as_f64(&self.grad)?, false),
+            (as_f64(&self.grad_only)?, false),
+            (as_f64(&self.hessp)?, true),
+        ];
+        let inputs: Vec<JitInput<'_>> = programs
+            .iter()
+            .map(|&(program, weighted)| JitInput { program, weighted })
+            .collect();
+        match crate::jit::compile(&inputs) {
+            Ok(code) => {
+                tracing::debug!(
+                    compile_ms = code.compile_time.as_secs_f64() * 1e3,
+                    "JIT-compiled a pattern's programs"
+                );
+                Some(Arc::new(code))
+            }
+            Err(e) => {
+                if !JIT_FAILURE_LOGGED.swap(true, Ordering::Relaxed) {
+                    tracing::warn!("{e}; patterns use the interpreter instead");
+                }
+                None
+            }
+        }
+    }
+
+    /// The native program at `index` of `[value, grad, grad_only, hessp]`, if compiled.
+    fn jit_program(&self, index: usize) -> Option<JitProgram> {
+        self.jit.as_ref().map(|j| j.programs[index])
     }
 
     /// The expression this pattern was compiled from.
@@ -199,10 +292,13 @@ impl<T: Scalar> Pattern<T> {
             .niregs
             .max(self.grad.niregs)
             .max(self.hessp.niregs);
+        let ncols = self.max_real.map_or(0, |c| c as usize + 1)
+            + self.max_int.map_or(0, |c| c as usize + 1);
         Workspace {
             scratch: (0..tasks.max(1))
                 .map(|_| Scratch::new(nregs, niregs))
                 .collect(),
+            columns: Vec::with_capacity(ncols),
         }
     }
 
@@ -299,6 +395,9 @@ impl<T: Scalar> Pattern<T> {
         par: Parallelism,
     ) {
         let n = self.points(data, out.len(), 1, &[]);
+        if let Some(jp) = self.jit_program(0) {
+            return dispatch_jit(jp, 1, ws, data, x, theta, n, out, None, None, par);
+        }
         dispatch(&self.value, ws, data, x, theta, n, out, None, None, par);
     }
 
@@ -329,11 +428,14 @@ impl<T: Scalar> Pattern<T> {
     ) {
         let vl = values.as_ref().map(|v| v.len());
         let n = self.points(data, out.len(), self.nslots(), vl.as_slice());
-        let prog = if values.is_some() {
-            &self.grad
+        let (prog, index) = if values.is_some() {
+            (&self.grad, 1)
         } else {
-            &self.grad_only
+            (&self.grad_only, 2)
         };
+        if let Some(jp) = self.jit_program(index) {
+            return dispatch_jit(jp, prog.step, ws, data, x, theta, n, out, values, None, par);
+        }
         dispatch(prog, ws, data, x, theta, n, out, values, None, par);
     }
 
@@ -363,6 +465,22 @@ impl<T: Scalar> Pattern<T> {
         par: Parallelism,
     ) {
         let n = self.points(data, out.len(), self.nhess(), &[weights.len()]);
+        if let Some(jp) = self.jit_program(3) {
+            let step = self.hessp.step;
+            return dispatch_jit(
+                jp,
+                step,
+                ws,
+                data,
+                x,
+                theta,
+                n,
+                out,
+                None,
+                Some(weights),
+                par,
+            );
+        }
         dispatch(
             &self.hessp,
             ws,
@@ -473,6 +591,96 @@ fn dispatch<T: Scalar>(
             .enumerate()
             .zip(out.par_chunks_mut(chunk * step))
             .for_each(|(ts, oc)| run_task(ts, oc, None)),
+    }
+}
+
+/// Runs a JIT-compiled program on points `0..n`, split across rayon's pool like
+/// [`dispatch`] (`T` is `f64`: the pattern only has native code then).
+#[allow(clippy::too_many_arguments)]
+fn dispatch_jit<T: Scalar>(
+    jp: JitProgram,
+    step: usize,
+    ws: &mut Workspace<T>,
+    data: &DataView<'_, T>,
+    x: &[T],
+    theta: &[T],
+    n: usize,
+    out: &mut [T],
+    values: Option<&mut [T]>,
+    weights: Option<&[T]>,
+    par: Parallelism,
+) {
+    if n == 0 {
+        return;
+    }
+    // the callers pick the program that matches the outputs they pass
+    if (jp.writes_values && values.is_none()) || jp.weighted != weights.is_some() {
+        debug_assert!(false, "JIT program does not match the outputs passed");
+        return;
+    }
+    let values = if jp.writes_values {
+        values.map(|v| &mut v[..n])
+    } else {
+        None
+    };
+    if step == 0 && values.is_none() {
+        return;
+    }
+    ws.columns.clear();
+    ws.columns
+        .extend(data.reals.iter().map(|c| c.as_ptr() as usize));
+    let nreals = ws.columns.len();
+    ws.columns
+        .extend(data.ints.iter().map(|c| c.as_ptr() as usize));
+    let columns = &ws.columns[..];
+    let tasks = match par {
+        Parallelism::Sequential => 1,
+        Parallelism::Rayon { min_batch } => n
+            .div_ceil(min_batch.max(LANES))
+            .min(ws.scratch.len())
+            .max(1),
+    };
+    let chunk = n.div_ceil(tasks);
+    let run_task = |first: usize, o_chunk: &mut [T], v_chunk: Option<&mut [T]>| {
+        let last = (first + chunk).min(n);
+        let args = JitArgs {
+            x: x.as_ptr() as *const f64,
+            x_len: x.len(),
+            theta: theta.as_ptr() as *const f64,
+            theta_len: theta.len(),
+            reals: columns.as_ptr() as *const *const f64,
+            ints: columns[nreals..].as_ptr() as *const *const i64,
+            out: o_chunk.as_mut_ptr() as *mut f64,
+            values: v_chunk.map_or(std::ptr::null_mut(), |v| v.as_mut_ptr() as *mut f64),
+            weights: weights.map_or(std::ptr::null(), |w| w[first..].as_ptr() as *const f64),
+            nan: nan_ptr(),
+        };
+        debug_assert!(o_chunk.len() >= (last - first) * step);
+        // SAFETY: `T` is `f64` (only `f64` patterns have native code), so every pointer
+        // above points at `f64`s. `points` checked that every column the program reads has
+        // at least `data.len >= n > last - 1` rows and that `out`, `values` and `weights`
+        // hold `n` points; each task gets the chunks of points `first..last`.
+        unsafe { jp.call(&args, first, last) };
+    };
+    let out = &mut out[..n * step];
+    if tasks <= 1 {
+        run_task(0, out, values);
+        return;
+    }
+    match (step, values) {
+        (0, Some(v)) => v
+            .par_chunks_mut(chunk)
+            .enumerate()
+            .for_each(|(t, vc)| run_task(t * chunk, &mut [], Some(vc))),
+        (_, Some(v)) => out
+            .par_chunks_mut(chunk * step)
+            .zip(v.par_chunks_mut(chunk))
+            .enumerate()
+            .for_each(|(t, (oc, vc))| run_task(t * chunk, oc, Some(vc))),
+        (_, None) => out
+            .par_chunks_mut(chunk * step)
+            .enumerate()
+            .for_each(|(t, oc)| run_task(t * chunk, oc, None)),
     }
 }
 

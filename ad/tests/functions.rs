@@ -373,6 +373,16 @@ fn special_function_values() {
     assert!(close(v, -0.577_215_664_901_532_9, 1e-14));
     assert!(close(g[0], pi * pi / 6.0, 1e-13));
     assert!(close(h[0][0], -2.0 * 1.202_056_903_159_594_2, 1e-12));
+    // negative arguments by reflection: ψ(-1/2) = 2 - γ - 2 ln 2; poles and -∞ are NaN;
+    // a large negative argument is finite and does not recurse (it used to overflow the stack)
+    assert!(close(
+        at(x.digamma(), -0.5).0,
+        2.0 - 0.577_215_664_901_532_9 - 2.0 * 2f64.ln(),
+        1e-13
+    ));
+    assert!(at(x.digamma(), -3.0).0.is_nan());
+    assert!(at(x.digamma(), f64::NEG_INFINITY).0.is_nan());
+    assert!(at(x.digamma(), -1e10 - 0.5).0.is_finite());
     let (v, g, _) = at(x.erf(), 0.5);
     assert!(close(v, 0.520_499_877_813_046_5, 1e-14));
     assert!(close(g[0], 2.0 / pi.sqrt() * (-0.25f64).exp(), 1e-14));

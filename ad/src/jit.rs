@@ -1,0 +1,808 @@
+//! Native code for the straight-line programs: each program (value, gradient, Hessian) is
+//! compiled with Cranelift into one function that loops over a range of data points, keeps
+//! the program's registers in SSA values (machine registers or spill slots, chosen by
+//! Cranelift's register allocator) and writes its outputs where the interpreter writes them.
+//!
+//! # Agreement with the interpreter
+//!
+//! The JIT computes exactly what the interpreter computes, instruction by instruction:
+//!
+//! - `+ - * /`, negation, `abs`, `abs2`, `inv`, `sqrt`, `deg2rad`, `rad2deg`, `max`, `min`
+//!   and the internal steps `ge`/`gt` are native instructions; IEEE 754 rounds each one
+//!   correctly and Cranelift never contracts `a*b + c` into a fused multiply-add, so they are
+//!   bit-identical to the interpreter. The interpreter's fused superinstructions round every
+//!   intermediate too, so they are bit-identical as well.
+//! - every other function (`exp`, `sin`, `pow`, `atan2`, the special functions, integer
+//!   powers, user functions, floor division of indices, ...) is a call to a C-ABI wrapper of
+//!   the very Rust function the interpreter runs ([`crate::Un::eval`], [`crate::Bin::eval`],
+//!   `f64::powi`, ...): one implementation set, bit-identical results.
+//! - out-of-range positions of `x` or `θ` read NaN, as in the interpreter.
+//!
+//! So every output is bit-identical to the interpreter's (the tests check this for every
+//! registered function, at NaN, ±∞ and outside each function's domain). The one exception is
+//! a user function that panics: the interpreter propagates the panic, the JIT catches it in
+//! the call wrapper and the result is NaN (unwinding through JIT-compiled frames is not
+//! supported).
+//!
+//! Only `f64` programs are compiled; `f32` patterns use the interpreter.
+
+use crate::index::{floor_div, floor_rem};
+use crate::ops::{Bin, BinOp, BinaryFn, BinaryInner, Un, UnOp, UnaryFn, UnaryInner};
+use crate::program::{Ar, Fk, IOp, ISrc, Ins, Program, Src, U1};
+use cranelift_codegen::ir;
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{
+    AbiParam, BlockArg, InstBuilder, MemFlags, SigRef, Signature, UserFuncName, Value, types,
+};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{Linkage, Module, default_libcall_names};
+use std::collections::HashMap;
+use std::mem::{ManuallyDrop, offset_of};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// Everything one call of a compiled program reads and writes (the C layout the generated
+/// code loads its pointers from).
+///
+/// Invariants the caller upholds (see [`JitProgram::call`]): the data columns have at least
+/// `last` rows; `out` has `(last - first) * step` entries, `values` (when the program writes
+/// values) and `weights` (when it is weighted) `last - first`; all are for point `first`.
+#[repr(C)]
+pub(crate) struct JitArgs {
+    /// the variable vector
+    pub x: *const f64,
+    /// its length (positions at or past it read NaN)
+    pub x_len: usize,
+    /// the parameter vector
+    pub theta: *const f64,
+    /// its length
+    pub theta_len: usize,
+    /// the base pointers of the real data columns
+    pub reals: *const *const f64,
+    /// the base pointers of the integer data columns
+    pub ints: *const *const i64,
+    /// the outputs of point `first` (`step` per point)
+    pub out: *mut f64,
+    /// the values of point `first` (gradient programs that write the value), else null
+    pub values: *mut f64,
+    /// the weights of point `first` (Hessian programs), else null
+    pub weights: *const f64,
+    /// a NaN that out-of-range positions read
+    pub nan: *const f64,
+}
+
+/// The value an out-of-range position of `x` or `θ` reads.
+static NAN: f64 = f64::NAN;
+
+/// Pointer to [`NAN`] for [`JitArgs::nan`].
+pub(crate) fn nan_ptr() -> *const f64 {
+    &NAN
+}
+
+/// `fn(args, first, last)`: runs the program on data points `first..last`.
+type JitFn = unsafe extern "C" fn(*const JitArgs, usize, usize);
+
+/// One compiled program.
+#[derive(Clone, Copy)]
+pub(crate) struct JitProgram {
+    func: JitFn,
+    /// the program multiplies each output by the point's weight
+    pub weighted: bool,
+    /// the program writes the value of each point into `values`
+    pub writes_values: bool,
+}
+
+impl JitProgram {
+    /// Runs the program on data points `first..last`.
+    ///
+    /// # Safety
+    ///
+    /// `args` satisfies the invariants documented on [`JitArgs`] for `first..last`, and the
+    /// [`JitCode`] this program belongs to is alive.
+    pub(crate) unsafe fn call(&self, args: &JitArgs, first: usize, last: usize) {
+        // SAFETY: the caller upholds the invariants of `JitArgs`; the generated code reads
+        // `x` and `θ` only after a bounds check and the data and output arrays only at the
+        // rows and strides those invariants cover.
+        unsafe { (self.func)(args, first, last) }
+    }
+}
+
+/// The native code of one pattern's programs; frees its memory when dropped.
+pub(crate) struct JitCode {
+    module: ManuallyDrop<JITModule>,
+    /// one per program passed to [`compile`], in order
+    pub programs: Vec<JitProgram>,
+    /// the user functions the code calls by address (kept alive with the code)
+    _unary: Vec<UnaryFn>,
+    _binary: Vec<BinaryFn>,
+    /// wall time of compiling all programs
+    pub compile_time: Duration,
+}
+
+// SAFETY: after `finalize_definitions` the module's code is immutable; the module is only
+// touched again by `Drop` (exclusive access). The generated functions read shared inputs and
+// write only through the pointers each call passes, so calling them from several threads at
+// once is sound.
+unsafe impl Send for JitCode {}
+// SAFETY: see `Send`: shared references only call the immutable generated code.
+unsafe impl Sync for JitCode {}
+
+impl Drop for JitCode {
+    fn drop(&mut self) {
+        // SAFETY: `self` is dropped, so no `JitProgram` of it can be called any more (patterns
+        // hold the code in an `Arc` and copy programs out only for the duration of a call).
+        unsafe { ManuallyDrop::take(&mut self.module).free_memory() }
+    }
+}
+
+impl std::fmt::Debug for JitCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "JitCode({} programs, compiled in {:?})",
+            self.programs.len(),
+            self.compile_time
+        )
+    }
+}
+
+/// Patterns JIT-compiled in this process and the wall time spent on them (process-wide
+/// counters, for reports such as the benchmark harness's compile time per pattern).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct JitStats {
+    /// Patterns compiled (each one's value, gradient and Hessian programs).
+    pub patterns: u64,
+    /// Total compile time.
+    pub total: Duration,
+}
+
+static STATS_PATTERNS: AtomicU64 = AtomicU64::new(0);
+static STATS_NANOS: AtomicU64 = AtomicU64::new(0);
+
+/// The process-wide [`JitStats`] so far (take the difference of two readings for one
+/// model's build).
+pub fn jit_stats() -> JitStats {
+    JitStats {
+        patterns: STATS_PATTERNS.load(Ordering::Relaxed),
+        total: Duration::from_nanos(STATS_NANOS.load(Ordering::Relaxed)),
+    }
+}
+
+/// Why a pattern could not be JIT-compiled (the evaluator then falls back to the
+/// interpreter).
+#[derive(Debug, thiserror::Error)]
+#[error("JIT compilation failed: {0}")]
+pub(crate) struct JitError(String);
+
+fn err(e: impl std::fmt::Display) -> JitError {
+    JitError(e.to_string())
+}
+
+/// One program to compile and whether its outputs are weighted.
+pub(crate) struct JitInput<'a> {
+    pub program: &'a Program<f64>,
+    pub weighted: bool,
+}
+
+/// Compiles `inputs` into native code, one function each.
+pub(crate) fn compile(inputs: &[JitInput<'_>]) -> Result<JitCode, JitError> {
+    let start = Instant::now();
+    let mut flags = settings::builder();
+    flags.set("opt_level", "speed").map_err(err)?;
+    flags.set("use_colocated_libcalls", "false").map_err(err)?;
+    flags.set("is_pic", "false").map_err(err)?;
+    let isa = cranelift_native::builder()
+        .map_err(err)?
+        .finish(settings::Flags::new(flags))
+        .map_err(err)?;
+    if isa.pointer_type() != types::I64 {
+        return Err(JitError("only 64-bit targets are supported".into()));
+    }
+    let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+    let mut ctx = module.make_context();
+    let mut fctx = FunctionBuilderContext::new();
+    let mut keep = Keep::default();
+    let mut ids = Vec::with_capacity(inputs.len());
+    for (n, input) in inputs.iter().enumerate() {
+        let mut sig = module.make_signature();
+        for _ in 0..3 {
+            sig.params.push(AbiParam::new(types::I64));
+        }
+        let id = module
+            .declare_function(&format!("program{n}"), Linkage::Local, &sig)
+            .map_err(err)?;
+        ctx.func.signature = sig;
+        ctx.func.name = UserFuncName::user(0, id.as_u32());
+        {
+            let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+            Lower::new(b, input.program, input.weighted, &mut keep)?.program()?;
+        }
+        module.define_function(id, &mut ctx).map_err(err)?;
+        module.clear_context(&mut ctx);
+        ids.push(id);
+    }
+    module.finalize_definitions().map_err(err)?;
+    let programs = ids
+        .iter()
+        .zip(inputs)
+        .map(|(&id, input)| {
+            let ptr = module.get_finalized_function(id);
+            // SAFETY: `ptr` is the finalized code of a function declared with the signature
+            // `(i64, i64, i64) -> ()` in the platform's default (C) calling convention, which
+            // is `JitFn`'s.
+            let func = unsafe { std::mem::transmute::<*const u8, JitFn>(ptr) };
+            JitProgram {
+                func,
+                weighted: input.weighted,
+                writes_values: input
+                    .program
+                    .ins
+                    .iter()
+                    .any(|i| matches!(i, Ins::Value { .. })),
+            }
+        })
+        .collect();
+    let compile_time = start.elapsed();
+    STATS_PATTERNS.fetch_add(1, Ordering::Relaxed);
+    STATS_NANOS.fetch_add(
+        u64::try_from(compile_time.as_nanos()).unwrap_or(u64::MAX),
+        Ordering::Relaxed,
+    );
+    Ok(JitCode {
+        module: ManuallyDrop::new(module),
+        programs,
+        _unary: keep.unary,
+        _binary: keep.binary,
+        compile_time,
+    })
+}
+
+/// User functions referenced by address from the generated code.
+#[derive(Default)]
+struct Keep {
+    unary: Vec<UnaryFn>,
+    binary: Vec<BinaryFn>,
+}
+
+// ---- the C-ABI wrappers the generated code calls -------------------------------------------
+
+extern "C" fn call_powi(v: f64, k: i32) -> f64 {
+    v.powi(k)
+}
+
+extern "C" fn call_powf(v: f64, p: f64) -> f64 {
+    v.powf(p)
+}
+
+extern "C" fn call_pow(a: f64, b: f64) -> f64 {
+    Bin::Pow.eval(a, b)
+}
+
+extern "C" fn call_atan2(a: f64, b: f64) -> f64 {
+    Bin::Atan2.eval(a, b)
+}
+
+extern "C" fn call_hypot(a: f64, b: f64) -> f64 {
+    Bin::Hypot.eval(a, b)
+}
+
+extern "C" fn call_floor_div(a: i64, b: i64) -> i64 {
+    floor_div(a, b)
+}
+
+extern "C" fn call_floor_rem(a: i64, b: i64) -> i64 {
+    floor_rem(a, b)
+}
+
+/// Derivative `order` of a user univariate function; NaN if it panics.
+extern "C" fn call_user_unary(f: *const UnaryInner, order: i32, v: f64) -> f64 {
+    // SAFETY: `f` is the address of a `UnaryInner` kept alive by the `JitCode` whose code
+    // calls this function (`Keep::unary`).
+    let f = unsafe { &*f };
+    match f.f.get(order as usize) {
+        Some(g) => catch_unwind(AssertUnwindSafe(|| g(v))).unwrap_or(f64::NAN),
+        None => f64::NAN,
+    }
+}
+
+/// Part `part` of a user bivariate function; NaN if it panics.
+extern "C" fn call_user_binary(f: *const BinaryInner, part: i32, a: f64, b: f64) -> f64 {
+    // SAFETY: `f` is the address of a `BinaryInner` kept alive by the `JitCode` whose code
+    // calls this function (`Keep::binary`).
+    let f = unsafe { &*f };
+    match f.f.get(part as usize) {
+        Some(g) => catch_unwind(AssertUnwindSafe(|| g(a, b))).unwrap_or(f64::NAN),
+        None => f64::NAN,
+    }
+}
+
+// ---- lowering ---------------------------------------------------------------------------------
+
+/// The signatures of the callouts, imported once per function.
+struct Sigs {
+    f_f: SigRef,
+    fi_f: SigRef,
+    ff_f: SigRef,
+    ii_i: SigRef,
+    pif_f: SigRef,
+    piff_f: SigRef,
+}
+
+/// Lowers one program into a Cranelift function.
+struct Lower<'a, 'b> {
+    b: FunctionBuilder<'b>,
+    p: &'a Program<f64>,
+    weighted: bool,
+    keep: &'a mut Keep,
+    sigs: Sigs,
+    mem: MemFlags,
+    // loop-invariant pointers, loaded in the entry block
+    x: Value,
+    x_len: Value,
+    theta: Value,
+    theta_len: Value,
+    out: Value,
+    values: Value,
+    weights: Value,
+    nan: Value,
+    real_cols: HashMap<u32, Value>,
+    int_cols: HashMap<u32, Value>,
+    /// the current point `k` and its offset `k - first` (inside the loop body)
+    k: Value,
+    rel: Value,
+    regs: Vec<Option<Value>>,
+    iregs: Vec<Option<Value>>,
+    /// integer column values of the current point
+    int_loads: HashMap<u32, Value>,
+}
+
+impl<'a, 'b> Lower<'a, 'b> {
+    fn new(
+        mut b: FunctionBuilder<'b>,
+        p: &'a Program<f64>,
+        weighted: bool,
+        keep: &'a mut Keep,
+    ) -> Result<Self, JitError> {
+        let i64t = types::I64;
+        let f64t = types::F64;
+        let call_conv = b.func.signature.call_conv;
+        let mut sig = |params: &[ir::Type], ret: ir::Type| {
+            let mut s = Signature::new(call_conv);
+            s.params.extend(params.iter().map(|&t| AbiParam::new(t)));
+            s.returns.push(AbiParam::new(ret));
+            b.import_signature(s)
+        };
+        let sigs = Sigs {
+            f_f: sig(&[f64t], f64t),
+            fi_f: sig(&[f64t, types::I32], f64t),
+            ff_f: sig(&[f64t, f64t], f64t),
+            ii_i: sig(&[i64t, i64t], i64t),
+            pif_f: sig(&[i64t, types::I32, f64t], f64t),
+            piff_f: sig(&[i64t, types::I32, f64t, f64t], f64t),
+        };
+        let entry = b.create_block();
+        b.append_block_params_for_function_params(entry);
+        b.switch_to_block(entry);
+        let args = b.block_params(entry)[0];
+        let mem = MemFlags::trusted();
+        let mut ld = |off: usize| b.ins().load(i64t, mem, args, off as i32);
+        let x = ld(offset_of!(JitArgs, x));
+        let x_len = ld(offset_of!(JitArgs, x_len));
+        let theta = ld(offset_of!(JitArgs, theta));
+        let theta_len = ld(offset_of!(JitArgs, theta_len));
+        let reals = ld(offset_of!(JitArgs, reals));
+        let ints = ld(offset_of!(JitArgs, ints));
+        let out = ld(offset_of!(JitArgs, out));
+        let values = ld(offset_of!(JitArgs, values));
+        let weights = ld(offset_of!(JitArgs, weights));
+        let nan = ld(offset_of!(JitArgs, nan));
+        // base pointers of the columns the program reads
+        let (mut rc, mut ic): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+        let mut note = |s: &ISrc| {
+            if let ISrc::F(c) = s {
+                ic.push(*c);
+            }
+        };
+        for i in &p.iins {
+            note(&i.a);
+            note(&i.b);
+        }
+        for i in &p.ins {
+            match i {
+                Ins::X { idx, .. } | Ins::P { idx, .. } | Ins::I { idx, .. } => note(idx),
+                Ins::D { col, .. } => rc.push(*col),
+                _ => {}
+            }
+        }
+        rc.sort_unstable();
+        rc.dedup();
+        ic.sort_unstable();
+        ic.dedup();
+        let col_offset = |c: u32| -> Result<i32, JitError> {
+            i32::try_from(c as usize * 8).map_err(|_| JitError("too many data columns".into()))
+        };
+        let mut real_cols = HashMap::new();
+        for c in rc {
+            let off = col_offset(c)?;
+            real_cols.insert(c, b.ins().load(i64t, mem, reals, off));
+        }
+        let mut int_cols = HashMap::new();
+        for c in ic {
+            let off = col_offset(c)?;
+            int_cols.insert(c, b.ins().load(i64t, mem, ints, off));
+        }
+        let zero = b.ins().iconst(i64t, 0);
+        Ok(Lower {
+            b,
+            p,
+            weighted,
+            keep,
+            sigs,
+            mem,
+            x,
+            x_len,
+            theta,
+            theta_len,
+            out,
+            values,
+            weights,
+            nan,
+            real_cols,
+            int_cols,
+            k: zero,
+            rel: zero,
+            regs: vec![None; p.nregs],
+            iregs: vec![None; p.niregs],
+            int_loads: HashMap::new(),
+        })
+    }
+
+    /// The loop over `first..last` around the program's body.
+    fn program(mut self) -> Result<(), JitError> {
+        let i64t = types::I64;
+        let entry = self
+            .b
+            .current_block()
+            .ok_or_else(|| err("no entry block"))?;
+        let first = self.b.block_params(entry)[1];
+        let last = self.b.block_params(entry)[2];
+        let header = self.b.create_block();
+        let k = self.b.append_block_param(header, i64t);
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        self.b.ins().jump(header, &[BlockArg::Value(first)]);
+        self.b.switch_to_block(header);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, k, last);
+        self.b.ins().brif(more, body, &[], exit, &[]);
+        self.b.switch_to_block(body);
+        self.k = k;
+        self.rel = self.b.ins().isub(k, first);
+        self.body()?;
+        let next = self.b.ins().iadd_imm(k, 1);
+        self.b.ins().jump(header, &[BlockArg::Value(next)]);
+        self.b.switch_to_block(exit);
+        self.b.ins().return_(&[]);
+        self.b.seal_all_blocks();
+        self.b.finalize();
+        Ok(())
+    }
+
+    fn body(&mut self) -> Result<(), JitError> {
+        let p = self.p;
+        for &(r, c) in &p.consts {
+            let v = self.b.ins().f64const(c);
+            self.set(r, v)?;
+        }
+        for ins in &p.iins {
+            let a = self.isrc(ins.a)?;
+            let b = self.isrc(ins.b)?;
+            let v = match ins.op {
+                IOp::Add => self.b.ins().iadd(a, b),
+                IOp::Sub => self.b.ins().isub(a, b),
+                IOp::Mul => self.b.ins().imul(a, b),
+                IOp::FloorDiv => self.call_ii(call_floor_div, a, b),
+                IOp::Rem => self.call_ii(call_floor_rem, a, b),
+            };
+            *self
+                .iregs
+                .get_mut(ins.dst as usize)
+                .ok_or_else(|| err("integer register out of range"))? = Some(v);
+        }
+        for ins in &p.ins {
+            match ins {
+                Ins::X { dst, idx, off } => {
+                    let v = self.gather(self.x, self.x_len, *idx, *off)?;
+                    self.set(*dst, v)?;
+                }
+                Ins::P { dst, idx, off } => {
+                    let v = self.gather(self.theta, self.theta_len, *idx, *off)?;
+                    self.set(*dst, v)?;
+                }
+                Ins::D { dst, col } => {
+                    let base = *self
+                        .real_cols
+                        .get(col)
+                        .ok_or_else(|| err("unknown data column"))?;
+                    let v = self.load_row(base, types::F64);
+                    self.set(*dst, v)?;
+                }
+                Ins::I { dst, idx, off } => {
+                    let i = self.isrc(*idx)?;
+                    let i = self.b.ins().iadd_imm(i, *off);
+                    let v = self.b.ins().fcvt_from_sint(types::F64, i);
+                    self.set(*dst, v)?;
+                }
+                Ins::Fill { dst, c } => {
+                    let v = self.b.ins().f64const(*c);
+                    self.set(*dst, v)?;
+                }
+                Ins::Un { op, dst, a } => {
+                    let a = self.reg(*a)?;
+                    let v = self.unary(op, a);
+                    self.set(*dst, v)?;
+                }
+                Ins::Bin { op, dst, a, b } => {
+                    let a = self.src(*a)?;
+                    let b = self.src(*b)?;
+                    let v = self.binary(op, a, b);
+                    self.set(*dst, v)?;
+                }
+                Ins::Fused { kind, dst, a, b, c } => {
+                    let (a, b, c) = (self.reg(*a)?, self.reg(*b)?, self.reg(*c)?);
+                    let v = match *kind {
+                        Fk::BB(f, g, left) => {
+                            let t = self.ar(f, a, b);
+                            if left {
+                                self.ar(g, t, c)
+                            } else {
+                                self.ar(g, c, t)
+                            }
+                        }
+                        Fk::UB(u, g, left) => {
+                            let t = self.u1(u, a);
+                            if left {
+                                self.ar(g, t, c)
+                            } else {
+                                self.ar(g, c, t)
+                            }
+                        }
+                        Fk::BU(f, u) => {
+                            let t = self.ar(f, a, b);
+                            self.u1(u, t)
+                        }
+                        Fk::UU(u1, u2) => {
+                            let t = self.u1(u1, a);
+                            self.u1(u2, t)
+                        }
+                    };
+                    self.set(*dst, v)?;
+                }
+                Ins::Value { src } => {
+                    let v = self.src(*src)?;
+                    let at = self.row_addr(self.values, 8);
+                    self.b.ins().store(self.mem, v, at, 0);
+                }
+            }
+        }
+        // outputs, point-major
+        let step = p.out_regs.len();
+        if step > 0 {
+            let stride = i64::try_from(step * 8).map_err(|_| err("too many outputs"))?;
+            if i32::try_from(stride).is_err() {
+                return Err(err("too many outputs"));
+            }
+            let row = self.row_addr(self.out, stride);
+            let w = if self.weighted {
+                let at = self.row_addr(self.weights, 8);
+                Some(self.b.ins().load(types::F64, self.mem, at, 0))
+            } else {
+                None
+            };
+            for (s, &r) in p.out_regs.iter().enumerate() {
+                let mut v = self.reg(r)?;
+                if let Some(w) = w {
+                    v = self.b.ins().fmul(w, v);
+                }
+                self.b.ins().store(self.mem, v, row, (s * 8) as i32);
+            }
+        }
+        Ok(())
+    }
+
+    fn set(&mut self, r: u32, v: Value) -> Result<(), JitError> {
+        *self
+            .regs
+            .get_mut(r as usize)
+            .ok_or_else(|| err("register out of range"))? = Some(v);
+        Ok(())
+    }
+
+    fn reg(&self, r: u32) -> Result<Value, JitError> {
+        self.regs
+            .get(r as usize)
+            .copied()
+            .flatten()
+            .ok_or_else(|| err("read of an unset register"))
+    }
+
+    fn src(&mut self, s: Src<f64>) -> Result<Value, JitError> {
+        match s {
+            Src::R(r) => self.reg(r),
+            Src::C(c) => Ok(self.b.ins().f64const(c)),
+        }
+    }
+
+    fn isrc(&mut self, s: ISrc) -> Result<Value, JitError> {
+        match s {
+            ISrc::C(c) => Ok(self.b.ins().iconst(types::I64, c)),
+            ISrc::R(r) => self
+                .iregs
+                .get(r as usize)
+                .copied()
+                .flatten()
+                .ok_or_else(|| err("read of an unset integer register")),
+            ISrc::F(c) => {
+                if let Some(&v) = self.int_loads.get(&c) {
+                    return Ok(v);
+                }
+                let base = *self
+                    .int_cols
+                    .get(&c)
+                    .ok_or_else(|| err("unknown integer column"))?;
+                let v = self.load_row(base, types::I64);
+                self.int_loads.insert(c, v);
+                Ok(v)
+            }
+        }
+    }
+
+    /// `base[k]` (a data column at the current point).
+    fn load_row(&mut self, base: Value, ty: ir::Type) -> Value {
+        let off = self.b.ins().ishl_imm(self.k, 3);
+        let at = self.b.ins().iadd(base, off);
+        self.b.ins().load(ty, self.mem, at, 0)
+    }
+
+    /// `base + (k - first) * stride` (an output row of the current point).
+    fn row_addr(&mut self, base: Value, stride: i64) -> Value {
+        let off = self.b.ins().imul_imm(self.rel, stride);
+        self.b.ins().iadd(base, off)
+    }
+
+    /// `src[idx + off]`, NaN when the position is outside `0..len`.
+    fn gather(&mut self, src: Value, len: Value, idx: ISrc, off: i64) -> Result<Value, JitError> {
+        let i = self.isrc(idx)?;
+        let i = self.b.ins().iadd_imm(i, off);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
+        let byte = self.b.ins().ishl_imm(i, 3);
+        let at = self.b.ins().iadd(src, byte);
+        let at = self.b.ins().select(inside, at, self.nan);
+        Ok(self.b.ins().load(types::F64, self.mem, at, 0))
+    }
+
+    fn ar(&mut self, op: Ar, a: Value, b: Value) -> Value {
+        match op {
+            Ar::Add => self.b.ins().fadd(a, b),
+            Ar::Sub => self.b.ins().fsub(a, b),
+            Ar::Mul => self.b.ins().fmul(a, b),
+            Ar::Div => self.b.ins().fdiv(a, b),
+        }
+    }
+
+    fn u1(&mut self, op: U1, a: Value) -> Value {
+        match op {
+            U1::Abs2 => self.b.ins().fmul(a, a),
+            U1::Neg => self.b.ins().fneg(a),
+        }
+    }
+
+    fn fn_addr(&mut self, addr: usize) -> Value {
+        self.b.ins().iconst(types::I64, addr as i64)
+    }
+
+    fn call(&mut self, sig: SigRef, addr: usize, args: &[Value]) -> Value {
+        let callee = self.fn_addr(addr);
+        let call = self.b.ins().call_indirect(sig, callee, args);
+        self.b.inst_results(call)[0]
+    }
+
+    fn call_ii(&mut self, f: extern "C" fn(i64, i64) -> i64, a: Value, b: Value) -> Value {
+        self.call(self.sigs.ii_i, f as usize, &[a, b])
+    }
+
+    fn call_ff(&mut self, f: extern "C" fn(f64, f64) -> f64, a: Value, b: Value) -> Value {
+        self.call(self.sigs.ff_f, f as usize, &[a, b])
+    }
+
+    fn unary(&mut self, op: &UnOp, a: Value) -> Value {
+        match op {
+            UnOp::B(u) => match u {
+                Un::Neg => self.b.ins().fneg(a),
+                Un::Abs => self.b.ins().fabs(a),
+                Un::Abs2 => self.b.ins().fmul(a, a),
+                Un::Sqrt => self.b.ins().sqrt(a),
+                Un::Inv => {
+                    let one = self.b.ins().f64const(1.0);
+                    self.b.ins().fdiv(one, a)
+                }
+                Un::Deg2rad | Un::Rad2deg => {
+                    // `v * constant` exactly as `Un::eval` writes it
+                    let c = self.b.ins().f64const(u.eval(1.0f64));
+                    self.b.ins().fmul(a, c)
+                }
+                _ => self.call(self.sigs.f_f, u.c_fn() as usize, &[a]),
+            },
+            UnOp::Powi(k) => {
+                let k = self.b.ins().iconst(types::I32, i64::from(*k));
+                self.call(self.sigs.fi_f, call_powi as *const () as usize, &[a, k])
+            }
+            UnOp::Powf(pw) => {
+                let pw = self.b.ins().f64const(*pw);
+                self.call_ff(call_powf, a, pw)
+            }
+            UnOp::User(f, order) => {
+                let ctx = Arc::as_ptr(&f.0) as usize;
+                self.keep.unary.push(f.clone());
+                let ctx = self.fn_addr(ctx);
+                let order = self.b.ins().iconst(types::I32, i64::from(*order));
+                self.call(
+                    self.sigs.pif_f,
+                    call_user_unary as *const () as usize,
+                    &[ctx, order, a],
+                )
+            }
+        }
+    }
+
+    fn binary(&mut self, op: &BinOp, a: Value, b: Value) -> Value {
+        match op {
+            BinOp::B(op) => match op {
+                Bin::Add => self.b.ins().fadd(a, b),
+                Bin::Sub => self.b.ins().fsub(a, b),
+                Bin::Mul => self.b.ins().fmul(a, b),
+                Bin::Div => self.b.ins().fdiv(a, b),
+                Bin::Pow => self.call_ff(call_pow, a, b),
+                Bin::Atan2 => self.call_ff(call_atan2, a, b),
+                Bin::Hypot => self.call_ff(call_hypot, a, b),
+                Bin::Max | Bin::Min => {
+                    // `a` where `a >= b` (`a <= b`) or `b` is NaN, else `b`
+                    let cc = if *op == Bin::Max {
+                        FloatCC::GreaterThanOrEqual
+                    } else {
+                        FloatCC::LessThanOrEqual
+                    };
+                    let keep_a = self.b.ins().fcmp(cc, a, b);
+                    let b_nan = self.b.ins().fcmp(FloatCC::Unordered, b, b);
+                    let pick_a = self.b.ins().bor(keep_a, b_nan);
+                    self.b.ins().select(pick_a, a, b)
+                }
+                Bin::Ge | Bin::Gt => {
+                    let cc = if *op == Bin::Ge {
+                        FloatCC::GreaterThanOrEqual
+                    } else {
+                        FloatCC::GreaterThan
+                    };
+                    let c = self.b.ins().fcmp(cc, a, b);
+                    let one = self.b.ins().f64const(1.0);
+                    let zero = self.b.ins().f64const(0.0);
+                    self.b.ins().select(c, one, zero)
+                }
+            },
+            BinOp::User(f, part) => {
+                let ctx = Arc::as_ptr(&f.0) as usize;
+                self.keep.binary.push(f.clone());
+                let ctx = self.fn_addr(ctx);
+                let part = self.b.ins().iconst(types::I32, *part as i64);
+                self.call(
+                    self.sigs.piff_f,
+                    call_user_binary as *const () as usize,
+                    &[ctx, part, a, b],
+                )
+            }
+        }
+    }
+}

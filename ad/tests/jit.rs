@@ -1,0 +1,354 @@
+#![allow(clippy::type_complexity)]
+//! The JIT-compiled programs against the interpreter: values, gradients and Hessians of every
+//! registered function (also at NaN, ±∞ and outside each function's domain), integer index
+//! arithmetic, parameters, data columns, out-of-range positions, many data points with and
+//! without threads, and random DAGs (proptest). Every output must be bit-identical (NaN
+//! matches any NaN).
+
+use proptest::prelude::*;
+use simdnlp_ad::*;
+
+fn var(k: i64) -> Expr {
+    Expr::var(VarRef::new(0, vec![Index::Const(k)], Index::Const(k)))
+}
+
+/// Values, gradients (with and without the value array) and Hessians of `p` at every point.
+fn outputs(
+    p: &Pattern<f64>,
+    data: &DataView<'_, f64>,
+    x: &[f64],
+    theta: &[f64],
+    par: Parallelism,
+) -> Vec<Vec<f64>> {
+    let n = data.len;
+    let mut ws = p.workspace();
+    let mut v = vec![0.0; n];
+    p.eval_values_with(&mut ws, data, x, theta, &mut v, par);
+    let mut g = vec![0.0; n * p.nslots()];
+    let mut gv = vec![0.0; n];
+    p.eval_gradients_with(&mut ws, data, x, theta, Some(&mut gv), &mut g, par);
+    let mut g2 = vec![0.0; n * p.nslots()];
+    p.eval_gradients_with(&mut ws, data, x, theta, None, &mut g2, par);
+    let w: Vec<f64> = (0..n).map(|k| 0.5 + k as f64 * 0.25).collect();
+    let mut h = vec![0.0; n * p.nhess()];
+    p.eval_hessians_with(&mut ws, data, x, theta, &w, &mut h, par);
+    vec![v, gv, g, g2, h]
+}
+
+fn same(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+/// Compiles `e` for both evaluators and asserts bit-identical outputs.
+fn check(
+    what: &str,
+    e: &Expr,
+    data: &DataView<'_, f64>,
+    x: &[f64],
+    theta: &[f64],
+    par: Parallelism,
+) {
+    let jit = Pattern::<f64>::compile_for(e, SecondOrder::default(), Evaluator::Jit).unwrap();
+    assert_eq!(jit.evaluator(), Evaluator::Jit, "{what}: JIT not built");
+    let mut interp = jit.clone();
+    assert_eq!(interp.set_evaluator(Evaluator::Interp), Evaluator::Interp);
+    let a = outputs(&jit, data, x, theta, par);
+    let b = outputs(&interp, data, x, theta, par);
+    for (k, (oa, ob)) in a.iter().zip(&b).enumerate() {
+        for (i, (&va, &vb)) in oa.iter().zip(ob).enumerate() {
+            assert!(
+                same(va, vb),
+                "{what}: output {k}[{i}] jit {va:e} vs interp {vb:e} at x = {x:?}"
+            );
+        }
+    }
+}
+
+/// Special and out-of-domain arguments plus ordinary ones.
+const POINTS: [f64; 22] = [
+    f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    -0.5,
+    2.0,
+    -2.0,
+    0.1,
+    1e-300,
+    -1e-300,
+    3.7,
+    -7.25,
+    90.0,
+    180.0,
+    1e10,
+    -1e10,
+    710.0,
+    f64::MAX,
+];
+
+#[test]
+fn every_unary_function_bitwise() {
+    // one data point per argument: x[k] is the argument of point k (an integer column)
+    let n = POINTS.len();
+    let col: Vec<i64> = (0..n as i64).collect();
+    let ints: [&[i64]; 1] = [&col];
+    let data = DataView::new(n, &[], &ints);
+    let a = Expr::var(VarRef::new(0, vec![Index::field(0)], Index::field(0)));
+    // the internal functions (derivatives of sinc and digamma) have no derivatives of
+    // their own: they run as the first and second derivatives of their public parents
+    for &u in Un::ALL.iter().filter(|u| u.available() && !u.internal()) {
+        let e = a.apply(u);
+        check(u.name(), &e, &data, &POINTS, &[], Parallelism::Sequential);
+        // composed, so first and second derivatives go through the chain rule too
+        let e = (&a * 1.5 + 0.25).apply(u) * &a;
+        check(u.name(), &e, &data, &POINTS, &[], Parallelism::Sequential);
+    }
+}
+
+#[test]
+fn every_binary_function_bitwise() {
+    // every pair of POINTS: x = [a..., b...], index columns pick a and b
+    let n = POINTS.len();
+    let (mut ca, mut cb) = (Vec::new(), Vec::new());
+    for i in 0..n as i64 {
+        for j in 0..n as i64 {
+            ca.push(i);
+            cb.push(n as i64 + j);
+        }
+    }
+    let ints: [&[i64]; 2] = [&ca, &cb];
+    let data = DataView::new(ca.len(), &[], &ints);
+    let x: Vec<f64> = POINTS.iter().chain(&POINTS).copied().collect();
+    let a = Expr::var(VarRef::new(0, vec![Index::field(0)], Index::field(0)));
+    let b = Expr::var(VarRef::new(0, vec![Index::field(1)], Index::field(1)));
+    for &op in Bin::ALL {
+        let e = a.apply2(op, &b);
+        check(op.name(), &e, &data, &x, &[], Parallelism::Sequential);
+        let e = a.apply2(op, &b) * (&a - &b) + a.apply2(op, 0.75);
+        check(op.name(), &e, &data, &x, &[], Parallelism::Sequential);
+    }
+}
+
+#[test]
+fn powers_and_user_functions_bitwise() {
+    let n = POINTS.len();
+    let col: Vec<i64> = (0..n as i64).collect();
+    let ints: [&[i64]; 1] = [&col];
+    let data = DataView::new(n, &[], &ints);
+    let a = Expr::var(VarRef::new(0, vec![Index::field(0)], Index::field(0)));
+    for k in [-7, -3, -2, 3, 4, 5, 11] {
+        check(
+            "powi",
+            &a.powi(k),
+            &data,
+            &POINTS,
+            &[],
+            Parallelism::Sequential,
+        );
+    }
+    for pw in [0.5, 1.5, -0.3, 2.7, 3.0, -2.5] {
+        check(
+            "powf",
+            &a.powf(pw),
+            &data,
+            &POINTS,
+            &[],
+            Parallelism::Sequential,
+        );
+    }
+    let cube = UnaryFn::new("cube", |v| v * v * v, |v| 3.0 * v * v, |v| 6.0 * v);
+    let k = 2.5;
+    let scaled = UnaryFn::new_dyn(
+        "scaled_exp",
+        std::sync::Arc::new(move |v: f64| (k * v).exp()),
+        std::sync::Arc::new(move |v: f64| k * (k * v).exp()),
+        std::sync::Arc::new(move |v: f64| k * k * (k * v).exp()),
+    );
+    let prod = BinaryFn::new(
+        "prod2",
+        |a, b| a * a * b,
+        [|a, b| 2.0 * a * b, |a, _| a * a],
+        [|_, b| 2.0 * b, |a, _| 2.0 * a, |_, _| 0.0],
+    );
+    let e = cube.call(&a) + scaled.call(&a.sin()) + prod.call(&a, &(&a * 2 + 1));
+    check("user", &e, &data, &POINTS, &[], Parallelism::Sequential);
+}
+
+/// Data columns, parameters, integer index arithmetic (with floor division and remainder of
+/// negative numbers), positions out of range (NaN), many points, threads.
+#[test]
+fn data_parameters_indices_and_threads() {
+    let n = 1000;
+    let i0: Vec<i64> = (0..n as i64).map(|k| (k * 7919) % 1013 - 5).collect();
+    let i1: Vec<i64> = (0..n as i64).map(|k| k % 3 - 1).collect();
+    let r0: Vec<f64> = (0..n).map(|k| (k as f64 * 0.37).sin()).collect();
+    let r1: Vec<f64> = (0..n).map(|k| 1.0 + k as f64 * 1e-3).collect();
+    let ints: [&[i64]; 2] = [&i0, &i1];
+    let reals: [&[f64]; 2] = [&r0, &r1];
+    let data = DataView::new(n, &reals, &ints);
+    let x: Vec<f64> = (0..1000).map(|k| 0.3 + (k as f64 * 0.01).cos()).collect();
+    let theta: Vec<f64> = (0..20).map(|k| k as f64 * 0.5 - 3.0).collect();
+    let f0 = Index::field(0);
+    let f1 = Index::field(1);
+    // i0 can be negative or past the end of x: NaN there, in both evaluators
+    let xa = Expr::var(VarRef::new(0, vec![f0.clone()], f0.clone()));
+    let xb = Expr::var(VarRef::new(
+        0,
+        vec![],
+        f0.clone().floor_div(Index::Const(3)) + &f1 * 2 + 4,
+    ));
+    let xc = Expr::var(VarRef::new(
+        0,
+        vec![],
+        f0.clone().modulo(Index::Const(-7)) + 10,
+    ));
+    // a divisor read from the data (can be 0 at some points: the sentinel position)
+    let xd = Expr::var(VarRef::new(
+        0,
+        vec![],
+        f0.clone().floor_div(f1.clone()) + 500,
+    ));
+    let th = Expr::param(VarRef::new(1, vec![], f1.clone() + 2));
+    let th_out = Expr::param(VarRef::new(1, vec![], f0.clone()));
+    let e = (&xa * Expr::data(0) - &xb).abs2() * Expr::data(1)
+        + (&xc * &th).sin() * &xb
+        + xd.exp() * 1e-3
+        + Expr::index(f0.clone() * 2 - 1) * &xa
+        + th_out * &xc
+        + (&xa + 1.0).log() / (2.0 + xc.abs2());
+    for par in [
+        Parallelism::Sequential,
+        Parallelism::Rayon { min_batch: 128 },
+        Parallelism::Rayon { min_batch: 1 },
+    ] {
+        check("mixed", &e, &data, &x, &theta, par);
+    }
+    // rosenbrock-like consecutive positions (the interpreter's zero-copy gather)
+    let ik: Vec<i64> = (0..n as i64 - 1).collect();
+    let ints: [&[i64]; 1] = [&ik];
+    let data = DataView::new(n - 1, &[], &ints);
+    let x0 = Expr::var(VarRef::new(0, vec![], Index::field(0)));
+    let x1 = Expr::var(VarRef::new(0, vec![], Index::field(0) + 1));
+    let e = 100.0 * (&x1 - x0.abs2()).abs2() + (1.0 - &x0).abs2();
+    check("rosenbrock", &e, &data, &x, &[], Parallelism::Sequential);
+    check(
+        "rosenbrock",
+        &e,
+        &data,
+        &x,
+        &[],
+        Parallelism::Rayon { min_batch: 64 },
+    );
+}
+
+#[test]
+fn f32_patterns_use_the_interpreter_and_compile_time_is_reported() {
+    let e = var(0).sin() * var(1);
+    let p32 = Pattern::<f32>::compile(&e).unwrap();
+    assert_eq!(p32.evaluator(), Evaluator::Interp);
+    assert!(p32.jit_compile_time().is_none());
+    let mut p = Pattern::<f64>::compile(&e).unwrap();
+    assert_eq!(p.evaluator(), Evaluator::Jit);
+    assert!(p.jit_compile_time().is_some());
+    assert_eq!(p.set_evaluator(Evaluator::Interp), Evaluator::Interp);
+    assert!(p.jit_compile_time().is_none());
+    assert_eq!(p.set_evaluator(Evaluator::Jit), Evaluator::Jit);
+    assert_eq!("jit".parse::<Evaluator>(), Ok(Evaluator::Jit));
+    assert_eq!("interp".parse::<Evaluator>(), Ok(Evaluator::Interp));
+    assert!("llvm".parse::<Evaluator>().is_err());
+}
+
+/// A user function that panics gives NaN in the JIT (documented) instead of unwinding.
+#[test]
+fn panicking_user_function_gives_nan() {
+    let bad = UnaryFn::new(
+        "bad",
+        |v| if v > 1.0 { panic!("bad") } else { v },
+        |_| 1.0,
+        |_| 0.0,
+    );
+    let p = Pattern::<f64>::compile(&bad.call(&var(0))).unwrap();
+    let mut ws = p.workspace();
+    let mut v = [0.0];
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    p.eval_values(&mut ws, &DataView::empty(1), &[2.0], &[], &mut v);
+    std::panic::set_hook(hook);
+    assert!(v[0].is_nan());
+    p.eval_values(&mut ws, &DataView::empty(1), &[0.5], &[], &mut v);
+    assert_eq!(v[0], 0.5);
+}
+
+const NV: usize = 4;
+
+#[derive(Clone, Debug)]
+struct Step {
+    op: u8,
+    a: usize,
+    b: usize,
+    c: f64,
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    (0u8..24, any::<usize>(), any::<usize>(), -2.0f64..2.0).prop_map(|(op, a, b, c)| Step {
+        op,
+        a,
+        b,
+        c,
+    })
+}
+
+/// A random DAG over every kind of operation, also non-smooth and out-of-domain ones.
+fn build(steps: &[Step], vars: &[Expr]) -> Expr {
+    let mut nodes: Vec<Expr> = vars.to_vec();
+    for s in steps {
+        let a = nodes[s.a % nodes.len()].clone();
+        let b = nodes[s.b % nodes.len()].clone();
+        let e = match s.op {
+            0 => &a + &b,
+            1 => &a - &b,
+            2 => &a * &b,
+            3 => &a / &b,
+            4 => a.sin(),
+            5 => a.cos() * s.c,
+            6 => a.tanh(),
+            7 => a.exp(),
+            8 => a.log(),
+            9 => a.sqrt(),
+            10 => a.asin(),
+            11 => a.hypot(&b),
+            12 => a.powi(2) * s.c,
+            13 => a.powi(-3),
+            14 => &a * s.c + &b,
+            15 => a.atan2(&b),
+            16 => a.powf(0.7),
+            17 => a.pow(&b),
+            18 => a.max(&b),
+            19 => a.min(s.c),
+            20 => a.abs() - b.abs2(),
+            21 => -(a.inv()),
+            22 => a.sinc(),
+            _ => a.sinpi() + b.cospi(),
+        };
+        nodes.push(e);
+    }
+    let k = nodes.len();
+    nodes[k - 1].clone() + 0.5 * &nodes[k / 2] + nodes[(k * 3) / 4].clone() * 0.25
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #[test]
+    fn random_dags_bitwise(
+        steps in prop::collection::vec(step(), 1..24),
+        x in prop::collection::vec(-2.0f64..2.0, NV),
+    ) {
+        let vars: Vec<Expr> = (0..NV as i64).map(var).collect();
+        let e = build(&steps, &vars);
+        check("dag", &e, &DataView::empty(3), &x, &[], Parallelism::Sequential);
+    }
+}

@@ -10,7 +10,7 @@ use crate::model::{Model, Threads};
 use crate::shape::{At, AtIdx, Dims, IntoShape, MAX_ELEMENTS, Shape, SymParts};
 use crate::values::Values;
 use ndarray::Ix1;
-use simdnlp_ad::{Expr, Index, Scalar};
+use simdnlp_ad::{Evaluator, Expr, Index, Scalar};
 use std::marker::PhantomData;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -328,6 +328,7 @@ pub struct ModelBuilder<T: Scalar = f64> {
     /// core of the handle the caller got, so a later `.named()` renames the error too.
     pub(crate) failed: Vec<Arc<BlockCore>>,
     pub(crate) threads: Threads,
+    pub(crate) evaluator: Evaluator,
 }
 
 impl ModelBuilder<f64> {
@@ -354,6 +355,7 @@ impl<T: Scalar> Default for ModelBuilder<T> {
             errors: Vec::new(),
             failed: Vec::new(),
             threads: Threads::Sequential,
+            evaluator: crate::model::default_evaluator(),
         }
     }
 }
@@ -368,6 +370,17 @@ impl<T: Scalar> ModelBuilder<T> {
     /// Evaluates callbacks on several threads (rayon) or one (the default).
     pub fn set_threads(&mut self, threads: Threads) -> &mut Self {
         self.threads = threads;
+        self
+    }
+
+    /// Chooses the CPU evaluator of the patterns (default: [`default_evaluator`], which is
+    /// [`Evaluator::Jit`] unless changed with [`set_default_evaluator`]). The JIT falls back
+    /// to the interpreter for `f64` patterns it cannot compile and is not built for `f32`.
+    ///
+    /// [`default_evaluator`]: crate::model::default_evaluator
+    /// [`set_default_evaluator`]: crate::model::set_default_evaluator
+    pub fn set_evaluator(&mut self, evaluator: Evaluator) -> &mut Self {
+        self.evaluator = evaluator;
         self
     }
 

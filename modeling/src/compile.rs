@@ -11,7 +11,7 @@ use crate::model::{CompiledPattern, Model, PatNamer, Rows};
 use crate::nlp::{NlpMeta, NlpModel};
 use crate::shape::Shape;
 use crate::values::Values;
-use simdnlp_ad::{DataView, Index, Pattern, Scalar, VarRef};
+use simdnlp_ad::{DataView, Index, Pattern, Scalar, SecondOrder, VarRef};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -419,10 +419,11 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
             names: &names,
             by_uid: &by_uid,
         };
-        let pattern = Pattern::<T>::compile(&decl.expr).map_err(|source| ModelError::Compile {
-            pattern: pname.clone(),
-            source,
-        })?;
+        let pattern = Pattern::<T>::compile_for(&decl.expr, SecondOrder::default(), b.evaluator)
+            .map_err(|source| ModelError::Compile {
+                pattern: pname.clone(),
+                source,
+            })?;
         // every reference of the expression, also those the compiler merged into a slot of
         // another block at the same position (a foreign block must not pass as a local one)
         let leaves = decl.expr.leaves();

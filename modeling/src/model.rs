@@ -28,9 +28,35 @@ use crate::nlp::{NlpMeta, NlpModel};
 use simdnlp_ad::{DataView, Expr, Index, Namer, Pattern, Scalar, Workspace};
 use smallvec::SmallVec;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-pub use simdnlp_ad::Parallelism;
+pub use simdnlp_ad::{Evaluator, Parallelism};
+
+/// The process-wide default of [`ModelBuilder::set_evaluator`](crate::ModelBuilder::set_evaluator):
+/// 0 = JIT, 1 = interpreter.
+static DEFAULT_EVALUATOR: AtomicU8 = AtomicU8::new(0);
+
+/// The evaluator new [`ModelBuilder`](crate::ModelBuilder)s start with: [`Evaluator::Jit`]
+/// unless [`set_default_evaluator`] changed it.
+pub fn default_evaluator() -> Evaluator {
+    match DEFAULT_EVALUATOR.load(Ordering::Relaxed) {
+        0 => Evaluator::Jit,
+        _ => Evaluator::Interp,
+    }
+}
+
+/// Sets the evaluator new [`ModelBuilder`](crate::ModelBuilder)s start with, for the whole
+/// process (a command-line switch such as `simdnlp-bench callbacks --evaluator interp`
+/// for models built by code it does not control). Models already built keep theirs.
+pub fn set_default_evaluator(evaluator: Evaluator) {
+    let v = match evaluator {
+        Evaluator::Jit => 0,
+        Evaluator::Interp => 1,
+    };
+    DEFAULT_EVALUATOR.store(v, Ordering::Relaxed);
+}
 
 /// How callbacks use threads (an alias of the AD crate's [`Parallelism`]).
 pub type Threads = Parallelism;
@@ -240,6 +266,40 @@ impl<T: Scalar> Model<T> {
     /// Sets the thread setting of the callbacks (sequential by default).
     pub fn set_threads(&mut self, par: Parallelism) {
         self.par = par;
+    }
+
+    /// The CPU evaluator of the patterns: [`Evaluator::Jit`] when every pattern runs native
+    /// code, else [`Evaluator::Interp`] (also for `f32` models and models with no pattern).
+    pub fn evaluator(&self) -> Evaluator {
+        if !self.pats.is_empty()
+            && self
+                .pats
+                .iter()
+                .all(|p| p.pattern.evaluator() == Evaluator::Jit)
+        {
+            Evaluator::Jit
+        } else {
+            Evaluator::Interp
+        }
+    }
+
+    /// Switches the evaluator of every pattern (compiling native code for
+    /// [`Evaluator::Jit`] where it is not built yet); returns the evaluator now in use (see
+    /// [`Model::evaluator`]).
+    pub fn set_evaluator(&mut self, evaluator: Evaluator) -> Evaluator {
+        for p in &mut self.pats {
+            p.pattern.set_evaluator(evaluator);
+        }
+        self.evaluator()
+    }
+
+    /// Wall time the JIT took for each pattern, in declaration order (`None` for a pattern
+    /// on the interpreter).
+    pub fn jit_compile_times(&self) -> Vec<Option<Duration>> {
+        self.pats
+            .iter()
+            .map(|p| p.pattern.jit_compile_time())
+            .collect()
     }
 
     /// The parameter vector `θ` (all parameter blocks, flat).

@@ -6,7 +6,11 @@
 //!   fill-reducing ordering and the symbolic factorization (faer chooses simplicial or
 //!   supernodal by a flop-ratio heuristic; [`FaerLblt`] forces supernodal), and allocates
 //!   **once** the factor storage and a workspace (`MemBuffer`) large enough for both the
-//!   numeric factorization and a one-right-hand-side solve.
+//!   numeric factorization and a one-right-hand-side solve. It also builds the pattern of
+//!   the permuted matrix `P A Pᵀ` once, with a map from each input entry to its place there,
+//!   and analyzes that pattern with the identity ordering: each factorization then scatters
+//!   the values instead of letting faer permute the whole matrix again (same factor, bit
+//!   for bit), and each solve applies `P` and `Pᵀ` to the right-hand sides itself.
 //! - [`SymmetricSolver::factorize`] and [`SymmetricSolver::solve_in_place`] then allocate
 //!   nothing. [`SymmetricSolver::solve_many_in_place`] grows the workspace only the first
 //!   time it sees more right-hand sides than it was sized for.
@@ -51,7 +55,7 @@ use faer::sparse::linalg::cholesky::{
     CholeskySymbolicParams, IntranodeLbltRef, LdltRef, LltRef, SymbolicCholesky,
     SymbolicCholeskyRaw, SymmetricOrdering, factorize_symbolic_cholesky,
 };
-use faer::sparse::{SparseColMatRef, SymbolicSparseColMat};
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMat, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par, Side, Spec};
 
 use crate::ordering::{FillOrdering, invert, kkt_matched_ordering, kkt_paired_ordering};
@@ -117,12 +121,29 @@ struct Core {
     zero_pivot_tol: f64,
     ordering: FillOrdering,
     n: usize,
-    pattern: Option<SymbolicSparseColMat<usize>>,
+    /// Stored entries of the input pattern (the length `factorize` expects).
+    input_nnz: usize,
+    /// Pattern of `P A Pᵀ` in the triangle faer's numeric factorization reads (lower for
+    /// supernodal, upper for simplicial), built once at analysis.
+    permuted: Option<SymbolicSparseColMat<usize>>,
+    /// `value_map[k]`: position in `permuted_values` of the input entry `k`.
+    value_map: Vec<usize>,
+    /// Values of `P A Pᵀ`, scattered from the input at each factorization.
+    permuted_values: Vec<f64>,
+    /// Fill-reducing permutation (`fill_fwd[new] = old`) and its inverse.
+    fill_fwd: Vec<usize>,
+    fill_inv: Vec<usize>,
+    /// Symbolic factorization of `P A Pᵀ` without a permutation of its own.
     symbolic: Option<SymbolicCholesky<usize>>,
     l_values: Vec<f64>,
     subdiag: Vec<f64>,
-    perm_fwd: Vec<usize>,
-    perm_inv: Vec<usize>,
+    /// Bunch–Kaufman pivot permutation of LBLᵀ (within supernodes, of `P A Pᵀ`).
+    pivot_fwd: Vec<usize>,
+    pivot_inv: Vec<usize>,
+    /// Permuted right-hand sides (`n · rhs_capacity`).
+    rhs_permuted: Vec<f64>,
+    /// Dynamic-regularization signs in the permuted order.
+    signs_permuted: Vec<i8>,
     mem: MemBuffer,
     /// Number of right-hand sides the solve part of `mem` is sized for.
     rhs_capacity: usize,
@@ -173,12 +194,19 @@ impl Core {
             zero_pivot_tol: DEFAULT_ZERO_PIVOT_TOL,
             ordering: FillOrdering::Amd,
             n: 0,
-            pattern: None,
+            input_nnz: 0,
+            permuted: None,
+            value_map: Vec::new(),
+            permuted_values: Vec::new(),
+            fill_fwd: Vec::new(),
+            fill_inv: Vec::new(),
             symbolic: None,
             l_values: Vec::new(),
             subdiag: Vec::new(),
-            perm_fwd: Vec::new(),
-            perm_inv: Vec::new(),
+            pivot_fwd: Vec::new(),
+            pivot_inv: Vec::new(),
+            rhs_permuted: Vec::new(),
+            signs_permuted: Vec::new(),
             mem: MemBuffer::new(StackReq::EMPTY),
             rhs_capacity: 0,
             factor_req: StackReq::EMPTY,
@@ -214,20 +242,22 @@ impl Core {
         self.factored = false;
         self.inertia = None;
         self.symbolic = None;
-        self.pattern = None;
+        self.permuted = None;
         self.n = n;
+        self.input_nnz = row_idx.len();
         if n == 0 {
             self.analyzed = true;
             return Ok(());
         }
-        let pattern =
-            SymbolicSparseColMat::new_checked(n, n, col_ptr.to_vec(), None, row_idx.to_vec());
+        // Pass 1: the fill-reducing ordering and faer's choice of supernodal or simplicial,
+        // exactly as faer makes them for the input pattern.
+        let pattern = SymbolicSparseColMatRef::new_checked(n, n, col_ptr, None, row_idx);
         let params = CholeskySymbolicParams {
             supernodal_flop_ratio_threshold: if self.kind == Kind::Lblt {
                 // Intranode Bunch–Kaufman pivoting only exists on the supernodal path. faer's
                 // FORCE_SUPERNODAL (0.0) still picks simplicial when the flop count is zero
                 // (e.g. a diagonal matrix), a negative ratio forces it always.
-                SupernodalThreshold(-1.0)
+                FORCE_SUPERNODAL
             } else {
                 SupernodalThreshold::AUTO
             },
@@ -242,17 +272,14 @@ impl Core {
                 Some(kkt_paired_ordering(n, n_primal, col_ptr, row_idx)?)
             }
         };
-        let symbolic = match &custom {
-            None => factorize_symbolic_cholesky(
-                pattern.rb(),
-                Side::Lower,
-                SymmetricOrdering::Amd,
-                params,
-            ),
+        let first = match &custom {
+            None => {
+                factorize_symbolic_cholesky(pattern, Side::Lower, SymmetricOrdering::Amd, params)
+            }
             Some(fwd) => {
                 let inv = invert(fwd);
                 factorize_symbolic_cholesky(
-                    pattern.rb(),
+                    pattern,
                     Side::Lower,
                     SymmetricOrdering::Custom(PermRef::new_checked(fwd, &inv, n)),
                     params,
@@ -260,21 +287,73 @@ impl Core {
             }
         }
         .map_err(|e| backend_err("symbolic factorization", e))?;
+        let supernodal = matches!(first.raw(), SymbolicCholeskyRaw::Supernodal(_));
+        (self.fill_fwd, self.fill_inv) = match first.perm() {
+            Some(perm) => {
+                let (fwd, inv) = perm.arrays();
+                (fwd.to_vec(), inv.to_vec())
+            }
+            None => ((0..n).collect(), (0..n).collect()),
+        };
+        drop(first);
+        // Pass 2: the same symbolic factorization of the permuted pattern `P A Pᵀ` with the
+        // identity ordering (faer's analysis reads the upper triangle), so that each numeric
+        // factorization only scatters values instead of permuting the matrix again.
+        let (up_ptr, up_idx, up_map) =
+            permute_pattern(n, col_ptr, row_idx, &self.fill_inv, Side::Upper);
+        let upper = SymbolicSparseColMat::new_unsorted_checked(n, n, up_ptr, None, up_idx);
+        let params = CholeskySymbolicParams {
+            supernodal_flop_ratio_threshold: if supernodal {
+                FORCE_SUPERNODAL
+            } else {
+                SupernodalThreshold(f64::INFINITY)
+            },
+            ..Default::default()
+        };
+        let symbolic = factorize_symbolic_cholesky(
+            upper.rb(),
+            Side::Upper,
+            SymmetricOrdering::Identity,
+            params,
+        )
+        .map_err(|e| backend_err("symbolic factorization", e))?;
+        let (permuted, value_map) = if supernodal {
+            let (lo_ptr, lo_idx, lo_map) =
+                permute_pattern(n, col_ptr, row_idx, &self.fill_inv, Side::Lower);
+            (
+                SymbolicSparseColMat::new_unsorted_checked(n, n, lo_ptr, None, lo_idx),
+                lo_map,
+            )
+        } else {
+            (upper, up_map)
+        };
         let par = self.par.to_faer();
         self.factor_req = self.factor_scratch(&symbolic);
         let solve_req = symbolic.solve_in_place_scratch::<f64>(1, par);
         self.mem = alloc(self.factor_req.or(solve_req))?;
         self.rhs_capacity = 1;
+        self.rhs_permuted = vec![0.0; n];
+        self.signs_permuted = vec![0; n];
+        self.permuted_values = vec![0.0; row_idx.len()];
+        self.value_map = value_map;
         self.l_values = vec![0.0; symbolic.len_val()];
         if self.kind == Kind::Lblt {
             self.subdiag = vec![0.0; n];
-            self.perm_fwd = (0..n).collect();
-            self.perm_inv = (0..n).collect();
+            self.pivot_fwd = (0..n).collect();
+            self.pivot_inv = (0..n).collect();
         }
         self.symbolic = Some(symbolic);
-        self.pattern = Some(pattern);
+        self.permuted = Some(permuted);
         self.analyzed = true;
         Ok(())
+    }
+
+    /// The triangle of `permuted` that faer's numeric factorization reads directly.
+    fn permuted_side(symbolic: &SymbolicCholesky<usize>) -> Side {
+        match symbolic.raw() {
+            SymbolicCholeskyRaw::Simplicial(_) => Side::Upper,
+            SymbolicCholeskyRaw::Supernodal(_) => Side::Lower,
+        }
     }
 
     fn factorize(&mut self, values: &[f64]) -> Result<FactorStatus, LinalgError> {
@@ -291,15 +370,15 @@ impl Core {
             self.inertia = Some(Inertia::default());
             return Ok(FactorStatus::Success);
         }
-        let (Some(symbolic), Some(pattern)) = (self.symbolic.as_ref(), self.pattern.as_ref())
+        let (Some(symbolic), Some(permuted)) = (self.symbolic.as_ref(), self.permuted.as_ref())
         else {
             return Err(LinalgError::InvalidState(
                 "factorize called before analyze".into(),
             ));
         };
-        check_len("factorize values", pattern.compute_nnz(), values.len())?;
+        check_len("factorize values", self.input_nnz, values.len())?;
         let mut scale = 0.0f64;
-        for &v in values {
+        for (&v, &at) in values.iter().zip(&self.value_map) {
             if !v.is_finite() {
                 return Err(LinalgError::InvalidValue {
                     what: "factorize values".into(),
@@ -308,9 +387,11 @@ impl Core {
                 });
             }
             scale = scale.max(v.abs());
+            self.permuted_values[at] = v;
         }
         let tol = self.zero_pivot_tol * scale;
-        let a = SparseColMatRef::new(pattern.rb(), values);
+        let side = Self::permuted_side(symbolic);
+        let a = SparseColMatRef::new(permuted.rb(), &self.permuted_values);
         let par = self.par.to_faer();
         let stack = MemStack::new(&mut self.mem);
         match effective_kind(self.kind, symbolic) {
@@ -318,7 +399,7 @@ impl Core {
                 let res = symbolic.factorize_numeric_llt::<f64>(
                     &mut self.l_values,
                     a,
-                    Side::Lower,
+                    side,
                     LltRegularization::default(),
                     par,
                     stack,
@@ -342,9 +423,19 @@ impl Core {
                 if let Some(DynamicRegularization { signs: Some(s), .. }) = &self.dyn_reg {
                     check_len("dynamic regularization signs", self.n, s.len())?;
                 }
+                let signs = match &self.dyn_reg {
+                    Some(DynamicRegularization { signs: Some(s), .. }) => {
+                        // faer permutes the signs only when it permutes the matrix itself.
+                        for (p, &old) in self.signs_permuted.iter_mut().zip(&self.fill_fwd) {
+                            *p = s[old];
+                        }
+                        Some(&self.signs_permuted[..])
+                    }
+                    _ => None,
+                };
                 let reg = match &self.dyn_reg {
                     Some(r) => LdltRegularization {
-                        dynamic_regularization_signs: r.signs.as_deref(),
+                        dynamic_regularization_signs: signs,
                         dynamic_regularization_delta: r.delta,
                         dynamic_regularization_epsilon: r.epsilon,
                     },
@@ -353,7 +444,7 @@ impl Core {
                 let res = symbolic.factorize_numeric_ldlt::<f64>(
                     &mut self.l_values,
                     a,
-                    Side::Lower,
+                    side,
                     reg,
                     par,
                     stack,
@@ -369,10 +460,10 @@ impl Core {
                 let _ = symbolic.factorize_numeric_intranode_lblt::<f64>(
                     &mut self.l_values,
                     &mut self.subdiag,
-                    &mut self.perm_fwd,
-                    &mut self.perm_inv,
+                    &mut self.pivot_fwd,
+                    &mut self.pivot_inv,
                     a,
-                    Side::Lower,
+                    side,
                     par,
                     stack,
                     Spec::<LbltParams, f64>::default(),
@@ -407,6 +498,7 @@ impl Core {
             let req = symbolic.solve_in_place_scratch::<f64>(nrhs, self.par.to_faer());
             self.mem = alloc(self.factor_req.or(req))?;
         }
+        self.rhs_permuted.resize(self.n * nrhs, 0.0);
         self.rhs_capacity = nrhs;
         Ok(())
     }
@@ -427,9 +519,18 @@ impl Core {
                 "solve called before analyze".into(),
             ));
         };
+        let n = self.n;
+        // x = P b (column by column), solve with the factor of P A Pᵀ, b = Pᵀ x; the same
+        // permutations faer applies when the symbolic factorization carries the ordering.
+        let permuted = &mut self.rhs_permuted[..n * nrhs];
+        for (x, b) in permuted.chunks_exact_mut(n).zip(rhs.chunks_exact(n)) {
+            for (xi, &old) in x.iter_mut().zip(&self.fill_fwd) {
+                *xi = b[old];
+            }
+        }
         let par = self.par.to_faer();
         let stack = MemStack::new(&mut self.mem);
-        let x = MatMut::from_column_major_slice_mut(rhs, self.n, nrhs);
+        let x = MatMut::from_column_major_slice_mut(permuted, n, nrhs);
         match effective_kind(self.kind, symbolic) {
             Kind::Llt => LltRef::new(symbolic, &self.l_values).solve_in_place_with_conj(
                 Conj::No,
@@ -444,13 +545,70 @@ impl Core {
                 stack,
             ),
             Kind::Lblt => {
-                let perm = PermRef::new_checked(&self.perm_fwd, &self.perm_inv, self.n);
+                let perm = PermRef::new_checked(&self.pivot_fwd, &self.pivot_inv, n);
                 IntranodeLbltRef::new(symbolic, &self.l_values, &self.subdiag, perm)
                     .solve_in_place_with_conj(Conj::No, x, par, stack)
             }
         }
+        for (b, x) in rhs
+            .chunks_exact_mut(n)
+            .zip(self.rhs_permuted.chunks_exact(n))
+        {
+            for (bi, &new) in b.iter_mut().zip(&self.fill_inv) {
+                *bi = x[new];
+            }
+        }
         Ok(())
     }
+}
+
+/// Forces faer's supernodal path (see the analysis: a negative flop ratio always passes).
+const FORCE_SUPERNODAL: SupernodalThreshold = SupernodalThreshold(-1.0);
+
+/// One triangle (`side`) of the pattern of `P A Pᵀ`, where `A` is given by its lower
+/// triangle (`col_ptr`, `row_idx`) and `inv[old] = new`. Returns the CSC arrays and, for
+/// each input entry, its position in them. The entries of each column come in the order
+/// faer's `permute_self_adjoint_to_unsorted` gives them (input columns in order, then
+/// their entries in order): the simplicial factorization's update order follows it, so
+/// this keeps the factor identical to faer's own permuting path bit for bit.
+fn permute_pattern(
+    n: usize,
+    col_ptr: &[usize],
+    row_idx: &[usize],
+    inv: &[usize],
+    side: Side,
+) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
+    let nnz = row_idx.len();
+    // (row, col) of every entry of the permuted triangle.
+    let place = |k: usize, c: usize| {
+        let (a, b) = (inv[row_idx[k]], inv[c]);
+        match side {
+            Side::Lower => (a.max(b), a.min(b)),
+            Side::Upper => (a.min(b), a.max(b)),
+        }
+    };
+    let mut new_ptr = vec![0usize; n + 1];
+    for c in 0..n {
+        for k in col_ptr[c]..col_ptr[c + 1] {
+            new_ptr[place(k, c).1 + 1] += 1;
+        }
+    }
+    for j in 0..n {
+        new_ptr[j + 1] += new_ptr[j];
+    }
+    let mut new_idx = vec![0usize; nnz];
+    let mut map = vec![0usize; nnz];
+    let mut next = new_ptr.clone();
+    for c in 0..n {
+        let entries = col_ptr[c]..col_ptr[c + 1];
+        for (k, at) in entries.clone().zip(&mut map[entries]) {
+            let (i, j) = place(k, c);
+            new_idx[next[j]] = i;
+            *at = next[j];
+            next[j] += 1;
+        }
+    }
+    (new_ptr, new_idx, map)
 }
 
 /// The numeric method actually used: LBLᵀ on a simplicial structure (which the forced

@@ -53,6 +53,11 @@ pub struct CpuBackend {
     use_pivoting: bool,
     /// `pivoting` was already tried in this step.
     pivoting_tried: bool,
+    /// The KKT values `solver` last factorized and the status it gave (`None` when its
+    /// factor is not valid), so that a rejected LBLᵀ attempt on the same matrix goes back
+    /// to that LDLᵀ factor instead of computing it again.
+    solver_values: Vec<f64>,
+    solver_status: Option<FactorStatus>,
     /// A factorization happened since the step began ([`Backend::kkt_reset_quality`]):
     /// the next one is a repeat (inertia correction or accuracy), for the counts.
     factorized_in_step: bool,
@@ -252,6 +257,21 @@ fn active<'a>(
     }
 }
 
+/// Factorizes `values` with `solver` and remembers them and the status (the status is
+/// forgotten when the factorization fails with an error).
+fn factorize_remembered(
+    solver: &mut Box<dyn SymmetricSolver>,
+    values: &[f64],
+    remembered: &mut [f64],
+    status: &mut Option<FactorStatus>,
+) -> Result<FactorStatus, SolverError> {
+    *status = None;
+    let st = solver.factorize(values)?;
+    remembered.copy_from_slice(values);
+    *status = Some(st);
+    Ok(st)
+}
+
 /// The inertia-correction verdict on an augmented factorization with `nk = (nw, m)`:
 /// correct inertia is `nw` positive and `m` negative eigenvalues; zero eigenvalues or too
 /// few negative ones mean a singular (rank-deficient) constraint block.
@@ -347,6 +367,8 @@ impl Backend for CpuBackend {
             pivoting: None,
             use_pivoting: false,
             pivoting_tried: false,
+            solver_values: if condensed { Vec::new() } else { vec![0.0; nk] },
+            solver_status: None,
             factorized_in_step: false,
             solved_since_factorization: false,
             pivoting_requested: false,
@@ -600,20 +622,40 @@ impl Backend for CpuBackend {
                         &[h, &s.jvals, minus_ones, &s.diag_w, &s.diag_c],
                         &mut s.kvals,
                     )?;
-                    let solver = active(&mut s.solver, &mut s.pivoting, s.use_pivoting);
-                    let st = solver.factorize(&s.kvals)?;
                     let nk = (s.nw, s.m);
-                    if s.use_pivoting && classify(st, solver.inertia(), nk) != KktStatus::Correct {
+                    if s.use_pivoting
+                        && let Some(pivoting) = s.pivoting.as_mut()
+                    {
+                        let st = pivoting.factorize(&s.kvals)?;
+                        if classify(st, pivoting.inertia(), nk) == KktStatus::Correct {
+                            return Ok(KktStatus::Correct);
+                        }
                         // Intranode pivoting cannot reach every pivot and can lose the
                         // inertia on KKT matrices (seen on case1354_pegase): keep it only
                         // where it confirms the inertia, else LDLᵀ for the rest of this step.
                         tracing::trace!(?st, "LBLT fallback rejected, back to LDLT");
                         s.use_pivoting = false;
-                        s.counts.factorizations += 1;
-                        s.counts.factorizations_pivoting += 1;
-                        s.solver.factorize(&s.kvals)?
+                        match s.solver_status {
+                            // LDLᵀ already holds the factor of this very matrix.
+                            Some(prev) if s.solver_values == s.kvals => prev,
+                            _ => {
+                                s.counts.factorizations += 1;
+                                s.counts.factorizations_pivoting += 1;
+                                factorize_remembered(
+                                    &mut s.solver,
+                                    &s.kvals,
+                                    &mut s.solver_values,
+                                    &mut s.solver_status,
+                                )?
+                            }
+                        }
                     } else {
-                        st
+                        factorize_remembered(
+                            &mut s.solver,
+                            &s.kvals,
+                            &mut s.solver_values,
+                            &mut s.solver_status,
+                        )?
                     }
                 }
                 Kkt::Condensed { pat } => {

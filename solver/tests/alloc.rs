@@ -158,21 +158,30 @@ fn iterations_do_not_allocate() {
         let full = solve(&Hs71::new(), &base).unwrap();
         assert_eq!(full.status, Status::SolveSucceeded);
         assert!((full.objective - 17.014017289).abs() < 1e-6);
-        let (a2, s2) = allocations(&Options {
-            max_iter: 2,
-            ..base.clone()
-        });
-        let (a6, s6) = allocations(&Options {
-            max_iter: 6,
-            ..base.clone()
-        });
-        assert_eq!(s2, Status::MaximumIterationsExceeded);
-        assert_eq!(s6, Status::MaximumIterationsExceeded);
+        // A per-iteration allocation shows in every measurement; an allocation made by
+        // another thread at the same time (a rayon worker's deque or epoch bookkeeping on a
+        // loaded machine) shows only in some. So the smallest difference of three
+        // measurements must be 0.
+        let mut extra = i64::MAX;
+        for _ in 0..3 {
+            let (a2, s2) = allocations(&Options {
+                max_iter: 2,
+                ..base.clone()
+            });
+            let (a6, s6) = allocations(&Options {
+                max_iter: 6,
+                ..base.clone()
+            });
+            assert_eq!(s2, Status::MaximumIterationsExceeded);
+            assert_eq!(s6, Status::MaximumIterationsExceeded);
+            extra = extra.min(a6 as i64 - a2 as i64);
+            if extra == 0 {
+                break;
+            }
+        }
         assert_eq!(
-            a2,
-            a6,
-            "{kkt:?}: 4 more iterations made {} more allocations",
-            a6 as i64 - a2 as i64
+            extra, 0,
+            "{kkt:?}: 4 more iterations made {extra} more allocations (fewest of 3 runs)"
         );
         let (d2, s2, n2) = allocations_driven(&Options {
             max_iter: 2,

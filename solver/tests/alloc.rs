@@ -183,27 +183,29 @@ fn iterations_do_not_allocate() {
             extra, 0,
             "{kkt:?}: 4 more iterations made {extra} more allocations (fewest of 3 runs)"
         );
-        let (d2, s2, n2) = allocations_driven(&Options {
-            max_iter: 2,
-            ..base.clone()
-        });
-        let (d6, s6, n6) = allocations_driven(&Options {
-            max_iter: 6,
-            ..base.clone()
-        });
+        // the same with a callback and a cancel token installed
+        let mut extra = i64::MAX;
+        for _ in 0..3 {
+            let (d2, s2, n2) = allocations_driven(&Options {
+                max_iter: 2,
+                ..base.clone()
+            });
+            let (d6, s6, n6) = allocations_driven(&Options {
+                max_iter: 6,
+                ..base.clone()
+            });
+            assert_eq!(s2, Status::MaximumIterationsExceeded);
+            assert_eq!(s6, Status::MaximumIterationsExceeded);
+            assert_eq!((n2, n6), (3, 7), "one callback per iteration");
+            extra = extra.min(d6 as i64 - d2 as i64);
+            if extra == 0 {
+                break;
+            }
+        }
         assert_eq!(
-            (s2, s6),
-            (
-                Status::MaximumIterationsExceeded,
-                Status::MaximumIterationsExceeded
-            )
-        );
-        assert_eq!((n2, n6), (3, 7));
-        assert_eq!(
-            d2,
-            d6,
-            "{kkt:?} with a callback: 4 more iterations made {} more allocations",
-            d6 as i64 - d2 as i64
+            extra, 0,
+            "{kkt:?} with a callback: 4 more iterations made {extra} more allocations \
+             (fewest of 3 runs)"
         );
     }
 }

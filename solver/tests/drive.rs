@@ -247,3 +247,69 @@ fn solver_solve_with_stops_and_warm_starts_after() {
     assert_eq!(finished.status, Status::SolveSucceeded);
     assert!((finished.objective - 17.014017289).abs() < 1e-6);
 }
+
+/// A `tracing` writer that keeps what it is given.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn the_log_has_the_size_header_and_the_violation_report() {
+    // x1² + x2² ≤ 1 and x1 + x2 ≥ 3: infeasible
+    let model = AdModel::new(
+        "infeasible",
+        [0.0, 0.0],
+        [-INF; 2],
+        [INF; 2],
+        vec![-INF, 3.0],
+        vec![1.0, INF],
+        |x| x[0].sq() + x[1],
+        |x, c| {
+            c.push(x[0].sq() + x[1].sq());
+            c.push(x[0] + x[1]);
+        },
+    );
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .without_time()
+        .finish();
+    let result = tracing::subscriber::with_default(subscriber, || {
+        solve(&model, &Options::default()).unwrap()
+    });
+    let log = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    assert_eq!(result.status, Status::InfeasibleProblemDetected);
+    // hand count: 2 free variables, rows 0 (upper only) and 1 (lower only), dense 2×2
+    // Jacobian, dense 2×2 lower triangle of the Hessian
+    assert_eq!(
+        (
+            result.size.variables_free,
+            result.size.inequalities_upper_only,
+            result.size.inequalities_lower_only,
+            result.size.jacobian_nnz_inequality,
+            result.size.hessian_nnz
+        ),
+        (2, 1, 1, 4, 3)
+    );
+    assert!(
+        log.contains("Number of nonzeros in inequality constraint Jacobian.:         4"),
+        "{log}"
+    );
+    assert!(log.contains("most violated rows and bounds:"), "{log}");
+    assert!(!result.violations.is_empty() && result.violations.len() <= 2);
+    for v in &result.violations {
+        assert!(v.block.is_none(), "a hand-written model has no blocks");
+        assert!(log.contains(&v.to_string()), "{v} not in {log}");
+    }
+}

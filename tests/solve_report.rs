@@ -127,3 +127,24 @@ fn violation_report_names_the_contradictory_rows() {
         "{first}"
     );
 }
+
+#[test]
+fn block_positions_of_multi_dimensional_and_scalar_blocks() {
+    let mut m = ModelBuilder::new();
+    let s = m.var(()).named("s");
+    let u = m.var((1..=2, 0..3)).named("u");
+    m.minimize((), |_| s.at(()).powi(2));
+    m.minimize((1..=2, 0..3), |(i, j)| u.at((i, j)).powi(2));
+    m.constraint((1..=2, 0..3), |(i, j)| u.at((i, j)) + s.at(()))
+        .upper(1.0)
+        .named("cap");
+    let model = m.build().unwrap();
+    // variables: s, then u in row-major order
+    assert_eq!(model.var_block(0).unwrap().to_string(), "s");
+    assert!(model.var_block(0).unwrap().index.is_empty());
+    assert_eq!(model.var_block(1).unwrap().to_string(), "u[1, 0]");
+    let last = model.var_block(6).unwrap();
+    assert_eq!((last.block.as_str(), &last.index[..]), ("u", &[2, 2][..]));
+    assert_eq!(model.con_block(4).unwrap().to_string(), "cap[2, 1]");
+    assert!(model.var_block(7).is_none() && model.con_block(6).is_none());
+}

@@ -37,7 +37,8 @@ pub use simdnlp_solver as solver;
 
 pub use simdnlp_modeling::{Model, ModelBuilder, ModelError, NlpMeta, NlpModel};
 pub use simdnlp_solver::{
-    OptionError, Options, PrintLevel, SolveResult, Solver, SolverError, Status, solve,
+    CancelToken, Hooks, IterationRecord, OptionError, Options, PrintLevel, SolveResult, Solver,
+    SolverError, Status, solve, solve_with,
 };
 
 pub use ndarray;
@@ -61,8 +62,9 @@ pub mod prelude {
         Con, DataRow, Model, ModelBuilder, ModelError, NlpMeta, NlpModel, Param, Var,
     };
     pub use simdnlp_solver::{
-        FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy, OptionError, Options,
-        PrintLevel, SolveResult, Solver, SolverError, Status, solve,
+        CancelToken, FixedVariableTreatment, Hooks, IterationRecord, KktKind, LinearSolverKind,
+        MuStrategy, OptionError, Options, PrintLevel, SolveResult, Solver, SolverError, Status,
+        solve, solve_with,
     };
 }
 

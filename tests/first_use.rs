@@ -124,6 +124,24 @@ fn default_options_print_the_log_without_a_subscriber() {
         .filter(|l| l.starts_with("iter    objective    inf_pr   inf_du lg(mu)"))
         .count();
     assert_eq!(header, 1, "{stderr}");
+    // the problem-size header (Ipopt's), once, before the iterations
+    let size_line = lines
+        .iter()
+        .position(|l| l.starts_with("Total number of variables....."))
+        .unwrap_or_else(|| panic!("no size header in {stderr}"));
+    let iter_header = lines
+        .iter()
+        .position(|l| l.starts_with("iter    objective"))
+        .unwrap();
+    assert!(size_line < iter_header, "{stderr}");
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.starts_with("Number of nonzeros in Lagrangian Hessian"))
+            .count(),
+        1,
+        "{stderr}"
+    );
     for k in 0..=iters {
         assert!(
             lines

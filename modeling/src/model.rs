@@ -24,7 +24,7 @@ use crate::alloc::try_filled;
 use crate::block::{BlockCore, BlockKind, ExprDecl, lock};
 use crate::data::Columns;
 use crate::error::ModelError;
-use crate::nlp::{NlpMeta, NlpModel};
+use crate::nlp::{BlockPosition, NlpMeta, NlpModel};
 use simdnlp_ad::{DataView, Expr, Index, Namer, Pattern, Scalar, Workspace};
 use smallvec::SmallVec;
 use std::collections::HashMap;
@@ -365,9 +365,31 @@ impl<T: Scalar> Model<T> {
     }
 }
 
+/// The block of `blocks` holding global position `k` (a variable or a row), with the
+/// element's index in the block.
+fn block_position(blocks: &[Arc<BlockCore>], k: usize) -> Option<BlockPosition> {
+    let core = blocks
+        .iter()
+        .find(|b| (b.offset..b.offset + b.shape.len()).contains(&k))?;
+    let mut index = Vec::new();
+    core.shape.key(k - core.offset, &mut index);
+    Some(BlockPosition {
+        block: core.name(),
+        index,
+    })
+}
+
 impl<T: Scalar> NlpModel<T> for Model<T> {
     fn meta(&self) -> &NlpMeta<T> {
         &self.meta
+    }
+
+    fn var_block(&self, j: usize) -> Option<BlockPosition> {
+        block_position(&self.vars, j)
+    }
+
+    fn con_block(&self, i: usize) -> Option<BlockPosition> {
+        block_position(&self.cons, i)
     }
 
     fn obj(&self, x: &[T]) -> T {

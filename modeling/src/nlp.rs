@@ -211,6 +211,51 @@ pub trait NlpModel<T: Real = f64> {
 
     /// Lagrangian-Hessian-vector product `(obj_weight ∇²f + Σ y_j ∇²c_j) v` (length `nvar`).
     fn hprod(&self, x: &[T], y: &[T], obj_weight: T, v: &[T], hv: &mut [T]);
+
+    /// The block and index of variable `j` in a model built from named blocks
+    /// ([`crate::Model`] answers), for reports such as the solver's most violated
+    /// bounds. `None` by default, and for `j >= nvar`. May allocate (not called while
+    /// iterating).
+    fn var_block(&self, j: usize) -> Option<BlockPosition> {
+        let _ = j;
+        None
+    }
+
+    /// The block and index of constraint row `i`, as [`NlpModel::var_block`] for
+    /// variables.
+    fn con_block(&self, i: usize) -> Option<BlockPosition> {
+        let _ = i;
+        None
+    }
+}
+
+/// Where a variable or a constraint row sits in a model built from blocks: the block's
+/// name and the element's index in the block's own index ranges (one entry per
+/// dimension, empty for a zero-dimensional block). Displays as `name[i, j]` (`name` for
+/// a zero-dimensional block).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BlockPosition {
+    /// The block's name (user-given, or the builder's default name).
+    pub block: String,
+    /// The element's index within the block, one entry per dimension.
+    pub index: Vec<i64>,
+}
+
+impl std::fmt::Display for BlockPosition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.block)?;
+        if self.index.is_empty() {
+            return Ok(());
+        }
+        f.write_str("[")?;
+        for (d, i) in self.index.iter().enumerate() {
+            if d > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{i}")?;
+        }
+        f.write_str("]")
+    }
 }
 
 #[cfg(test)]

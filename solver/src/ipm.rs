@@ -6,6 +6,7 @@
 //! restoration problem) and at the end (reading the solution).
 
 use crate::backend::{Backend, KktStatus};
+use crate::drive::{Driver, IterationRecord};
 use crate::layout::Layout;
 use crate::models::RestoModel;
 use crate::options::{MuStrategy, Options, PrintLevel};
@@ -157,6 +158,9 @@ pub(crate) struct Ipm<'a, B: Backend> {
     jac_degenerate: bool,
     /// Iterations done (restoration iterations included).
     pub iter: usize,
+    /// Added to `iter` in the iteration records (restoration phases number their
+    /// iterations after the outer iteration that entered them).
+    iter_offset: usize,
     /// Iteration limit of this run.
     pub max_iter: usize,
     acceptable_count: usize,
@@ -304,6 +308,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             degen_iters: 0,
             jac_degenerate: false,
             iter: 0,
+            iter_offset: 0,
             max_iter: o.max_iter,
             acceptable_count: 0,
             filter_reject_count: 0,
@@ -438,7 +443,6 @@ impl<'a, B: Backend> Ipm<'a, B> {
         self.wd_shortened = 0;
         self.wd_active = false;
         self.adaptive = self.o.mu_strategy == MuStrategy::AdaptiveLoqo;
-        self.t0 = Instant::now();
         // Per-component push/frac vectors (tw: push, dw2: frac).
         self.host_w[..n].iter_mut().for_each(|v| *v = st.push.0);
         self.host_w[n..]
@@ -535,11 +539,12 @@ impl<'a, B: Backend> Ipm<'a, B> {
     // ------------------------------------------------------------------ main loop
 
     /// Run the method from `st`. `hook` is the restoration-phase exit test (`None` for
-    /// the original problem).
+    /// the original problem); `driver` sees every iteration and may stop the run.
     pub fn run(
         &mut self,
         st: &Start,
         mut hook: Option<Hook<'_, B::Vector>>,
+        driver: &mut Driver<'_, '_>,
     ) -> Result<Exit, SolverError> {
         if !self.initialize(st)? {
             return Ok(Exit::Done(Status::InvalidNumberDetected));
@@ -565,6 +570,9 @@ impl<'a, B: Backend> Ipm<'a, B> {
             self.constr_viol_u = be.norm_inf(&self.tm);
             self.compl_u = compl0 / self.obj_scale.abs();
             self.log_iter(dual);
+            if driver.observe(&self.record(dual)) {
+                return Ok(Exit::Done(Status::UserRequestedStop));
+            }
             if !e0.is_finite() {
                 return Ok(Exit::Done(Status::InvalidNumberDetected));
             }
@@ -682,7 +690,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
                             Status::RestorationFailed
                         }));
                     }
-                    match self.restoration(theta, phi)? {
+                    match self.restoration(theta, phi, driver)? {
                         None => {
                             if !self.eval_point() {
                                 return Ok(Exit::Done(Status::InvalidNumberDetected));
@@ -1299,6 +1307,24 @@ impl<'a, B: Backend> Ipm<'a, B> {
         );
     }
 
+    /// The record of the current iteration (`dual_scaled`: the log's `inf_du`).
+    fn record(&self, dual_scaled: f64) -> IterationRecord {
+        IterationRecord {
+            iter: self.iter_offset + self.iter,
+            objective: self.objective_unscaled(),
+            inf_pr: self.constr_viol_u,
+            inf_du: dual_scaled,
+            mu: self.mu,
+            step_norm: self.last_dnorm,
+            regularization: self.last_reg,
+            alpha_du: self.last_alpha.0,
+            alpha_pr: self.last_alpha.1,
+            ls_trials: self.last_ls,
+            elapsed: self.t0.elapsed().as_secs_f64(),
+            restoration: !self.tag.is_empty(),
+        }
+    }
+
     // ------------------------------------------------------------------ restoration
 
     /// Does the original problem accept the restoration iterate `wr` (mapped through
@@ -1322,7 +1348,12 @@ impl<'a, B: Backend> Ipm<'a, B> {
     /// Feasibility restoration phase: solve Ipopt's ℓ1 restoration problem with the same
     /// machinery until the original filter accepts a point. `None`: the iterate was
     /// replaced by an acceptable point; `Some(status)`: the solve ends.
-    fn restoration(&mut self, theta: f64, phi: f64) -> Result<Option<Status>, SolverError> {
+    fn restoration(
+        &mut self,
+        theta: f64,
+        phi: f64,
+        driver: &mut Driver<'_, '_>,
+    ) -> Result<Option<Status>, SolverError> {
         let o = self.o;
         let lay = self.lay;
         let (n, m, nw, ns) = (lay.n, lay.m, lay.nw(), lay.ns);
@@ -1451,8 +1482,9 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let mut inner = Ipm::new(&mut rbe, &resto, &rlay, &ro, 1.0, &ones_w, &ones_m, "r")?;
         inner.max_iter = self.max_iter.saturating_sub(self.iter);
         inner.t0 = self.t0;
+        inner.iter_offset = self.iter_offset + self.iter + 1;
         let mut hook = |wr: &B::Vector| self.resto_accepts(wr, &map_w_d, theta_r);
-        let exit = inner.run(&start, Some(&mut hook))?;
+        let exit = inner.run(&start, Some(&mut hook), driver)?;
         let inner_iter = inner.iter;
         // move the inner multipliers out before dropping the inner solver
         let be_out = &*self.be;
@@ -1507,7 +1539,9 @@ impl<'a, B: Backend> Ipm<'a, B> {
                 }))
             }
             Exit::Done(
-                s @ (Status::MaximumIterationsExceeded | Status::MaximumCpuTimeExceeded),
+                s @ (Status::MaximumIterationsExceeded
+                | Status::MaximumCpuTimeExceeded
+                | Status::UserRequestedStop),
             ) => Ok(Some(s)),
             Exit::Done(_) => Ok(Some(Status::RestorationFailed)),
         }

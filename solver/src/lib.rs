@@ -3,7 +3,13 @@
 //!
 //! - [`solve`] solves a model once; [`Solver`] owns a model and re-solves it after its
 //!   parameters, bounds or start changed, reusing the symbolic analysis and warm-starting.
-//! - [`Options`] has Ipopt's option names and defaults; [`SolveResult`] is serializable.
+//! - [`solve_with`] and [`Solver::solve_with`] are driven by [`Hooks`]: an intermediate
+//!   callback that sees an [`IterationRecord`] per iteration and may stop the solve, and a
+//!   [`CancelToken`] another thread may cancel (both end with
+//!   [`Status::UserRequestedStop`]); the option `keep_history` keeps the records.
+//! - [`Options`] has Ipopt's option names and defaults; [`SolveResult`] is serializable,
+//!   with the problem's [`ProblemSize`] and, after a failure, the most violated rows and
+//!   bounds ([`Violation`]).
 //! - The algorithm (module `ipm`) is written against the [`backend::Backend`] trait
 //!   (vectors, kernels, model evaluation, KKT system) and never touches vector elements;
 //!   [`cpu::CpuBackend`] implements it on the CPU with faer (through `simdnlp-linalg`).
@@ -110,19 +116,25 @@
 
 pub mod backend;
 pub mod cpu;
+pub mod drive;
 mod fixed;
 mod ipm;
 pub mod layout;
 pub mod models;
 pub mod options;
 pub mod result;
+pub mod size;
 mod solve;
 mod stderr_log;
 mod summary;
+pub mod violations;
 
+pub use drive::{CancelToken, Hooks, IterationCallback, IterationRecord};
 pub use options::{
     FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy, OPTIONS, OptionError,
     OptionInfo, OptionKind, Options, PrintLevel, ValidRange,
 };
 pub use result::{CallbackCounts, SolveResult, SolverError, Status, Timings};
-pub use solve::{Solver, solve};
+pub use size::ProblemSize;
+pub use solve::{Solver, solve, solve_with};
+pub use violations::{MAX_VIOLATIONS, Violation, ViolationKind};

@@ -461,5 +461,10 @@ options_table! {
         /// Logging detail: `none`, `summary`, `iterations` or `debug`, or Ipopt's integer
         /// `print_level` (`0` none, `1`–`2` summary, `3`–`5` iterations, `6`–`12` debug).
         print_level: PrintLevel = PrintLevel::Iterations, (any);
+        /// Keep one [`crate::IterationRecord`] per iteration in
+        /// [`crate::SolveResult::history`] (`no` keeps none and allocates nothing per
+        /// iteration; `yes` reserves room for `max_iter + 1` records, at most 100 000, up
+        /// front).
+        keep_history: bool = false, (any);
     }
 }

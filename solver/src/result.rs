@@ -1,5 +1,8 @@
 //! Return statuses, results and errors of a solve.
 
+use crate::drive::IterationRecord;
+use crate::size::ProblemSize;
+use crate::violations::Violation;
 use serde::{Deserialize, Serialize};
 
 /// How a solve ended (Ipopt's `ApplicationReturnStatus` set).
@@ -28,6 +31,9 @@ pub enum Status {
     InvalidNumberDetected,
     /// The problem has more equality constraints than free variables.
     NotEnoughDegreesOfFreedom,
+    /// The intermediate callback returned [`std::ops::ControlFlow::Break`] or the
+    /// [`crate::CancelToken`] was cancelled; the result holds the last accepted iterate.
+    UserRequestedStop,
 }
 
 impl Status {
@@ -184,6 +190,20 @@ pub struct SolveResult {
     pub timings: Timings,
     /// Callback counts and KKT factorization/solve counts with their breakdown.
     pub counts: CallbackCounts,
+    /// One record per iteration when the option `keep_history` is on (empty otherwise):
+    /// `iterations + 1` records (iterate 0 to the last) for a solve without a restoration
+    /// phase, plus the restoration iterations' records otherwise.
+    #[serde(default)]
+    pub history: Vec<IterationRecord>,
+    /// Variables, rows and nonzeros by kind (the log's header).
+    #[serde(default)]
+    pub size: ProblemSize,
+    /// For a solve that did not succeed ([`Status::is_success`] false): the rows and
+    /// variable bounds violated by more than `constr_viol_tol` at `x`, largest first, at
+    /// most [`crate::MAX_VIOLATIONS`], named by block for models that have blocks
+    /// (`simdnlp_modeling::Model`). Empty after a success.
+    #[serde(default)]
+    pub violations: Vec<Violation>,
 }
 
 /// Errors that prevent a solve from starting (bad model data, bad options, linear-algebra

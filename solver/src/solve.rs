@@ -2,11 +2,14 @@
 
 use crate::backend::Backend;
 use crate::cpu::CpuBackend;
+use crate::drive::{Driver, Hooks};
 use crate::ipm::{Exit, Ipm, Start, add_counts};
 use crate::layout::Layout;
 use crate::models::{FixedAsParameters, ScaledModel};
 use crate::options::{FixedVariableTreatment, Options};
 use crate::result::{SolveResult, SolverError, Status, Timings};
+use crate::size::ProblemSize;
+use crate::violations::{log_violations, most_violated};
 use simdnlp_modeling::{NlpMeta, NlpModel};
 use std::time::Instant;
 
@@ -129,6 +132,21 @@ impl<M: NlpModel> Solver<M> {
     /// [`SolverError`] when the model data or options are invalid or the KKT analysis
     /// fails; numerical failures are reported in [`SolveResult::status`].
     pub fn solve(&mut self) -> Result<SolveResult, SolverError> {
+        self.solve_driven(None)
+    }
+
+    /// [`Solver::solve`] driven by `hooks`: the intermediate callback sees every
+    /// iteration and the cancel token is checked once per iteration; either ends the solve
+    /// with [`Status::UserRequestedStop`]. The next solve warm-starts from that result as
+    /// from any other.
+    ///
+    /// # Errors
+    /// As [`Solver::solve`].
+    pub fn solve_with(&mut self, hooks: &mut Hooks<'_>) -> Result<SolveResult, SolverError> {
+        self.solve_driven(Some(hooks))
+    }
+
+    fn solve_driven(&mut self, hooks: Option<&mut Hooks<'_>>) -> Result<SolveResult, SolverError> {
         validate(self.model.meta(), &self.options)?;
         let res = solve_impl(
             &self.model,
@@ -136,6 +154,7 @@ impl<M: NlpModel> Solver<M> {
             &mut self.cache,
             self.warm.as_ref(),
             &mut self.analyses,
+            hooks,
         )?;
         self.warm = Some(WarmPoint {
             x: res.x.clone(),
@@ -153,6 +172,75 @@ impl<M: NlpModel> Solver<M> {
 /// [`SolverError`] when the model data or options are invalid or the KKT analysis fails;
 /// numerical failures are reported in [`SolveResult::status`].
 pub fn solve<M: NlpModel>(model: &M, options: &Options) -> Result<SolveResult, SolverError> {
+    solve_driven(model, options, None)
+}
+
+/// [`solve`] driven by `hooks`: an intermediate callback that sees every
+/// [`crate::IterationRecord`] and may stop the solve, and a [`crate::CancelToken`] that
+/// another thread may cancel. Either ends the solve with [`Status::UserRequestedStop`]
+/// and the last accepted iterate.
+///
+/// ```
+/// use std::ops::ControlFlow;
+/// use simdnlp_modeling::{NlpMeta, NlpModel};
+/// use simdnlp_solver::{Hooks, Options, PrintLevel, Status, solve_with};
+///
+/// /// min Σ (x_i − i)⁴, unconstrained: many iterations of slow convergence
+/// struct Quartic(NlpMeta<f64>);
+/// impl NlpModel for Quartic {
+///     fn meta(&self) -> &NlpMeta<f64> { &self.0 }
+///     fn obj(&self, x: &[f64]) -> f64 {
+///         x.iter().enumerate().map(|(i, v)| (v - i as f64).powi(4)).sum()
+///     }
+///     fn grad(&self, x: &[f64], g: &mut [f64]) {
+///         for (i, (g, v)) in g.iter_mut().zip(x).enumerate() { *g = 4.0 * (v - i as f64).powi(3); }
+///     }
+///     fn cons(&self, _x: &[f64], _c: &mut [f64]) {}
+///     fn jac_structure(&self, _r: &mut [usize], _c: &mut [usize]) {}
+///     fn jac_coord(&self, _x: &[f64], _v: &mut [f64]) {}
+///     fn hess_structure(&self, r: &mut [usize], c: &mut [usize]) {
+///         for i in 0..r.len() { r[i] = i; c[i] = i; }
+///     }
+///     fn hess_coord(&self, x: &[f64], _y: &[f64], w: f64, v: &mut [f64]) {
+///         for (i, (h, xi)) in v.iter_mut().zip(x).enumerate() { *h = w * 12.0 * (xi - i as f64).powi(2); }
+///     }
+///     fn jprod(&self, _x: &[f64], _v: &[f64], _jv: &mut [f64]) {}
+///     fn jtprod(&self, _x: &[f64], _v: &[f64], jtv: &mut [f64]) { jtv.fill(0.0); }
+///     fn hprod(&self, x: &[f64], _y: &[f64], w: f64, v: &[f64], hv: &mut [f64]) {
+///         for i in 0..v.len() { hv[i] = w * 12.0 * (x[i] - i as f64).powi(2) * v[i]; }
+///     }
+/// }
+///
+/// let mut meta = NlpMeta::new(3, 0);
+/// meta.nnzh = 3;
+/// let options = Options { print_level: PrintLevel::None, ..Options::default() };
+/// let mut objectives = Vec::new();
+/// let mut hooks = Hooks::new().on_iteration(|record| {
+///     objectives.push(record.objective);
+///     if record.iter == 3 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+/// });
+/// let result = solve_with(&Quartic(meta), &options, &mut hooks)?;
+/// drop(hooks);
+/// assert_eq!(result.status, Status::UserRequestedStop);
+/// assert_eq!((result.iterations, objectives.len()), (3, 4));
+/// # Ok::<(), simdnlp_solver::SolverError>(())
+/// ```
+///
+/// # Errors
+/// As [`solve`].
+pub fn solve_with<M: NlpModel>(
+    model: &M,
+    options: &Options,
+    hooks: &mut Hooks<'_>,
+) -> Result<SolveResult, SolverError> {
+    solve_driven(model, options, Some(hooks))
+}
+
+fn solve_driven<M: NlpModel>(
+    model: &M,
+    options: &Options,
+    hooks: Option<&mut Hooks<'_>>,
+) -> Result<SolveResult, SolverError> {
     validate(model.meta(), options)?;
     let warm = options.warm_start_init_point.then(|| {
         let meta = model.meta();
@@ -163,7 +251,7 @@ pub fn solve<M: NlpModel>(model: &M, options: &Options) -> Result<SolveResult, S
             z_u: vec![options.bound_mult_init_val; meta.nvar],
         }
     });
-    solve_impl(model, options, &mut None, warm.as_ref(), &mut 0)
+    solve_impl(model, options, &mut None, warm.as_ref(), &mut 0, hooks)
 }
 
 /// The model's meta data and the options, checked before a solve.
@@ -218,11 +306,14 @@ fn solve_impl(
     cache: &mut Option<Cache>,
     warm: Option<&WarmPoint>,
     analyses: &mut usize,
+    hooks: Option<&mut Hooks<'_>>,
 ) -> Result<SolveResult, SolverError> {
     let t_start = Instant::now();
     // the log goes to stderr when the program installed no tracing subscriber
     let _log = crate::stderr_log::fallback(o.print_level);
     let user_meta = user_model.meta();
+    let size = ProblemSize::of(user_model);
+    size.log_header(o.print_level);
     let n_user = user_meta.nvar;
     let n_eq = (0..user_meta.ncon)
         .filter(|&j| user_meta.lcon[j] == user_meta.ucon[j])
@@ -242,12 +333,14 @@ fn solve_impl(
         x_proj[i] = x_proj[i].max(l).min(u);
     }
     if n_eq > n_free {
-        return Ok(trivial_result(
+        let mut res = trivial_result(
             user_model,
             &x_proj,
             Status::NotEnoughDegreesOfFreedom,
             t_start,
-        ));
+        );
+        res.size = size;
+        return Ok(res);
     }
     // Fixed variables become parameters: the solver works on the free ones only.
     let reduced = match o.fixed_variable_treatment {
@@ -357,7 +450,12 @@ fn solve_impl(
         &viol_unscale,
         "",
     )?;
-    let exit = ipm.run(&start, None)?;
+    let mut driver = Driver::new(
+        hooks,
+        o.keep_history,
+        o.max_iter.saturating_add(1).min(MAX_HISTORY_RESERVE),
+    );
+    let exit = ipm.run(&start, None, &mut driver)?;
     let status = match exit {
         Exit::Done(s) => s,
         Exit::RestorationAccepted => Status::RestorationFailed,
@@ -406,6 +504,11 @@ fn solve_impl(
     user_model.cons(&x, &mut constraints);
     let objective = user_model.obj(&x);
     let constr_viol = constraint_violation(user_meta, &x, &constraints);
+    let violations = if status.is_success() {
+        Vec::new()
+    } else {
+        most_violated(user_model, &x, &constraints, o.constr_viol_tol)
+    };
     let total = t_start.elapsed().as_secs_f64();
     let callbacks = t1[0] - t0[0] + rt[0];
     let factorization = t1[1] - t0[1] + rt[1] + analysis;
@@ -432,10 +535,17 @@ fn solve_impl(
         mu,
         timings,
         counts,
+        history: driver.history.unwrap_or_default(),
+        size,
+        violations,
     };
     crate::summary::log_summary(o.print_level, &user_meta.name, &res);
+    log_violations(o.print_level, &res.violations);
     Ok(res)
 }
+
+/// Most history records reserved up front (`keep_history`); longer solves grow the vector.
+const MAX_HISTORY_RESERVE: usize = 100_000;
 
 /// Unscaled ∞-norm of the violation of the rows (`constraints` = `c(x)`) and of the variable
 /// bounds at `x`.
@@ -479,5 +589,8 @@ fn trivial_result(model: &dyn NlpModel, x: &[f64], status: Status, t: Instant) -
             ..Timings::default()
         },
         counts: Default::default(),
+        history: Vec::new(),
+        size: ProblemSize::default(),
+        violations: Vec::new(),
     }
 }

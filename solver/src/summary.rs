@@ -28,6 +28,7 @@ impl fmt::Display for Status {
             Status::NotEnoughDegreesOfFreedom => {
                 "too few degrees of freedom (more equality constraints than free variables)"
             }
+            Status::UserRequestedStop => "stopped by the user (callback or cancel token)",
         })
     }
 }
@@ -134,6 +135,9 @@ mod tests {
                 obj: 9,
                 ..CallbackCounts::default()
             },
+            history: vec![],
+            size: Default::default(),
+            violations: vec![],
         }
     }
 

@@ -1,8 +1,11 @@
 //! Solver iterations allocate nothing after setup: two solves that differ only in their
-//! iteration limit make exactly the same number of heap allocations.
+//! iteration limit make exactly the same number of heap allocations, with and without an
+//! intermediate callback and a cancel token installed.
 
 use simdnlp_modeling::{NlpMeta, NlpModel};
-use simdnlp_solver::{KktKind, Options, PrintLevel, Status, solve};
+use simdnlp_solver::{CancelToken, Hooks, KktKind, Options, PrintLevel, Status, solve, solve_with};
+use std::cell::Cell;
+use std::ops::ControlFlow;
 
 #[global_allocator]
 static ALLOC: dhat::Alloc = dhat::Alloc;
@@ -117,6 +120,32 @@ fn allocations(o: &Options) -> (u64, Status) {
     (dhat::HeapStats::get().total_blocks - before, r.status)
 }
 
+/// Allocations of a solve driven by a (non-allocating) callback and a cancel token, and
+/// the number of records the callback saw.
+fn allocations_driven(o: &Options) -> (u64, Status, usize) {
+    let m = Hs71::new();
+    let seen = Cell::new(0);
+    let token = CancelToken::new();
+    let before = dhat::HeapStats::get().total_blocks;
+    let mut hooks = Hooks::new()
+        .on_iteration(|record| {
+            seen.set(seen.get() + 1);
+            if record.objective.is_finite() {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(())
+            }
+        })
+        .cancel_token(token);
+    let r = solve_with(&m, o, &mut hooks).unwrap();
+    drop(hooks);
+    (
+        dhat::HeapStats::get().total_blocks - before,
+        r.status,
+        seen.get(),
+    )
+}
+
 #[test]
 fn iterations_do_not_allocate() {
     let _profiler = dhat::Profiler::builder().testing().build();
@@ -153,6 +182,30 @@ fn iterations_do_not_allocate() {
         assert_eq!(
             extra, 0,
             "{kkt:?}: 4 more iterations made {extra} more allocations (fewest of 3 runs)"
+        );
+        // the same with a callback and a cancel token installed
+        let mut extra = i64::MAX;
+        for _ in 0..3 {
+            let (d2, s2, n2) = allocations_driven(&Options {
+                max_iter: 2,
+                ..base.clone()
+            });
+            let (d6, s6, n6) = allocations_driven(&Options {
+                max_iter: 6,
+                ..base.clone()
+            });
+            assert_eq!(s2, Status::MaximumIterationsExceeded);
+            assert_eq!(s6, Status::MaximumIterationsExceeded);
+            assert_eq!((n2, n6), (3, 7), "one callback per iteration");
+            extra = extra.min(d6 as i64 - d2 as i64);
+            if extra == 0 {
+                break;
+            }
+        }
+        assert_eq!(
+            extra, 0,
+            "{kkt:?} with a callback: 4 more iterations made {extra} more allocations \
+             (fewest of 3 runs)"
         );
     }
 }

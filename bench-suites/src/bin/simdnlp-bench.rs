@@ -3,16 +3,25 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use simdnlp_bench::harness::cli::{Cli, Command, run_callbacks, run_solve};
-use simdnlp_bench::harness::{Registry, solve::default_solver};
+use simdnlp_bench::harness::cli::{Cli, Command, run_callbacks_until, run_solve_until};
+use simdnlp_bench::harness::{Interrupt, Registry, solve::default_solver};
+
+/// Exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
+const INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Ctrl-C stops the running solve and the run; the records of finished instances are
+    // still written
+    let interrupt = Interrupt::on_ctrl_c().unwrap_or_else(|e| {
+        eprintln!("simdnlp-bench: warning: {e}");
+        Interrupt::new()
+    });
     let mut stdout = std::io::stdout().lock();
     let res = match &cli.command {
         Command::Callbacks(a) => {
             let reg = Registry::with_defaults(a.sel.pglib_dir.clone());
-            run_callbacks(a, &reg, &mut stdout).map(|_| ())
+            run_callbacks_until(a, &reg, &mut stdout, &interrupt).map(|_| ())
         }
         Command::Solve(a) => {
             if a.verbose > 0 {
@@ -30,10 +39,17 @@ fn main() -> ExitCode {
             }
             let reg = Registry::with_defaults(a.sel.pglib_dir.clone());
             let solver = default_solver();
-            run_solve(a, &reg, solver.as_deref(), &mut stdout).map(|_| ())
+            run_solve_until(a, &reg, solver.as_deref(), &mut stdout, &interrupt).map(|_| ())
         }
     };
     match res {
+        Ok(()) if interrupt.is_interrupted() => {
+            eprintln!(
+                "simdnlp-bench: interrupted; the results above (and in --json) cover the \
+                 instances finished before it, the interrupted one marked `interrupted`"
+            );
+            ExitCode::from(INTERRUPTED)
+        }
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("simdnlp-bench: error: {e}");

@@ -19,6 +19,7 @@ use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
+use super::interrupt::Interrupt;
 use super::registry::{
     Backend, BackendSel, DynModel, Instance, InstanceSpec, Registry, SizeClass, SizeSel, Suite,
 };
@@ -205,6 +206,18 @@ pub fn run_callbacks(
     reg: &Registry,
     out: &mut dyn Write,
 ) -> Result<Vec<CallbackRecord>, BenchError> {
+    run_callbacks_until(args, reg, out, &Interrupt::new())
+}
+
+/// [`run_callbacks`] until `interrupt` is set (Ctrl-C): the instance being timed finishes
+/// its timing, no further instance starts, and the tables, JSON Lines and plot cover the
+/// finished instances.
+pub fn run_callbacks_until(
+    args: &CallbacksArgs,
+    reg: &Registry,
+    out: &mut dyn Write,
+    interrupt: &Interrupt,
+) -> Result<Vec<CallbackRecord>, BenchError> {
     if args.threads == 0 {
         return Err(BenchError::Arg("--threads must be at least 1".into()));
     }
@@ -231,6 +244,9 @@ pub fn run_callbacks(
     let pb = progress(instances.len());
     let mut recs = Vec::with_capacity(instances.len());
     for inst in &instances {
+        if interrupt.is_interrupted() {
+            break;
+        }
         pb.set_message(inst.label());
         let (model, build_s) = build(inst)?;
         let meta = model.meta();
@@ -303,6 +319,20 @@ pub fn run_solve(
     solver: Option<&dyn SolveBackend>,
     out: &mut dyn Write,
 ) -> Result<Vec<SolveRecord>, BenchError> {
+    run_solve_until(args, reg, solver, out, &Interrupt::new())
+}
+
+/// [`run_solve`] until `interrupt` is set (Ctrl-C): the running solve gets the flag and
+/// stops at its next iteration (simdnlp reports `UserRequestedStop`), its record is
+/// marked `interrupted`, no further instance starts, and the table, JSON Lines and plot
+/// cover the instances solved so far. The caller decides the exit code.
+pub fn run_solve_until(
+    args: &SolveArgs,
+    reg: &Registry,
+    solver: Option<&dyn SolveBackend>,
+    out: &mut dyn Write,
+    interrupt: &Interrupt,
+) -> Result<Vec<SolveRecord>, BenchError> {
     let Some(solver) = solver else {
         return Err(BenchError::SolverNotWired);
     };
@@ -321,6 +351,7 @@ pub fn run_solve(
         verbose: args.verbose,
         options_file: args.options_file.clone(),
         options: args.options.clone(),
+        interrupt: interrupt.clone(),
     };
     solver.check(&settings).map_err(BenchError::SolverOptions)?;
     let instances = select(reg, &args.sel)?;
@@ -328,6 +359,9 @@ pub fn run_solve(
     let pb = progress(instances.len());
     let mut recs = Vec::with_capacity(instances.len());
     for inst in &instances {
+        if interrupt.is_interrupted() {
+            break;
+        }
         pb.set_message(inst.label());
         let (model, build_s) = build(inst)?;
         let meta = model.meta();
@@ -367,6 +401,7 @@ pub fn run_solve(
             times,
             counts,
             error,
+            interrupted: interrupt.is_interrupted(),
         };
         if let Some(j) = json.as_mut() {
             j.write(&rec)?;
@@ -639,6 +674,120 @@ mod tests {
         assert!(String::from_utf8(out).unwrap().contains("hand-coded"));
         let recs = run_callbacks(&mk(true), &reg, &mut Vec::new()).unwrap();
         assert_eq!(recs.len(), 1);
+    }
+
+    /// An interrupt during the second of three instances: the second ends as the solver
+    /// reports it, marked `interrupted`, the third never starts, and the JSON Lines hold
+    /// both finished records.
+    #[test]
+    fn interrupted_solve_mode_keeps_finished_records() {
+        let reg = Registry::with_defaults(None);
+        let json =
+            std::env::temp_dir().join(format!("simdnlp-bench-int-{}.jsonl", std::process::id()));
+        let mut args = solve_args(Suite::Lv, "rosenbrock:10");
+        args.sel.instances = ["rosenbrock:10", "rosenbrock:20", "rosenbrock:30"]
+            .iter()
+            .map(|i| i.parse().unwrap())
+            .collect();
+        args.sel.json = Some(json.clone());
+        let solved = std::cell::Cell::new(0);
+        // stands in for Ctrl-C arriving while the second instance solves
+        let fake = FnSolver::new("fake", |m, s| {
+            solved.set(solved.get() + 1);
+            let stop = solved.get() == 2;
+            if stop {
+                s.interrupt.interrupt();
+            }
+            Ok(SolveOutcome {
+                status: if stop {
+                    "UserRequestedStop"
+                } else {
+                    "SolveSucceeded"
+                }
+                .into(),
+                success: !stop,
+                iterations: 3,
+                objective: m.obj(&m.meta().x0),
+                times: None,
+                counts: None,
+            })
+        });
+        let interrupt = Interrupt::new();
+        let mut out = Vec::new();
+        let recs = run_solve_until(&args, &reg, Some(&fake), &mut out, &interrupt).unwrap();
+        assert!(interrupt.is_interrupted());
+        assert_eq!(solved.get(), 2);
+        let marks: Vec<(&str, bool)> = recs
+            .iter()
+            .map(|r| (r.status.as_str(), r.interrupted))
+            .collect();
+        assert_eq!(
+            marks,
+            [("SolveSucceeded", false), ("UserRequestedStop", true)]
+        );
+        assert!(
+            String::from_utf8(out)
+                .unwrap()
+                .contains("UserRequestedStop")
+        );
+        let lines = std::fs::read_to_string(&json).unwrap();
+        let _ = std::fs::remove_file(&json);
+        let values: Vec<serde_json::Value> = lines
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(values.len(), 2);
+        assert!(values[0].get("interrupted").is_none());
+        assert_eq!(values[1]["interrupted"], true);
+        assert_eq!(values[1]["status"], "UserRequestedStop");
+        // an interrupt set before the run starts no instance
+        let recs = run_solve_until(&args, &reg, Some(&fake), &mut Vec::new(), &interrupt).unwrap();
+        assert!(recs.is_empty());
+        assert_eq!(solved.get(), 2);
+    }
+
+    /// The real solver honours the interrupt: it stops at the next iteration with
+    /// `UserRequestedStop`.
+    #[cfg(feature = "solver")]
+    #[test]
+    fn simdnlp_stops_on_interrupt() {
+        use crate::handcoded::RosenbrockModel;
+        use crate::harness::solve::{SolveSettings, default_solver};
+        let solver = default_solver().unwrap();
+        let model = RosenbrockModel::new(100).unwrap();
+        let settings = SolveSettings::default();
+        let free = solver.solve(&model, &settings).unwrap();
+        assert!(free.success && free.iterations > 1, "{}", free.status);
+        settings.interrupt.interrupt();
+        let stopped = solver.solve(&model, &settings).unwrap();
+        assert_eq!(
+            (stopped.status.as_str(), stopped.iterations),
+            ("UserRequestedStop", 0)
+        );
+        assert!(!stopped.success);
+    }
+
+    #[test]
+    fn interrupted_callbacks_mode_starts_no_instance() {
+        let reg = Registry::with_defaults(None);
+        let args = CallbacksArgs {
+            sel: Selection {
+                suite: Suite::Opf,
+                size: SizeSel::Small,
+                instances: vec!["case5_pjm".parse().unwrap()],
+                backend: BackendSel::Handcoded,
+                pglib_dir: None,
+                json: None,
+                plot: None,
+            },
+            threads: 1,
+            seconds: 1e-4,
+            no_baseline: true,
+        };
+        let interrupt = Interrupt::new();
+        interrupt.interrupt();
+        let recs = run_callbacks_until(&args, &reg, &mut Vec::new(), &interrupt).unwrap();
+        assert!(recs.is_empty());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! and plots ([`report`], [`plot`]) and the command line ([`cli`]).
 
 pub mod cli;
+pub mod interrupt;
 pub mod plot;
 pub mod registry;
 pub mod report;
@@ -12,6 +13,7 @@ pub mod timing;
 
 use std::path::PathBuf;
 
+pub use interrupt::Interrupt;
 pub use registry::{
     Backend, BackendSel, DynModel, Instance, InstanceSpec, ParamKind, Problem, Registry, SizeClass,
     SizeParam, SizeSel, SizeSpec, Suite,

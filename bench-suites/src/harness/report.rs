@@ -120,6 +120,11 @@ pub struct SolveRecord {
     pub counts: Option<SolveCounts>,
     /// Error message when the solver did not run.
     pub error: Option<String>,
+    /// The run was interrupted (Ctrl-C) while this instance was solving: the solve
+    /// stopped early (status `UserRequestedStop` for simdnlp). Omitted from JSON when
+    /// `false`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 /// `|obj − reference| / max(1, |reference|)`.
@@ -497,6 +502,7 @@ mod tests {
                 ..SolveCounts::default()
             }),
             error: None,
+            interrupted: false,
         };
         let v = serde_json::to_value(&r).unwrap();
         for k in [

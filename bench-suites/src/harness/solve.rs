@@ -9,6 +9,8 @@ use std::path::PathBuf;
 
 use simdnlp_modeling::NlpModel;
 
+use super::interrupt::Interrupt;
+
 /// KKT formulation requested with `--kkt`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
@@ -50,6 +52,9 @@ pub struct SolveSettings {
     pub options_file: Option<PathBuf>,
     /// Solver options by name, `(name, value)`, applied in order after the options file.
     pub options: Vec<(String, String)>,
+    /// Set (by Ctrl-C) to stop the running solve at its next iteration; a solver that
+    /// honours it reports status `UserRequestedStop`.
+    pub interrupt: Interrupt,
 }
 
 impl Default for SolveSettings {
@@ -64,6 +69,7 @@ impl Default for SolveSettings {
             verbose: 0,
             options_file: None,
             options: Vec::new(),
+            interrupt: Interrupt::new(),
         }
     }
 }
@@ -134,7 +140,9 @@ pub trait SolveBackend {
         let _ = settings;
         Ok(())
     }
-    /// Solves `model`; `Err` carries a message when the solver fails to run at all.
+    /// Solves `model`; `Err` carries a message when the solver fails to run at all. A
+    /// solver should stop at its next iteration once `settings.interrupt` is set and
+    /// report status `UserRequestedStop`.
     fn solve(
         &self,
         model: &dyn NlpModel<f64>,
@@ -215,6 +223,12 @@ impl NlpModel<f64> for ModelRef<'_> {
     fn hprod(&self, x: &[f64], y: &[f64], obj_weight: f64, v: &[f64], hv: &mut [f64]) {
         self.0.hprod(x, y, obj_weight, v, hv)
     }
+    fn var_block(&self, j: usize) -> Option<simdnlp_modeling::BlockPosition> {
+        self.0.var_block(j)
+    }
+    fn con_block(&self, i: usize) -> Option<simdnlp_modeling::BlockPosition> {
+        self.0.con_block(i)
+    }
 }
 
 /// The solver solve mode uses: `simdnlp_solver::solve` with feature `solver`, else
@@ -289,7 +303,16 @@ impl SolveBackend for SimdnlpSolver {
         settings: &SolveSettings,
     ) -> Result<SolveOutcome, String> {
         let opts = solver_options(settings).map_err(|e| e.to_string())?;
-        let r = simdnlp_solver::solve(&ModelRef(model), &opts).map_err(|e| e.to_string())?;
+        let interrupt = &settings.interrupt;
+        let mut hooks = simdnlp_solver::Hooks::new().on_iteration(|_| {
+            if interrupt.is_interrupted() {
+                std::ops::ControlFlow::Break(())
+            } else {
+                std::ops::ControlFlow::Continue(())
+            }
+        });
+        let r = simdnlp_solver::solve_with(&ModelRef(model), &opts, &mut hooks)
+            .map_err(|e| e.to_string())?;
         Ok(SolveOutcome {
             status: format!("{:?}", r.status),
             success: r.status.is_success(),

@@ -37,6 +37,9 @@ pub use simdnlp_solver as solver;
 
 pub use simdnlp_modeling::{Model, ModelBuilder, ModelError, NlpMeta, NlpModel};
 pub use simdnlp_solver::{
+    DerivativeCheckOptions, DerivativeReport, DerivativeTest, check_derivatives,
+};
+pub use simdnlp_solver::{
     OptionError, Options, PrintLevel, SolveResult, Solver, SolverError, Status, solve,
 };
 

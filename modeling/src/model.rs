@@ -232,6 +232,19 @@ impl<T: Scalar> Model<T> {
         r
     }
 
+    /// The block of `blocks` (variables or constraints, which tile `x` or `c` in order)
+    /// holding position `k`, as its name and `k`'s offset within it.
+    fn block_of<'a>(&'a self, blocks: &'a [Arc<BlockCore>], k: usize) -> Option<(&'a str, usize)> {
+        let core = blocks
+            .iter()
+            .find(|c| (c.offset..c.offset + c.shape.len()).contains(&k))?;
+        let name = self
+            .names
+            .get(&core.uid)
+            .map_or(core.default_name.as_str(), String::as_str);
+        Some((name, k - core.offset))
+    }
+
     /// The thread setting of the callbacks.
     pub fn threads(&self) -> Parallelism {
         self.par
@@ -308,6 +321,14 @@ impl<T: Scalar> Model<T> {
 impl<T: Scalar> NlpModel<T> for Model<T> {
     fn meta(&self) -> &NlpMeta<T> {
         &self.meta
+    }
+
+    fn var_block(&self, j: usize) -> Option<(&str, usize)> {
+        self.block_of(&self.vars, j)
+    }
+
+    fn con_block(&self, i: usize) -> Option<(&str, usize)> {
+        self.block_of(&self.cons, i)
     }
 
     fn obj(&self, x: &[T]) -> T {

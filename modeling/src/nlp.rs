@@ -211,6 +211,22 @@ pub trait NlpModel<T: Real = f64> {
 
     /// Lagrangian-Hessian-vector product `(obj_weight ∇²f + Σ y_j ∇²c_j) v` (length `nvar`).
     fn hprod(&self, x: &[T], y: &[T], obj_weight: T, v: &[T], hv: &mut [T]);
+
+    /// The block that variable `j` belongs to, as its name and the (row-major, 0-based)
+    /// position of `j` within the block, for messages (derivative checks, violation
+    /// reports). `None` (the default) when the model has no blocks or `j >= nvar`.
+    fn var_block(&self, j: usize) -> Option<(&str, usize)> {
+        let _ = j;
+        None
+    }
+
+    /// The block that constraint row `i` belongs to, as its name and the (row-major,
+    /// 0-based) position of `i` within the block. `None` (the default) when the model has
+    /// no blocks or `i >= ncon`.
+    fn con_block(&self, i: usize) -> Option<(&str, usize)> {
+        let _ = i;
+        None
+    }
 }
 
 #[cfg(test)]

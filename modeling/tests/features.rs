@@ -579,3 +579,24 @@ fn run_time_shaped_blocks() {
     let xv = model.meta().x0.clone();
     check_callbacks(&model, &xv, &mut Rng(99));
 }
+
+#[test]
+fn variables_and_rows_name_their_blocks() {
+    let mut m = ModelBuilder::new();
+    let x = m.var(1..=3).start(1.0).named("x");
+    let y = m.var((0..2, 0..3)).start(0.5).named("y");
+    m.minimize(1..=3, |i| x.at(i).powi(2));
+    m.constraint(1..=3, |i| x.at(i) + y.at((0, i - 1)))
+        .upper(1.0)
+        .named("link");
+    m.constraint(0..2, |i| y.at((i, 2)).powi(2)).named("ring");
+    let model = m.build().unwrap();
+    assert_eq!(model.var_block(0), Some(("x", 0)));
+    assert_eq!(model.var_block(2), Some(("x", 2)));
+    // y[1, 1] is the 5th element (row-major) of y, after the 3 of x
+    assert_eq!(model.var_block(3 + 4), Some(("y", 4)));
+    assert_eq!(model.var_block(9), None);
+    assert_eq!(model.con_block(2), Some(("link", 2)));
+    assert_eq!(model.con_block(4), Some(("ring", 1)));
+    assert_eq!(model.con_block(5), None);
+}

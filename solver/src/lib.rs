@@ -110,6 +110,7 @@
 
 pub mod backend;
 pub mod cpu;
+pub mod derivative_check;
 mod fixed;
 mod ipm;
 pub mod layout;
@@ -120,6 +121,9 @@ mod solve;
 mod stderr_log;
 mod summary;
 
+pub use derivative_check::{
+    DerivativeCheckOptions, DerivativeReport, DerivativeTest, check_derivatives,
+};
 pub use options::{
     FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy, OPTIONS, OptionError,
     OptionInfo, OptionKind, Options, PrintLevel, ValidRange,

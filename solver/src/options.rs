@@ -37,6 +37,7 @@ pub(crate) mod value;
 
 use serde::{Deserialize, Serialize};
 
+use crate::derivative_check::DerivativeTest;
 pub use error::OptionError;
 use table::{options_table, valid_range};
 use value::OptionValue;
@@ -456,6 +457,23 @@ options_table! {
         required_infeasibility_reduction: f64 = 0.9, (0 <= x < 1);
         /// Whether the feasibility restoration phase may run.
         restoration: bool = true, (any);
+
+        // ---------------------------------------------------------------- derivative test
+        /// Finite-difference check of the model's derivatives before the first iteration
+        /// (see [`crate::derivative_check`]): `none`, `first-order` (gradient and
+        /// Jacobian), `second-order` (also the Hessian of the Lagrangian) or
+        /// `only-second-order`. The report is logged (print level `summary` and above).
+        derivative_test: DerivativeTest = DerivativeTest::None, (any);
+        /// Relative error above which the derivative test marks an entry as wrong.
+        derivative_test_tol: f64 = 1e-4, (x > 0);
+        /// Relative perturbation `h_j = derivative_test_perturbation · max(1, |x_j|)` of
+        /// the derivative test's forward differences.
+        derivative_test_perturbation: f64 = 1e-8, (x > 0);
+        /// Whether the derivative test logs every compared entry, not only the worst ten.
+        derivative_test_print_all: bool = false, (any);
+        /// Maximal perturbation of the derivative test's point from the start `x0` (each
+        /// variable drawn uniformly within this radius and its bounds); `0` tests at `x0`.
+        point_perturbation_radius: f64 = 10.0, (x >= 0);
 
         // ---------------------------------------------------------------- output
         /// Logging detail: `none`, `summary`, `iterations` or `debug`, or Ipopt's integer

@@ -222,6 +222,7 @@ fn solve_impl(
     let t_start = Instant::now();
     // the log goes to stderr when the program installed no tracing subscriber
     let _log = crate::stderr_log::fallback(o.print_level);
+    crate::derivative_check::log_before_solve(user_model, o);
     let user_meta = user_model.meta();
     let n_user = user_meta.nvar;
     let n_eq = (0..user_meta.ncon)

@@ -215,6 +215,12 @@ impl NlpModel<f64> for ModelRef<'_> {
     fn hprod(&self, x: &[f64], y: &[f64], obj_weight: f64, v: &[f64], hv: &mut [f64]) {
         self.0.hprod(x, y, obj_weight, v, hv)
     }
+    fn var_block(&self, j: usize) -> Option<(&str, usize)> {
+        self.0.var_block(j)
+    }
+    fn con_block(&self, i: usize) -> Option<(&str, usize)> {
+        self.0.con_block(i)
+    }
 }
 
 /// The solver solve mode uses: `simdnlp_solver::solve` with feature `solver`, else

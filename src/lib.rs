@@ -71,6 +71,7 @@ pub mod prelude {
 
 /// Any error of building or solving a model, so `?` works across both steps.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The model could not be built or a model accessor got bad input.
     #[error(transparent)]

@@ -195,6 +195,7 @@ impl Options {
 
 /// Which KKT formulation the step computation uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub enum KktKind {
     /// Augmented (symmetric indefinite) system in `(x, s, y)`, factorized with LDLᵀ/LBLᵀ and
     /// checked by its inertia. The CPU default.
@@ -209,6 +210,7 @@ pub enum KktKind {
 
 /// Which sparse symmetric factorization backs the augmented system.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub enum LinearSolverKind {
     /// faer's simplicial/supernodal LDLᵀ with inertia from `D` (the default).
     #[default]
@@ -219,6 +221,7 @@ pub enum LinearSolverKind {
 
 /// How the barrier parameter μ is updated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub enum MuStrategy {
     /// Fiacco–McCormick monotone decrease (Ipopt's `mu_strategy monotone`, the default).
     #[default]
@@ -231,6 +234,7 @@ pub enum MuStrategy {
 
 /// How variables with equal bounds (`lvar == uvar`) are handled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub enum FixedVariableTreatment {
     /// Removed from the problem and held at their value as parameters (Ipopt's
     /// `make_parameter`, the default): the steps never move them.
@@ -244,6 +248,7 @@ pub enum FixedVariableTreatment {
 /// How much the solver logs through `tracing` (as plain lines on stderr when the program
 /// installed no subscriber; see the crate docs, "Logging").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord, Default)]
+#[non_exhaustive]
 pub enum PrintLevel {
     /// Nothing.
     None,

@@ -11,7 +11,7 @@ use std::path::Path;
 /// AMPL's `solve_result_num` and message for a solver status (Ipopt's AMPL interface uses
 /// the same codes): 0 solved, 1 solved to the acceptable level, 200 infeasible, 300
 /// unbounded (diverging iterates), 400 iteration limit, 401 time limit, 402 stopped by the user (callback or cancel
-/// token), 500–504 failures.
+/// token), 500–504 failures, 599 a status this table does not know yet.
 pub fn solve_result(status: Status) -> (i32, &'static str) {
     match status {
         Status::SolveSucceeded => (0, "Optimal Solution Found"),
@@ -29,6 +29,11 @@ pub fn solve_result(status: Status) -> (i32, &'static str) {
         Status::InvalidNumberDetected => (503, "Invalid Number Detected"),
         Status::NotEnoughDegreesOfFreedom => (504, "Not Enough Degrees of Freedom"),
         Status::UserRequestedStop => (402, "Stopped by the user"),
+        // a status added after this table (`Status` is non-exhaustive): a failure code
+        _ => (
+            599,
+            "Solver stopped with a status this interface does not know",
+        ),
     }
 }
 

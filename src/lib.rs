@@ -37,8 +37,9 @@ pub use simdnlp_solver as solver;
 
 pub use simdnlp_modeling::{Model, ModelBuilder, ModelError, NlpMeta, NlpModel};
 pub use simdnlp_solver::{
-    CancelToken, Hooks, IterationRecord, OptionError, Options, PrintLevel, SolveResult, Solver,
-    SolverError, Status, solve, solve_with,
+    CancelToken, DerivativeCheckOptions, DerivativeReport, DerivativeTest, Hooks, IterationRecord,
+    OptionError, Options, PrintLevel, SolveResult, Solver, SolverError, Status, check_derivatives,
+    solve, solve_with,
 };
 
 pub use ndarray;
@@ -70,6 +71,7 @@ pub mod prelude {
 
 /// Any error of building or solving a model, so `?` works across both steps.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The model could not be built or a model accessor got bad input.
     #[error(transparent)]

@@ -26,6 +26,7 @@ use std::fmt::Write;
 
 /// Which callback a kernel computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Callback {
     /// `out[k] = f(point k)`.
     Value,

@@ -2,6 +2,7 @@
 
 /// Why a pattern could not be compiled or evaluated.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum AdError {
     /// A derivative of higher order than the function provides was requested (user
     /// functions carry first and second derivatives only).

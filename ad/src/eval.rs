@@ -70,6 +70,7 @@ impl<T: Scalar> Workspace<T> {
 
 /// How the evaluators split work across threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Parallelism {
     /// One thread, in order.
     #[default]

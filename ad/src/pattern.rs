@@ -16,6 +16,7 @@ use std::time::Duration;
 /// How second-order programs are derived (both give the same values; see the crate docs
 /// for the measurement that picked the default).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum SecondOrder {
     /// Symbolic reverse mode on each gradient entry (reverse-over-reverse).
     #[default]

@@ -5,6 +5,7 @@ use thiserror::Error;
 /// Why a device operation failed. Every variant names the device (`"cpu"`, `"emu"`,
 /// `"cuda"`) and says what was asked for.
 #[derive(Clone, Debug, Error, PartialEq)]
+#[non_exhaustive]
 pub enum DeviceError {
     /// An allocation failed.
     #[error("{device}: cannot allocate {bytes} bytes for {what}")]

@@ -74,6 +74,7 @@ pub const DEFAULT_ZERO_PIVOT_TOL: f64 = 0.0;
 /// (faer parallelizes the small dense per-supernode Bunch–Kaufman kernels). Keep
 /// `Sequential` unless a measurement on the target machine says otherwise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum Parallelism {
     /// Single-threaded (the default).
     #[default]

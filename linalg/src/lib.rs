@@ -85,6 +85,7 @@ pub use symmetric::{FactorStatus, Inertia, SymmetricSolver};
 
 /// Errors of the linear-algebra layer, with enough context to find the bad input.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum LinalgError {
     /// A structural index is outside the matrix.
     #[error("{what}: index ({row}, {col}) outside a {nrows}x{ncols} matrix")]

@@ -39,6 +39,7 @@ use crate::sparse::csc_map_from_coo;
 
 /// Which fill-reducing ordering the faer backends compute at analysis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum FillOrdering {
     /// faer's AMD on the whole pattern (the default).
     #[default]

@@ -17,6 +17,7 @@ static NEXT_UID: AtomicU32 = AtomicU32::new(1);
 
 /// What a block (or named pattern) is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum BlockKind {
     /// Decision variables (a slice of `x`).
     Variable,

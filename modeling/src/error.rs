@@ -7,6 +7,7 @@ use simdnlp_ad::AdError;
 /// Every variant names the block or pattern involved and, where it applies, the data
 /// point and the index, so the message alone locates the mistake.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ModelError {
     /// A position used by a pattern lies outside the block it indexes (checked per data
     /// point and per dimension, so an index can never alias into the next row or block).

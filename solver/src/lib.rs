@@ -116,6 +116,7 @@
 
 pub mod backend;
 pub mod cpu;
+pub mod derivative_check;
 pub mod drive;
 mod fixed;
 mod ipm;
@@ -129,6 +130,9 @@ mod stderr_log;
 mod summary;
 pub mod violations;
 
+pub use derivative_check::{
+    DerivativeCheckOptions, DerivativeReport, DerivativeTest, check_derivatives,
+};
 pub use drive::{CancelToken, Hooks, IterationCallback, IterationRecord};
 pub use options::{
     FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy, OPTIONS, OptionError,

@@ -37,6 +37,7 @@ pub(crate) mod value;
 
 use serde::{Deserialize, Serialize};
 
+use crate::derivative_check::DerivativeTest;
 pub use error::OptionError;
 use table::{options_table, valid_range};
 use value::OptionValue;
@@ -194,6 +195,7 @@ impl Options {
 
 /// Which KKT formulation the step computation uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub enum KktKind {
     /// Augmented (symmetric indefinite) system in `(x, s, y)`, factorized with LDLᵀ/LBLᵀ and
     /// checked by its inertia. The CPU default.
@@ -208,6 +210,7 @@ pub enum KktKind {
 
 /// Which sparse symmetric factorization backs the augmented system.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub enum LinearSolverKind {
     /// faer's simplicial/supernodal LDLᵀ with inertia from `D` (the default).
     #[default]
@@ -218,6 +221,7 @@ pub enum LinearSolverKind {
 
 /// How the barrier parameter μ is updated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub enum MuStrategy {
     /// Fiacco–McCormick monotone decrease (Ipopt's `mu_strategy monotone`, the default).
     #[default]
@@ -230,6 +234,7 @@ pub enum MuStrategy {
 
 /// How variables with equal bounds (`lvar == uvar`) are handled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub enum FixedVariableTreatment {
     /// Removed from the problem and held at their value as parameters (Ipopt's
     /// `make_parameter`, the default): the steps never move them.
@@ -243,6 +248,7 @@ pub enum FixedVariableTreatment {
 /// How much the solver logs through `tracing` (as plain lines on stderr when the program
 /// installed no subscriber; see the crate docs, "Logging").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord, Default)]
+#[non_exhaustive]
 pub enum PrintLevel {
     /// Nothing.
     None,
@@ -456,6 +462,23 @@ options_table! {
         required_infeasibility_reduction: f64 = 0.9, (0 <= x < 1);
         /// Whether the feasibility restoration phase may run.
         restoration: bool = true, (any);
+
+        // ---------------------------------------------------------------- derivative test
+        /// Finite-difference check of the model's derivatives before the first iteration
+        /// (see [`crate::derivative_check`]): `none`, `first-order` (gradient and
+        /// Jacobian), `second-order` (also the Hessian of the Lagrangian) or
+        /// `only-second-order`. The report is logged (print level `summary` and above).
+        derivative_test: DerivativeTest = DerivativeTest::None, (any);
+        /// Relative error above which the derivative test marks an entry as wrong.
+        derivative_test_tol: f64 = 1e-4, (x > 0);
+        /// Relative perturbation `h_j = derivative_test_perturbation · max(1, |x_j|)` of
+        /// the derivative test's forward differences.
+        derivative_test_perturbation: f64 = 1e-8, (x > 0);
+        /// Whether the derivative test logs every compared entry, not only the worst ten.
+        derivative_test_print_all: bool = false, (any);
+        /// Maximal perturbation of the derivative test's point from the start `x0` (each
+        /// variable drawn uniformly within this radius and its bounds); `0` tests at `x0`.
+        point_perturbation_radius: f64 = 10.0, (x >= 0);
 
         // ---------------------------------------------------------------- output
         /// Logging detail: `none`, `summary`, `iterations` or `debug`, or Ipopt's integer

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// How a solve ended (Ipopt's `ApplicationReturnStatus` set).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
 pub enum Status {
     /// The scaled and absolute tolerances were met: a local optimum.
     SolveSucceeded,
@@ -209,6 +210,7 @@ pub struct SolveResult {
 /// Errors that prevent a solve from starting (bad model data, bad options, linear-algebra
 /// setup failures). Numerical trouble during the iterations is a [`Status`], not an error.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum SolverError {
     /// The model's meta data break their invariants (lengths, bounds, start).
     #[error(transparent)]

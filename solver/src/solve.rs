@@ -311,6 +311,7 @@ fn solve_impl(
     let t_start = Instant::now();
     // the log goes to stderr when the program installed no tracing subscriber
     let _log = crate::stderr_log::fallback(o.print_level);
+    crate::derivative_check::log_before_solve(user_model, o);
     let user_meta = user_model.meta();
     let size = ProblemSize::of(user_model);
     size.log_header(o.print_level);

@@ -4,78 +4,27 @@
 mod common;
 use common::*;
 use simdnlp_modeling::NlpModel;
+use simdnlp_solver::DerivativeCheckOptions;
+use simdnlp_solver::derivative_check::{DifferenceScheme, check_derivatives_at};
 use simdnlp_solver::models::{FixedAsParameters, RestoModel, ScaledModel};
 
-/// Check gradient, Jacobian and Hessian of `m` at `x` against central differences of the
-/// lower-order callbacks.
+/// Checks gradient, Jacobian and Hessian of `m` at `x` (with multipliers `y`, objective
+/// weight `w`) with the solver's derivative checker: central differences of step 1e-6, every
+/// entry (sparsity structure included) within a relative error of 1e-6.
 fn check_derivatives(m: &dyn NlpModel, x: &[f64], y: &[f64], w: f64) {
-    let meta = m.meta();
-    let (n, k) = (meta.nvar, meta.ncon);
-    let h = 1e-6;
-    let mut g = vec![0.0; n];
-    m.grad(x, &mut g);
-    let mut jr = vec![0; meta.nnzj];
-    let mut jc = vec![0; meta.nnzj];
-    let mut jv = vec![0.0; meta.nnzj];
-    m.jac_structure(&mut jr, &mut jc);
-    m.jac_coord(x, &mut jv);
-    let mut jd = vec![vec![0.0; n]; k];
-    for e in 0..meta.nnzj {
-        jd[jr[e]][jc[e]] += jv[e];
-    }
-    let mut hr = vec![0; meta.nnzh];
-    let mut hc = vec![0; meta.nnzh];
-    let mut hv = vec![0.0; meta.nnzh];
-    m.hess_structure(&mut hr, &mut hc);
-    m.hess_coord(x, y, w, &mut hv);
-    let mut hd = vec![vec![0.0; n]; n];
-    for e in 0..meta.nnzh {
-        assert!(hr[e] >= hc[e]);
-        hd[hr[e]][hc[e]] += hv[e];
-        if hr[e] != hc[e] {
-            hd[hc[e]][hr[e]] += hv[e];
-        }
-    }
-    let lag_grad = |xx: &[f64]| -> Vec<f64> {
-        let mut gg = vec![0.0; n];
-        m.grad(xx, &mut gg);
-        let mut jt = vec![0.0; n];
-        m.jtprod(xx, y, &mut jt);
-        gg.iter().zip(&jt).map(|(a, b)| w * a + b).collect()
+    let opts = DerivativeCheckOptions {
+        scheme: DifferenceScheme::Central,
+        perturbation: 1e-6,
+        tol: 1e-6,
+        ..DerivativeCheckOptions::default()
     };
-    for i in 0..n {
-        let mut xp = x.to_vec();
-        let mut xm = x.to_vec();
-        xp[i] += h;
-        xm[i] -= h;
-        let fd = (m.obj(&xp) - m.obj(&xm)) / (2.0 * h);
-        assert!(
-            (fd - g[i]).abs() < 1e-5 * (1.0 + g[i].abs()),
-            "grad[{i}]: {fd} vs {}",
-            g[i]
-        );
-        let mut cp = vec![0.0; k];
-        let mut cm = vec![0.0; k];
-        m.cons(&xp, &mut cp);
-        m.cons(&xm, &mut cm);
-        for j in 0..k {
-            let fd = (cp[j] - cm[j]) / (2.0 * h);
-            assert!(
-                (fd - jd[j][i]).abs() < 1e-5 * (1.0 + fd.abs()),
-                "jac[{j},{i}]: {fd} vs {}",
-                jd[j][i]
-            );
-        }
-        let (lp, lm) = (lag_grad(&xp), lag_grad(&xm));
-        for r in 0..n {
-            let fd = (lp[r] - lm[r]) / (2.0 * h);
-            assert!(
-                (fd - hd[r][i]).abs() < 1e-4 * (1.0 + fd.abs()),
-                "hess[{r},{i}]: {fd} vs {}",
-                hd[r][i]
-            );
-        }
-    }
+    let report = check_derivatives_at(m, x, y, w, &opts).unwrap();
+    assert!(report.passed(), "{report}");
+    let n = m.meta().nvar;
+    assert!(
+        report.gradient.checked == n && report.hessian.checked > 0,
+        "{report}"
+    );
 }
 
 #[test]

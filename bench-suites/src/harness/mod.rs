@@ -28,6 +28,7 @@ pub use timing::{TimingConfig, time_callbacks, time_per_call};
 
 /// Errors of the harness.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum BenchError {
     /// OPF data could not be read.
     #[error(transparent)]

@@ -47,6 +47,7 @@ pub const LV_SIZES: [usize; 3] = [20, 2000, 200_000];
 
 /// Why [`build`] could not build a problem.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LvError {
     /// The name is not one of [`LV_PROBLEMS`].
     #[error("no Lukšan–Vlček problem named {name:?} (known: {})", LV_PROBLEMS.join(", "))]

@@ -26,6 +26,7 @@ pub const GENCOST_MIN_COLS: usize = 4;
 /// Errors from reading a MATPOWER case file. Every variant names the file; those that
 /// concern one entry also name the 1-based line and the `mpc` field.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum MatpowerError {
     /// The file could not be read.
     #[error("{file}: cannot read: {source}")]

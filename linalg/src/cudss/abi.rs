@@ -61,6 +61,7 @@ impl fmt::Display for CudssVersion {
 
 /// The ABI families this build can call, one per set of prototypes and enum values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum AbiFamily {
     /// cuDSS 0.7.x (the one we ship against; enabled by default).
     V0_7,

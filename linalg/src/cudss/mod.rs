@@ -71,6 +71,7 @@ pub const ENV_ALLOW_NEWER: &str = "SIMDNLP_CUDSS_ALLOW_NEWER";
 
 /// Errors of the cuDSS layer, each with the context needed to act on it.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CudssError {
     /// No candidate library could be opened.
     #[error(

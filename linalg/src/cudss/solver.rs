@@ -45,6 +45,7 @@ pub type RawStream = *mut c_void;
 
 /// Which factorization cuDSS computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum CudssFactorization {
     /// LDLᵀ of a symmetric matrix (`CUDSS_MTYPE_SYMMETRIC`), reporting the inertia. MadNLP's
     /// default for the condensed KKT matrix ("Cholesky can lead to undefined behavior").

@@ -25,6 +25,7 @@ impl fmt::Display for Location {
 
 /// A row, objective or defined variable of the file, for messages.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Item {
     /// Constraint row `index` (0-based, `.nl` order) and its name from the `.row` file.
     Constraint {
@@ -80,6 +81,7 @@ impl fmt::Display for Item {
 
 /// Why a `.nl` file could not be read or imported.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum NlError {
     /// The file could not be opened or read.
     #[error("cannot read {path}: {source}")]

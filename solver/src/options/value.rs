@@ -4,6 +4,7 @@
 use std::fmt;
 
 use super::{FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy, PrintLevel};
+use crate::derivative_check::DerivativeTest;
 
 /// The type of an option's value, as [`crate::Options::set`] parses it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -196,6 +197,12 @@ choice_value!(LinearSolverKind, ["ldlt" => LinearSolverKind::Ldlt, "lblt" => Lin
 choice_value!(FixedVariableTreatment, [
     "make_parameter" => FixedVariableTreatment::MakeParameter,
     "relax_bounds" => FixedVariableTreatment::RelaxBounds,
+]);
+choice_value!(DerivativeTest, [
+    "none" => DerivativeTest::None,
+    "first-order" => DerivativeTest::FirstOrder,
+    "second-order" => DerivativeTest::SecondOrder,
+    "only-second-order" => DerivativeTest::OnlySecondOrder,
 ]);
 choice_value!(MuStrategy, [
     "monotone" => MuStrategy::Monotone,

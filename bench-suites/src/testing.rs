@@ -44,6 +44,13 @@
 //! Failures `panic!` (this is test code): the message names the model, the derivative,
 //! the row/column (or direction) index, the analytic and reference values, the error and
 //! the tolerance.
+//!
+//! Users check their models with the solver's checker, `simdnlp_solver::check_derivatives`
+//! (Ipopt's `derivative_test`: a report of the worst entries with block names; the test
+//! `tests/derivative_check.rs` runs it on every registered small instance). This one is the
+//! stricter test support: it also checks the COO structures and the matrix-free products,
+//! covers models too large for one difference per column with random directions, and
+//! needs no solver (it builds without the `solver` feature).
 
 use std::path::PathBuf;
 

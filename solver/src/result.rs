@@ -191,9 +191,10 @@ pub struct SolveResult {
     pub timings: Timings,
     /// Callback counts and KKT factorization/solve counts with their breakdown.
     pub counts: CallbackCounts,
-    /// One record per iteration when the option `keep_history` is on (empty otherwise):
-    /// `iterations + 1` records (iterate 0 to the last) for a solve without a restoration
-    /// phase, plus the restoration iterations' records otherwise.
+    /// One record per iteration when the option `keep_history` is on (empty otherwise),
+    /// restoration iterations included, numbered without gaps: `iterations + 1` records
+    /// (iterate 0 to the last), one more when a restoration phase ends the solve (its
+    /// last iterate has a record too).
     #[serde(default)]
     pub history: Vec<IterationRecord>,
     /// Variables, rows and nonzeros by kind (the log's header).

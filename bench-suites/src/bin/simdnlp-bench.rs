@@ -20,6 +20,15 @@ fn main() -> ExitCode {
     let mut stdout = std::io::stdout().lock();
     let res = match &cli.command {
         Command::Callbacks(a) => {
+            // `RUST_LOG=info` shows the JIT compile time per instance on stderr
+            if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_default_env() {
+                let _ = tracing_subscriber::fmt()
+                    .with_env_filter(filter)
+                    .with_writer(std::io::stderr)
+                    .with_target(false)
+                    .without_time()
+                    .try_init();
+            }
             let reg = Registry::with_defaults(a.sel.pglib_dir.clone());
             run_callbacks_until(a, &reg, &mut stdout, &interrupt).map(|_| ())
         }

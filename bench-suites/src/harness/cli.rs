@@ -7,7 +7,7 @@
 //!                         [--options-file FILE] [--option NAME=VALUE]...
 //! simdnlp-bench callbacks --suite ... [--size ...] [--instance ...] [--threads K]
 //!                         [--backend auto|cpu|handcoded] [--seconds S] [--no-baseline]
-//!                         [--json FILE] [--plot FILE]
+//!                         [--evaluator jit|interp] [--json FILE] [--plot FILE]
 //! ```
 
 use std::fs::File;
@@ -30,6 +30,7 @@ use super::report::{
 use super::solve::{KktChoice, LinearSolverChoice, SolveBackend, SolveSettings};
 use super::timing::{TimingConfig, time_callbacks};
 use super::{BenchError, plot};
+use simdnlp_modeling::Evaluator;
 
 /// `simdnlp-bench`: benchmark the modeling layer's callbacks and the solver.
 #[derive(Debug, Parser)]
@@ -142,6 +143,10 @@ pub struct CallbacksArgs {
     /// one (by default both are timed and their ratios printed).
     #[arg(long)]
     pub no_baseline: bool,
+    /// CPU evaluator of the modeling layer's patterns: native code compiled with Cranelift
+    /// at model build (jit) or the batch interpreter (interp).
+    #[arg(long, default_value = "jit")]
+    pub evaluator: Evaluator,
 }
 
 /// JSON Lines output: one object per line, flushed per instance.
@@ -199,6 +204,33 @@ fn build(inst: &Instance) -> Result<(DynModel, f64), BenchError> {
     Ok((m, t0.elapsed().as_secs_f64()))
 }
 
+/// `name` or `name:param` of a record.
+fn label_of(r: &CallbackRecord) -> String {
+    if r.param.is_empty() {
+        r.instance.clone()
+    } else {
+        format!("{}:{}", r.instance, r.param)
+    }
+}
+
+/// Sets the process-wide default evaluator of model builders; restores the previous one
+/// when dropped.
+struct DefaultEvaluator(Evaluator);
+
+impl DefaultEvaluator {
+    fn set(evaluator: Evaluator) -> Self {
+        let previous = simdnlp_modeling::default_evaluator();
+        simdnlp_modeling::set_default_evaluator(evaluator);
+        DefaultEvaluator(previous)
+    }
+}
+
+impl Drop for DefaultEvaluator {
+    fn drop(&mut self) {
+        simdnlp_modeling::set_default_evaluator(self.0);
+    }
+}
+
 /// Runs callbacks mode: times every selected instance, writes JSON Lines and the plot if
 /// asked, prints the table and the class summary to `out`; returns the records.
 pub fn run_callbacks(
@@ -243,12 +275,27 @@ pub fn run_callbacks_until(
     };
     let pb = progress(instances.len());
     let mut recs = Vec::with_capacity(instances.len());
+    // models are built by code the harness does not control: the evaluator is the
+    // process-wide default of new model builders while this runs
+    let _evaluator = DefaultEvaluator::set(args.evaluator);
     for inst in &instances {
         if interrupt.is_interrupted() {
             break;
         }
         pb.set_message(inst.label());
+        let before = simdnlp_modeling::jit_stats();
         let (model, build_s) = build(inst)?;
+        let after = simdnlp_modeling::jit_stats();
+        let jit_patterns = after.patterns - before.patterns;
+        let jit_ms = (after.total - before.total).as_secs_f64() * 1e3;
+        if jit_patterns > 0 {
+            tracing::info!(
+                instance = inst.label(),
+                patterns = jit_patterns,
+                ms_per_pattern = jit_ms / jit_patterns as f64,
+                "JIT compile time"
+            );
+        }
         let meta = model.meta();
         let times = pool.install(|| time_callbacks(model.as_ref(), &cfg));
         let mut rec = CallbackRecord {
@@ -269,6 +316,17 @@ pub fn run_callbacks_until(
             jac_s: 0.0,
             hess_s: 0.0,
             composite_s: 0.0,
+            evaluator: if inst.backend == Backend::Cpu {
+                args.evaluator.to_string()
+            } else {
+                String::new()
+            },
+            jit_patterns,
+            jit_ms_per_pattern: if jit_patterns > 0 {
+                jit_ms / jit_patterns as f64
+            } else {
+                0.0
+            },
         };
         rec.set_times(&times);
         if let Some(j) = json.as_mut() {
@@ -283,6 +341,16 @@ pub fn run_callbacks_until(
         source,
     };
     write!(out, "{}", callbacks_table(&recs)).map_err(io)?;
+    for r in recs.iter().filter(|r| r.jit_patterns > 0) {
+        writeln!(
+            out,
+            "JIT {}: {} patterns, {:.2} ms per pattern",
+            label_of(r),
+            r.jit_patterns,
+            r.jit_ms_per_pattern
+        )
+        .map_err(io)?;
+    }
     writeln!(out).map_err(io)?;
     let mixed = recs.iter().any(|r| r.backend != recs[0].backend);
     if mixed {
@@ -626,6 +694,7 @@ mod tests {
             threads: 1,
             seconds: 1e-4,
             no_baseline: false,
+            evaluator: Evaluator::Jit,
         };
         let mut out = Vec::new();
         let recs = run_callbacks(&args, &reg, &mut out).unwrap();
@@ -665,12 +734,18 @@ mod tests {
             threads: 1,
             seconds: 1e-4,
             no_baseline,
+            evaluator: Evaluator::Jit,
         };
         let mut out = Vec::new();
         let recs = run_callbacks(&mk(false), &reg, &mut out).unwrap();
         let backends: Vec<&str> = recs.iter().map(|r| r.backend.as_str()).collect();
         assert_eq!(backends, ["cpu", "handcoded"]);
         assert_eq!((recs[0].nvar, recs[0].ncon), (recs[1].nvar, recs[1].ncon));
+        assert_eq!(
+            (recs[0].evaluator.as_str(), recs[1].evaluator.as_str()),
+            ("jit", "")
+        );
+        assert!(recs[0].jit_patterns > 0 && recs[0].jit_ms_per_pattern > 0.0);
         assert!(String::from_utf8(out).unwrap().contains("hand-coded"));
         let recs = run_callbacks(&mk(true), &reg, &mut Vec::new()).unwrap();
         assert_eq!(recs.len(), 1);

@@ -353,6 +353,9 @@ mod tests {
             jac_s: 0.0,
             hess_s: 0.0,
             composite_s: 0.0,
+            evaluator: String::new(),
+            jit_patterns: 0,
+            jit_ms_per_pattern: 0.0,
         };
         let w = CallbackWeights {
             obj: t,

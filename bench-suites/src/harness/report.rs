@@ -46,6 +46,13 @@ pub struct CallbackRecord {
     pub hess_s: f64,
     /// Composite cost (s): 115 obj + 115 cons + 114 grad + 114 jac + 113 hess.
     pub composite_s: f64,
+    /// CPU evaluator of the modeling layer's patterns (`--evaluator`: `jit` or `interp`;
+    /// empty for hand-coded models).
+    pub evaluator: String,
+    /// Patterns JIT-compiled while building the model (0 with the interpreter).
+    pub jit_patterns: u64,
+    /// Mean JIT compile time per pattern (ms; 0 with the interpreter).
+    pub jit_ms_per_pattern: f64,
 }
 
 impl CallbackRecord {
@@ -428,6 +435,9 @@ mod tests {
             jac_s: 0.0,
             hess_s: 0.0,
             composite_s: 0.0,
+            evaluator: String::new(),
+            jit_patterns: 0,
+            jit_ms_per_pattern: 0.0,
         };
         r.set_times(&CallbackWeights {
             obj: t,

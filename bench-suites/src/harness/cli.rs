@@ -858,6 +858,7 @@ mod tests {
             threads: 1,
             seconds: 1e-4,
             no_baseline: true,
+            evaluator: Evaluator::Jit,
         };
         let interrupt = Interrupt::new();
         interrupt.interrupt();

@@ -220,6 +220,40 @@ impl<T: Scalar> Pattern<T> {
         self.jit.as_ref().map(|j| j.programs[index])
     }
 
+    /// Runs `program` (with its index among the JIT programs) on points `0..n`: its
+    /// native code when the pattern has it, else the interpreter.
+    #[allow(clippy::too_many_arguments)]
+    fn evaluate(
+        &self,
+        (index, program): (usize, &Program<T>),
+        ws: &mut Workspace<T>,
+        data: &DataView<'_, T>,
+        x: &[T],
+        theta: &[T],
+        n: usize,
+        out: &mut [T],
+        values: Option<&mut [T]>,
+        weights: Option<&[T]>,
+        par: Parallelism,
+    ) {
+        match self.jit_program(index) {
+            Some(jp) => dispatch_jit(
+                jp,
+                program.step,
+                ws,
+                data,
+                x,
+                theta,
+                n,
+                out,
+                values,
+                weights,
+                par,
+            ),
+            None => dispatch(program, ws, data, x, theta, n, out, values, weights, par),
+        }
+    }
+
     /// The expression this pattern was compiled from.
     pub fn expr(&self) -> &Expr {
         &self.expr
@@ -396,10 +430,8 @@ impl<T: Scalar> Pattern<T> {
         par: Parallelism,
     ) {
         let n = self.points(data, out.len(), 1, &[]);
-        if let Some(jp) = self.jit_program(0) {
-            return dispatch_jit(jp, 1, ws, data, x, theta, n, out, None, None, par);
-        }
-        dispatch(&self.value, ws, data, x, theta, n, out, None, None, par);
+        let prog = (0, &self.value);
+        self.evaluate(prog, ws, data, x, theta, n, out, None, None, par);
     }
 
     /// `out[k*nslots + s] = ∂f/∂slot_s` at point `k`; `values[k] = f(point k)` if given.
@@ -429,15 +461,12 @@ impl<T: Scalar> Pattern<T> {
     ) {
         let vl = values.as_ref().map(|v| v.len());
         let n = self.points(data, out.len(), self.nslots(), vl.as_slice());
-        let (prog, index) = if values.is_some() {
-            (&self.grad, 1)
+        let prog = if values.is_some() {
+            (1, &self.grad)
         } else {
-            (&self.grad_only, 2)
+            (2, &self.grad_only)
         };
-        if let Some(jp) = self.jit_program(index) {
-            return dispatch_jit(jp, prog.step, ws, data, x, theta, n, out, values, None, par);
-        }
-        dispatch(prog, ws, data, x, theta, n, out, values, None, par);
+        self.evaluate(prog, ws, data, x, theta, n, out, values, None, par);
     }
 
     /// `out[k*nhess + h] = weights[k] * ∂²f/∂a∂b` for second-order slot `h = (a, b)`.
@@ -466,34 +495,8 @@ impl<T: Scalar> Pattern<T> {
         par: Parallelism,
     ) {
         let n = self.points(data, out.len(), self.nhess(), &[weights.len()]);
-        if let Some(jp) = self.jit_program(3) {
-            let step = self.hessp.step;
-            return dispatch_jit(
-                jp,
-                step,
-                ws,
-                data,
-                x,
-                theta,
-                n,
-                out,
-                None,
-                Some(weights),
-                par,
-            );
-        }
-        dispatch(
-            &self.hessp,
-            ws,
-            data,
-            x,
-            theta,
-            n,
-            out,
-            None,
-            Some(weights),
-            par,
-        );
+        let prog = (3, &self.hessp);
+        self.evaluate(prog, ws, data, x, theta, n, out, None, Some(weights), par);
     }
 
     /// The 0-based `x` position of each first-order slot at data point `point`

@@ -229,6 +229,59 @@ pub trait NlpModel<T: Real = f64> {
     }
 }
 
+/// Forwards every [`NlpModel`] method of a pointer type (`&M`, `Box<M>`) to the model it
+/// points to, defaulted methods (`var_block`, `con_block`) included, so a wrapper that
+/// overrides them is still heard through the pointer.
+macro_rules! forward_nlp_model {
+    ($($pointer:ty),*) => {$(
+        impl<T: Real, M: NlpModel<T> + ?Sized> NlpModel<T> for $pointer {
+            fn meta(&self) -> &NlpMeta<T> {
+                (**self).meta()
+            }
+            fn obj(&self, x: &[T]) -> T {
+                (**self).obj(x)
+            }
+            fn grad(&self, x: &[T], g: &mut [T]) {
+                (**self).grad(x, g)
+            }
+            fn cons(&self, x: &[T], c: &mut [T]) {
+                (**self).cons(x, c)
+            }
+            fn jac_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+                (**self).jac_structure(rows, cols)
+            }
+            fn jac_coord(&self, x: &[T], vals: &mut [T]) {
+                (**self).jac_coord(x, vals)
+            }
+            fn hess_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+                (**self).hess_structure(rows, cols)
+            }
+            fn hess_coord(&self, x: &[T], y: &[T], obj_weight: T, vals: &mut [T]) {
+                (**self).hess_coord(x, y, obj_weight, vals)
+            }
+            fn jprod(&self, x: &[T], v: &[T], jv: &mut [T]) {
+                (**self).jprod(x, v, jv)
+            }
+            fn jtprod(&self, x: &[T], v: &[T], jtv: &mut [T]) {
+                (**self).jtprod(x, v, jtv)
+            }
+            fn hprod(&self, x: &[T], y: &[T], obj_weight: T, v: &[T], hv: &mut [T]) {
+                (**self).hprod(x, y, obj_weight, v, hv)
+            }
+            fn var_block(&self, j: usize) -> Option<BlockPosition> {
+                (**self).var_block(j)
+            }
+            fn con_block(&self, i: usize) -> Option<BlockPosition> {
+                (**self).con_block(i)
+            }
+        }
+    )*};
+}
+
+// `&dyn NlpModel` and `Box<dyn NlpModel>` are models too, so solvers generic over a
+// sized model type take them without a hand-written forwarding wrapper.
+forward_nlp_model!(&M, Box<M>);
+
 /// Where a variable or a constraint row sits in a model built from blocks: the block's
 /// name and the element's index in the block's own index ranges (one entry per
 /// dimension, empty for a zero-dimensional block). Displays as `name[i, j]` (`name` for
@@ -308,5 +361,93 @@ mod tests {
                 got: 1
             })
         );
+    }
+
+    /// `x₀² + x₁` with one constraint `x₀ x₁`, naming its variables `v[j]`.
+    struct Named(NlpMeta<f64>);
+
+    impl NlpModel for Named {
+        fn meta(&self) -> &NlpMeta<f64> {
+            &self.0
+        }
+        fn obj(&self, x: &[f64]) -> f64 {
+            x[0] * x[0] + x[1]
+        }
+        fn grad(&self, x: &[f64], g: &mut [f64]) {
+            g.copy_from_slice(&[2.0 * x[0], 1.0]);
+        }
+        fn cons(&self, x: &[f64], c: &mut [f64]) {
+            c[0] = x[0] * x[1];
+        }
+        fn jac_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+            rows.copy_from_slice(&[0, 0]);
+            cols.copy_from_slice(&[0, 1]);
+        }
+        fn jac_coord(&self, x: &[f64], vals: &mut [f64]) {
+            vals.copy_from_slice(&[x[1], x[0]]);
+        }
+        fn hess_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+            rows.copy_from_slice(&[0, 1]);
+            cols.copy_from_slice(&[0, 0]);
+        }
+        fn hess_coord(&self, _x: &[f64], y: &[f64], w: f64, vals: &mut [f64]) {
+            vals.copy_from_slice(&[2.0 * w, y[0]]);
+        }
+        fn jprod(&self, x: &[f64], v: &[f64], jv: &mut [f64]) {
+            jv[0] = x[1] * v[0] + x[0] * v[1];
+        }
+        fn jtprod(&self, x: &[f64], v: &[f64], jtv: &mut [f64]) {
+            jtv.copy_from_slice(&[x[1] * v[0], x[0] * v[0]]);
+        }
+        fn hprod(&self, _x: &[f64], y: &[f64], w: f64, v: &[f64], hv: &mut [f64]) {
+            hv.copy_from_slice(&[2.0 * w * v[0] + y[0] * v[1], y[0] * v[0]]);
+        }
+        fn var_block(&self, j: usize) -> Option<BlockPosition> {
+            (j < 2).then(|| BlockPosition {
+                block: "v".into(),
+                index: vec![j as i64],
+            })
+        }
+    }
+
+    /// Every callback through `&dyn NlpModel` and `Box<dyn NlpModel>` gives what the
+    /// model gives, the overridden `var_block` included.
+    #[test]
+    fn references_and_boxes_forward_every_callback() {
+        fn all(m: &impl NlpModel) -> Vec<f64> {
+            let x = [1.5, -2.0];
+            let (y, v) = ([0.5], [0.25, 4.0]);
+            let mut out = vec![m.meta().nvar as f64, m.obj(&x)];
+            let mut g = [0.0; 2];
+            m.grad(&x, &mut g);
+            let mut c = [0.0];
+            m.cons(&x, &mut c);
+            let (mut r, mut k) = ([0usize; 2], [0usize; 2]);
+            m.jac_structure(&mut r, &mut k);
+            let mut jac = [0.0; 2];
+            m.jac_coord(&x, &mut jac);
+            let (mut hr, mut hk) = ([0usize; 2], [0usize; 2]);
+            m.hess_structure(&mut hr, &mut hk);
+            let mut hess = [0.0; 2];
+            m.hess_coord(&x, &y, 3.0, &mut hess);
+            let (mut jv, mut jtv, mut hv) = ([0.0], [0.0; 2], [0.0; 2]);
+            m.jprod(&x, &v, &mut jv);
+            m.jtprod(&x, &y, &mut jtv);
+            m.hprod(&x, &y, 3.0, &v, &mut hv);
+            out.extend(g.iter().chain(&c).chain(&jac).chain(&hess));
+            out.extend(jv.iter().chain(&jtv).chain(&hv));
+            out.extend(r.iter().chain(&k).chain(&hr).chain(&hk).map(|&i| i as f64));
+            out.push(m.var_block(1).map_or(-1.0, |p| p.index[0] as f64));
+            out.push(m.con_block(0).map_or(-1.0, |p| p.index[0] as f64));
+            out
+        }
+        let model = Named(NlpMeta::new(2, 1));
+        let expected = all(&model);
+        assert_eq!(expected[expected.len() - 2], 1.0, "the model names x[1]");
+        let by_ref: &dyn NlpModel = &model;
+        assert_eq!(all(&by_ref), expected);
+        let boxed: Box<dyn NlpModel> = Box::new(Named(NlpMeta::new(2, 1)));
+        assert_eq!(all(&boxed), expected);
+        assert_eq!(boxed.var_block(0).unwrap().to_string(), "v[0]");
     }
 }

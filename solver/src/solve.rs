@@ -166,12 +166,16 @@ impl<M: NlpModel> Solver<M> {
     }
 }
 
-/// Solve `model` once with `options`.
+/// Solve `model` once with `options`. `model` may be unsized: `solve(model_ref, ..)` with
+/// `model_ref: &dyn NlpModel` works as well as a concrete model.
 ///
 /// # Errors
 /// [`SolverError`] when the model data or options are invalid or the KKT analysis fails;
 /// numerical failures are reported in [`SolveResult::status`].
-pub fn solve<M: NlpModel>(model: &M, options: &Options) -> Result<SolveResult, SolverError> {
+pub fn solve<M: NlpModel + ?Sized>(
+    model: &M,
+    options: &Options,
+) -> Result<SolveResult, SolverError> {
     solve_driven(model, options, None)
 }
 
@@ -228,7 +232,7 @@ pub fn solve<M: NlpModel>(model: &M, options: &Options) -> Result<SolveResult, S
 ///
 /// # Errors
 /// As [`solve`].
-pub fn solve_with<M: NlpModel>(
+pub fn solve_with<M: NlpModel + ?Sized>(
     model: &M,
     options: &Options,
     hooks: &mut Hooks<'_>,
@@ -236,7 +240,7 @@ pub fn solve_with<M: NlpModel>(
     solve_driven(model, options, Some(hooks))
 }
 
-fn solve_driven<M: NlpModel>(
+fn solve_driven<M: NlpModel + ?Sized>(
     model: &M,
     options: &Options,
     hooks: Option<&mut Hooks<'_>>,
@@ -251,7 +255,9 @@ fn solve_driven<M: NlpModel>(
             z_u: vec![options.bound_mult_init_val; meta.nvar],
         }
     });
-    solve_impl(model, options, &mut None, warm.as_ref(), &mut 0, hooks)
+    // `&M` is a sized model (the blanket impl in `simdnlp_modeling`), so an unsized `M`
+    // such as `dyn NlpModel` reaches the `&dyn NlpModel` below as well.
+    solve_impl(&model, options, &mut None, warm.as_ref(), &mut 0, hooks)
 }
 
 /// The model's meta data and the options, checked before a solve.

@@ -318,3 +318,22 @@ fn the_log_has_the_size_header_and_the_violation_report() {
         assert!(log.contains(&v.to_string()), "{v} not in {log}");
     }
 }
+
+/// A model behind `&dyn NlpModel` or `Box<dyn NlpModel>` solves exactly as the model
+/// itself (no forwarding wrapper needed), with `solve`, `solve_with` and `Solver`.
+#[test]
+fn trait_objects_solve_like_the_model() {
+    let case = hs71();
+    let direct = solve(&case.model, &quiet()).unwrap();
+    let by_ref: &dyn NlpModel = &case.model;
+    let unsized_ref = solve(by_ref, &quiet()).unwrap();
+    let mut hooks = Hooks::new();
+    let driven = solve_with(by_ref, &quiet(), &mut hooks).unwrap();
+    let boxed: Box<dyn NlpModel> = Box::new(hs71().model);
+    let owned = Solver::new(boxed, quiet()).unwrap().solve().unwrap();
+    for other in [&unsized_ref, &driven, &owned] {
+        assert_eq!(other.status, direct.status);
+        assert_eq!(other.iterations, direct.iterations);
+        assert_eq!(other.x, direct.x);
+    }
+}

@@ -185,52 +185,6 @@ where
     }
 }
 
-/// Forwards [`NlpModel`] to a `&dyn NlpModel`, for solvers generic over a sized model
-/// type.
-pub struct ModelRef<'a>(pub &'a dyn NlpModel<f64>);
-
-impl NlpModel<f64> for ModelRef<'_> {
-    fn meta(&self) -> &simdnlp_modeling::NlpMeta<f64> {
-        self.0.meta()
-    }
-    fn obj(&self, x: &[f64]) -> f64 {
-        self.0.obj(x)
-    }
-    fn grad(&self, x: &[f64], g: &mut [f64]) {
-        self.0.grad(x, g)
-    }
-    fn cons(&self, x: &[f64], c: &mut [f64]) {
-        self.0.cons(x, c)
-    }
-    fn jac_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
-        self.0.jac_structure(rows, cols)
-    }
-    fn jac_coord(&self, x: &[f64], vals: &mut [f64]) {
-        self.0.jac_coord(x, vals)
-    }
-    fn hess_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
-        self.0.hess_structure(rows, cols)
-    }
-    fn hess_coord(&self, x: &[f64], y: &[f64], obj_weight: f64, vals: &mut [f64]) {
-        self.0.hess_coord(x, y, obj_weight, vals)
-    }
-    fn jprod(&self, x: &[f64], v: &[f64], jv: &mut [f64]) {
-        self.0.jprod(x, v, jv)
-    }
-    fn jtprod(&self, x: &[f64], v: &[f64], jtv: &mut [f64]) {
-        self.0.jtprod(x, v, jtv)
-    }
-    fn hprod(&self, x: &[f64], y: &[f64], obj_weight: f64, v: &[f64], hv: &mut [f64]) {
-        self.0.hprod(x, y, obj_weight, v, hv)
-    }
-    fn var_block(&self, j: usize) -> Option<simdnlp_modeling::BlockPosition> {
-        self.0.var_block(j)
-    }
-    fn con_block(&self, i: usize) -> Option<simdnlp_modeling::BlockPosition> {
-        self.0.con_block(i)
-    }
-}
-
 /// The solver solve mode uses: `simdnlp_solver::solve` with feature `solver`, else
 /// `None` (not wired).
 pub fn default_solver() -> Option<Box<dyn SolveBackend>> {
@@ -311,8 +265,7 @@ impl SolveBackend for SimdnlpSolver {
                 std::ops::ControlFlow::Continue(())
             }
         });
-        let r = simdnlp_solver::solve_with(&ModelRef(model), &opts, &mut hooks)
-            .map_err(|e| e.to_string())?;
+        let r = simdnlp_solver::solve_with(model, &opts, &mut hooks).map_err(|e| e.to_string())?;
         Ok(SolveOutcome {
             status: format!("{:?}", r.status),
             success: r.status.is_success(),
@@ -340,20 +293,6 @@ impl SolveBackend for SimdnlpSolver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::handcoded::RosenbrockModel;
-
-    #[test]
-    fn model_ref_forwards() {
-        let m = RosenbrockModel::new(5).unwrap();
-        let r = ModelRef(&m);
-        let x = m.meta().x0.clone();
-        assert_eq!(r.meta().nvar, 5);
-        assert_eq!(r.obj(&x), m.obj(&x));
-        let (mut a, mut b) = (vec![0.0; 3], vec![0.0; 3]);
-        r.cons(&x, &mut a);
-        m.cons(&x, &mut b);
-        assert_eq!(a, b);
-    }
 
     /// With the solver wired: case5_pjm reaches BASELINE.md's AC objective (published to
     /// 5 significant digits, hence the 1e-4 tolerance).

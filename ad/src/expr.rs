@@ -4,7 +4,6 @@
 use crate::index::Index;
 use crate::ops::{Bin, BinOp, BinPart, BinaryFn, Un, UnOp, UnaryFn};
 use std::collections::HashSet;
-use std::fmt;
 use std::ops::{Add, Div, Mul, Neg, Sub};
 use std::sync::Arc;
 
@@ -71,18 +70,6 @@ pub(crate) enum Node {
 /// `x = ∞/NaN`).
 #[derive(Clone)]
 pub struct Expr(pub(crate) Arc<Node>);
-
-impl fmt::Debug for Expr {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.display(&crate::print::DefaultNamer))
-    }
-}
-
-impl fmt::Display for Expr {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.display(&crate::print::DefaultNamer))
-    }
-}
 
 impl Expr {
     pub(crate) fn node(&self) -> &Node {

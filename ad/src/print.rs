@@ -1,7 +1,9 @@
 //! Printing expressions as mathematics.
 
 use crate::expr::{Expr, Node, VarRef};
+use crate::index::Index;
 use crate::ops::{Bin, BinOp, Un, UnOp};
+use std::fmt;
 use std::fmt::Write;
 
 /// Names the blocks and data fields of a pattern when printing.
@@ -211,5 +213,91 @@ impl Expr {
         let mut s = String::new();
         write_expr(&mut s, self, namer);
         s
+    }
+}
+
+/// Printing of index expressions as mathematics.
+impl Index {
+    /// Precedence for printing: 1 for sums, 2 for products, 3 for atoms.
+    pub(crate) fn prec(&self) -> u8 {
+        match self {
+            Index::Const(c) if *c < 0 => 1,
+            Index::Const(_) | Index::Field(_) => 3,
+            Index::Add(..) | Index::Sub(..) => 1,
+            _ => 2,
+        }
+    }
+
+    /// Writes the expression as mathematics, naming integer fields with `namer`.
+    pub fn write(&self, f: &mut dyn fmt::Write, namer: &dyn Namer) -> fmt::Result {
+        let paren = |f: &mut dyn fmt::Write, e: &Index, p: bool| -> fmt::Result {
+            if p {
+                f.write_char('(')?;
+                e.write(f, namer)?;
+                f.write_char(')')
+            } else {
+                e.write(f, namer)
+            }
+        };
+        match self {
+            Index::Const(c) => write!(f, "{c}"),
+            Index::Field(c) => f.write_str(&namer.int_field(*c)),
+            Index::Add(a, b) => {
+                paren(f, a, a.prec() < 1)?;
+                match **b {
+                    Index::Const(c) if c < 0 && c != i64::MIN => write!(f, " - {}", -c),
+                    _ => {
+                        f.write_str(" + ")?;
+                        paren(f, b, b.prec() <= 1)
+                    }
+                }
+            }
+            Index::Sub(a, b) => {
+                paren(f, a, a.prec() < 1)?;
+                f.write_str(" - ")?;
+                paren(f, b, b.prec() <= 1)
+            }
+            Index::Mul(a, b) | Index::FloorDiv(a, b) | Index::Rem(a, b) => {
+                let op = match self {
+                    Index::Mul(..) => "*",
+                    Index::FloorDiv(..) => " ÷ ",
+                    _ => " mod ",
+                };
+                // print `2*i` rather than `i*2`
+                if let (Index::Mul(..), Index::Const(_)) = (self, &**b) {
+                    paren(f, b, b.prec() < 3)?;
+                    f.write_str(op)?;
+                    return paren(f, a, a.prec() < 2);
+                }
+                paren(f, a, a.prec() < 2)?;
+                f.write_str(op)?;
+                paren(f, b, b.prec() <= 2)
+            }
+        }
+    }
+
+    /// The expression printed with `namer`.
+    pub fn display(&self, namer: &dyn Namer) -> String {
+        let mut s = String::new();
+        let _ = self.write(&mut s, namer);
+        s
+    }
+}
+
+impl fmt::Display for Index {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.display(&DefaultNamer))
+    }
+}
+
+impl fmt::Debug for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.display(&DefaultNamer))
+    }
+}
+
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.display(&DefaultNamer))
     }
 }

@@ -15,7 +15,10 @@
 //! - every other function (`exp`, `sin`, `pow`, `atan2`, the special functions, integer
 //!   powers, user functions, floor division of indices, ...) is a call to a C-ABI wrapper of
 //!   the very Rust function the interpreter runs ([`crate::Un::eval`], [`crate::Bin::eval`],
-//!   `f64::powi`, ...): one implementation set, bit-identical results.
+//!   `f64::powi`, ...): one implementation set, bit-identical results. A `sin` and a `cos`
+//!   of the same value (every derivative of a `sin` or `cos` has both) are one call that
+//!   returns both ([`f64::sin_cos`], the C library's `sincos` where it has one: about the
+//!   cost of one of them); the tests check that pair bitwise against the separate calls.
 //! - out-of-range positions of `x` or `θ` read NaN, as in the interpreter.
 //!
 //! So every output is bit-identical to the interpreter's (the tests check this for every
@@ -290,6 +293,15 @@ extern "C" fn call_hypot(a: f64, b: f64) -> f64 {
     Bin::Hypot.eval(a, b)
 }
 
+/// `sin v` and `cos v` into `out[0]`, `out[1]`: the same values as [`Un::Sin`] and
+/// [`Un::Cos`] (the C library computes both for about the price of one where it has
+/// `sincos`; the tests check every pair bitwise against the separate calls).
+extern "C" fn call_sincos(v: f64, out: *mut [f64; 2]) {
+    let (s, c) = v.sin_cos();
+    // SAFETY: `out` is the 16-byte, 8-aligned stack slot the generated code passes.
+    unsafe { *out = [s, c] };
+}
+
 extern "C" fn call_floor_div(a: i64, b: i64) -> i64 {
     floor_div(a, b)
 }
@@ -320,6 +332,54 @@ extern "C" fn call_user_binary(f: *const BinaryInner, part: i32, a: f64, b: f64)
     }
 }
 
+/// Per instruction of `p`: whether it is a `sin` or `cos` of a register value that also
+/// gets the other function (a register holds the same value from one definition to the
+/// next), so that both come from one [`call_sincos`].
+fn sincos_pairs(p: &Program<f64>) -> Vec<bool> {
+    // (register, its definition number) of each sin/cos argument
+    let mut version = vec![0u64; p.nregs];
+    let mut next = 1u64;
+    let mut args: Vec<Option<(u32, u64, bool)>> = Vec::with_capacity(p.ins.len());
+    let mut seen: HashMap<(u32, u64), (bool, bool)> = HashMap::new();
+    for ins in &p.ins {
+        let arg = match ins {
+            Ins::Un {
+                op: UnOp::B(u @ (Un::Sin | Un::Cos)),
+                a,
+                ..
+            } => version.get(*a as usize).map(|&v| (*a, v, *u == Un::Sin)),
+            _ => None,
+        };
+        if let Some((r, v, is_sin)) = arg {
+            let e = seen.entry((r, v)).or_default();
+            if is_sin {
+                e.0 = true;
+            } else {
+                e.1 = true;
+            }
+        }
+        args.push(arg);
+        let dst = match ins {
+            Ins::X { dst, .. }
+            | Ins::P { dst, .. }
+            | Ins::D { dst, .. }
+            | Ins::I { dst, .. }
+            | Ins::Fill { dst, .. }
+            | Ins::Un { dst, .. }
+            | Ins::Bin { dst, .. }
+            | Ins::Fused { dst, .. } => Some(*dst),
+            Ins::Value { .. } => None,
+        };
+        if let Some(v) = dst.and_then(|d| version.get_mut(d as usize)) {
+            *v = next;
+            next += 1;
+        }
+    }
+    args.into_iter()
+        .map(|a| a.is_some_and(|(r, v, _)| seen.get(&(r, v)) == Some(&(true, true))))
+        .collect()
+}
+
 // ---- lowering ---------------------------------------------------------------------------------
 
 /// The signatures of the callouts, imported once per function.
@@ -330,6 +390,8 @@ struct Sigs {
     ii_i: SigRef,
     pif_f: SigRef,
     piff_f: SigRef,
+    /// `fn(f64, *mut [f64; 2])` ([`call_sincos`])
+    fp_v: SigRef,
 }
 
 /// Lowers one program into a Cranelift function.
@@ -358,6 +420,12 @@ struct Lower<'a, 'b> {
     iregs: Vec<Option<Value>>,
     /// integer column values of the current point
     int_loads: HashMap<u32, Value>,
+    /// per instruction: a `sin` or `cos` whose argument also gets the other one
+    paired: Vec<bool>,
+    /// `(sin a, cos a)` already computed for argument `a`
+    sincos: HashMap<Value, (Value, Value)>,
+    /// the two-value stack slot [`call_sincos`] writes (made on first use)
+    sincos_slot: Option<ir::StackSlot>,
 }
 
 impl<'a, 'b> Lower<'a, 'b> {
@@ -383,6 +451,12 @@ impl<'a, 'b> Lower<'a, 'b> {
             ii_i: sig(&[i64t, i64t], i64t),
             pif_f: sig(&[i64t, types::I32, f64t], f64t),
             piff_f: sig(&[i64t, types::I32, f64t, f64t], f64t),
+            fp_v: {
+                let mut s = Signature::new(call_conv);
+                s.params.push(AbiParam::new(f64t));
+                s.params.push(AbiParam::new(i64t));
+                b.import_signature(s)
+            },
         };
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
@@ -458,6 +532,9 @@ impl<'a, 'b> Lower<'a, 'b> {
             regs: vec![None; p.nregs],
             iregs: vec![None; p.niregs],
             int_loads: HashMap::new(),
+            paired: sincos_pairs(p),
+            sincos: HashMap::new(),
+            sincos_slot: None,
         })
     }
 
@@ -512,8 +589,17 @@ impl<'a, 'b> Lower<'a, 'b> {
                 .get_mut(ins.dst as usize)
                 .ok_or_else(|| err("integer register out of range"))? = Some(v);
         }
-        for ins in &p.ins {
+        for (at, ins) in p.ins.iter().enumerate() {
             match ins {
+                Ins::Un {
+                    op: UnOp::B(u @ (Un::Sin | Un::Cos)),
+                    dst,
+                    a,
+                } if self.paired[at] => {
+                    let a = self.reg(*a)?;
+                    let (sin, cos) = self.sin_cos(a);
+                    self.set(*dst, if *u == Un::Sin { sin } else { cos })?;
+                }
                 Ins::X { dst, idx, off } => {
                     let v = self.gather(self.x, self.x_len, *idx, *off)?;
                     self.set(*dst, v)?;
@@ -708,6 +794,29 @@ impl<'a, 'b> Lower<'a, 'b> {
         let callee = self.fn_addr(addr);
         let call = self.b.ins().call_indirect(sig, callee, args);
         self.b.inst_results(call)[0]
+    }
+
+    /// `(sin a, cos a)` from one [`call_sincos`] per argument.
+    fn sin_cos(&mut self, a: Value) -> (Value, Value) {
+        if let Some(&pair) = self.sincos.get(&a) {
+            return pair;
+        }
+        let slot = match self.sincos_slot {
+            Some(slot) => slot,
+            None => {
+                let data = ir::StackSlotData::new(ir::StackSlotKind::ExplicitSlot, 16, 3);
+                let slot = self.b.create_sized_stack_slot(data);
+                self.sincos_slot = Some(slot);
+                slot
+            }
+        };
+        let at = self.b.ins().stack_addr(types::I64, slot, 0);
+        let callee = self.fn_addr(call_sincos as *const () as usize);
+        self.b.ins().call_indirect(self.sigs.fp_v, callee, &[a, at]);
+        let sin = self.b.ins().stack_load(types::F64, slot, 0);
+        let cos = self.b.ins().stack_load(types::F64, slot, 8);
+        self.sincos.insert(a, (sin, cos));
+        (sin, cos)
     }
 
     fn call_ii(&mut self, f: extern "C" fn(i64, i64) -> i64, a: Value, b: Value) -> Value {

@@ -110,6 +110,29 @@ fn every_unary_function_bitwise() {
 }
 
 #[test]
+fn sin_and_cos_of_one_value_bitwise() {
+    // the JIT computes a sin and a cos of the same value with one `sincos` call: check the
+    // pair against the interpreter's separate calls over many magnitudes (both range
+    // reductions of the C library) and the special points
+    let mut args: Vec<f64> = POINTS.to_vec();
+    for k in 0..4000 {
+        let m = 10f64.powf(-8.0 + 30.0 * (k as f64 / 4000.0));
+        let v = m * (1.0 + 0.37 * (k as f64).sin());
+        args.push(if k % 2 == 0 { v } else { -v });
+    }
+    args.extend([1e100, -1e200, 1e300, 3.0e15, 7.0e22, std::f64::consts::PI]);
+    let n = args.len();
+    let col: Vec<i64> = (0..n as i64).collect();
+    let ints: [&[i64]; 1] = [&col];
+    let data = DataView::new(n, &[], &ints);
+    let a = Expr::var(VarRef::new(0, vec![Index::field(0)], Index::field(0)));
+    let e = a.sin() * a.cos() + (&a * 0.5).sin();
+    check("sin*cos", &e, &data, &args, &[], Parallelism::Sequential);
+    let e = (&a * 2.0 - 1.0).cos() * &a;
+    check("cos", &e, &data, &args, &[], Parallelism::Sequential);
+}
+
+#[test]
 fn every_binary_function_bitwise() {
     // every pair of POINTS: x = [a..., b...], index columns pick a and b
     let n = POINTS.len();

@@ -76,6 +76,23 @@ pub(crate) struct JitArgs {
     pub weights: *const f64,
     /// a NaN that out-of-range positions read
     pub nan: *const f64,
+    /// [`Output::Scatter`]: the positions in `out` of the outputs of point `first`
+    /// (`step` per point), else null
+    pub globals: *const usize,
+    /// [`Output::Scatter`]: the length of `out` (positions at or past it are not written)
+    pub out_len: usize,
+}
+
+/// Where a compiled program puts its per-point outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Output {
+    /// `out[(k - first) * step + s]` (point-major, like the interpreter)
+    Store,
+    /// `out[0] += output` point by point in order (one output per point: objective values)
+    Sum,
+    /// `out[globals[(k - first) * step + s]] += output s` point by point and slot by slot
+    /// in order (gradient entries added into the gradient)
+    Scatter,
 }
 
 /// The value an out-of-range position of `x` or `θ` reads.
@@ -97,6 +114,8 @@ pub(crate) struct JitProgram {
     pub weighted: bool,
     /// the program writes the value of each point into `values`
     pub writes_values: bool,
+    /// where the outputs go
+    pub output: Output,
 }
 
 impl JitProgram {
@@ -185,10 +204,11 @@ fn err(e: impl std::fmt::Display) -> JitError {
     JitError(e.to_string())
 }
 
-/// One program to compile and whether its outputs are weighted.
+/// One program to compile, whether its outputs are weighted and where they go.
 pub(crate) struct JitInput<'a> {
     pub program: &'a Program<f64>,
     pub weighted: bool,
+    pub output: Output,
 }
 
 /// Compiles `inputs` into native code, one function each.
@@ -222,7 +242,7 @@ pub(crate) fn compile(inputs: &[JitInput<'_>]) -> Result<JitCode, JitError> {
         ctx.func.name = UserFuncName::user(0, id.as_u32());
         {
             let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            Lower::new(b, input.program, input.weighted, &mut keep)?.program()?;
+            Lower::new(b, input.program, input.weighted, &mut keep)?.program(input.output)?;
         }
         module.define_function(id, &mut ctx).map_err(err)?;
         module.clear_context(&mut ctx);
@@ -241,6 +261,7 @@ pub(crate) fn compile(inputs: &[JitInput<'_>]) -> Result<JitCode, JitError> {
             JitProgram {
                 func,
                 weighted: input.weighted,
+                output: input.output,
                 writes_values: input
                     .program
                     .ins
@@ -538,37 +559,105 @@ impl<'a, 'b> Lower<'a, 'b> {
         })
     }
 
-    /// The loop over `first..last` around the program's body.
-    fn program(mut self) -> Result<(), JitError> {
+    /// The loop over `first..last` around the program's body, with its outputs put where
+    /// `output` says.
+    fn program(mut self, output: Output) -> Result<(), JitError> {
         let i64t = types::I64;
+        let f64t = types::F64;
         let entry = self
             .b
             .current_block()
             .ok_or_else(|| err("no entry block"))?;
+        let args = self.b.block_params(entry)[0];
         let first = self.b.block_params(entry)[1];
         let last = self.b.block_params(entry)[2];
+        let step = self.p.out_regs.len();
+        if output == Output::Sum && step != 1 {
+            return Err(err("a summed program has one output per point"));
+        }
+        // scatter: the positions, the bound they are checked against, and a sink slot that
+        // an out-of-range position writes instead
+        let scatter = if output == Output::Scatter {
+            let globals =
+                self.b
+                    .ins()
+                    .load(i64t, self.mem, args, offset_of!(JitArgs, globals) as i32);
+            let out_len =
+                self.b
+                    .ins()
+                    .load(i64t, self.mem, args, offset_of!(JitArgs, out_len) as i32);
+            let data = ir::StackSlotData::new(ir::StackSlotKind::ExplicitSlot, 8, 3);
+            let sink = self.b.create_sized_stack_slot(data);
+            let sink = self.b.ins().stack_addr(i64t, sink, 0);
+            Some((globals, out_len, sink))
+        } else {
+            None
+        };
         let header = self.b.create_block();
         let k = self.b.append_block_param(header, i64t);
         let body = self.b.create_block();
         let exit = self.b.create_block();
-        self.b.ins().jump(header, &[BlockArg::Value(first)]);
+        // the running sum of `Output::Sum`, carried through the loop
+        let mut entry_args = vec![BlockArg::Value(first)];
+        let mut acc = None;
+        let mut acc_exit = None;
+        if output == Output::Sum {
+            let init = self.b.ins().load(f64t, self.mem, self.out, 0);
+            entry_args.push(BlockArg::Value(init));
+            acc = Some(self.b.append_block_param(header, f64t));
+            acc_exit = Some(self.b.append_block_param(exit, f64t));
+        }
+        self.b.ins().jump(header, &entry_args);
         self.b.switch_to_block(header);
         let more = self.b.ins().icmp(IntCC::UnsignedLessThan, k, last);
-        self.b.ins().brif(more, body, &[], exit, &[]);
+        let exit_args: Vec<BlockArg> = acc.iter().map(|&a| BlockArg::Value(a)).collect();
+        self.b.ins().brif(more, body, &[], exit, &exit_args);
         self.b.switch_to_block(body);
         self.k = k;
         self.rel = self.b.ins().isub(k, first);
-        self.body()?;
+        let outs = self.body()?;
         let next = self.b.ins().iadd_imm(k, 1);
-        self.b.ins().jump(header, &[BlockArg::Value(next)]);
+        let mut next_args = vec![BlockArg::Value(next)];
+        match (output, acc, scatter) {
+            (Output::Sum, Some(acc), _) => {
+                let sum = self.b.ins().fadd(acc, outs[0]);
+                next_args.push(BlockArg::Value(sum));
+            }
+            (Output::Scatter, _, Some((globals, out_len, sink))) => {
+                let row = self.row_addr(globals, (step * 8) as i64);
+                for (s, &v) in outs.iter().enumerate() {
+                    let g = self.b.ins().load(i64t, self.mem, row, (s * 8) as i32);
+                    let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, g, out_len);
+                    let byte = self.b.ins().ishl_imm(g, 3);
+                    let at = self.b.ins().iadd(self.out, byte);
+                    let at = self.b.ins().select(inside, at, sink);
+                    let old = self.b.ins().load(f64t, self.mem, at, 0);
+                    let new = self.b.ins().fadd(old, v);
+                    self.b.ins().store(self.mem, new, at, 0);
+                }
+            }
+            _ if step > 0 => {
+                let row = self.row_addr(self.out, (step * 8) as i64);
+                for (s, &v) in outs.iter().enumerate() {
+                    self.b.ins().store(self.mem, v, row, (s * 8) as i32);
+                }
+            }
+            _ => {}
+        }
+        self.b.ins().jump(header, &next_args);
         self.b.switch_to_block(exit);
+        if let Some(sum) = acc_exit {
+            self.b.ins().store(self.mem, sum, self.out, 0);
+        }
         self.b.ins().return_(&[]);
         self.b.seal_all_blocks();
         self.b.finalize();
         Ok(())
     }
 
-    fn body(&mut self) -> Result<(), JitError> {
+    /// The program's instructions for the current point; returns its outputs (weighted
+    /// when the program is).
+    fn body(&mut self) -> Result<Vec<Value>, JitError> {
         let p = self.p;
         for &(r, c) in &p.consts {
             let v = self.b.ins().f64const(c);
@@ -674,29 +763,26 @@ impl<'a, 'b> Lower<'a, 'b> {
                 }
             }
         }
-        // outputs, point-major
+        // outputs
         let step = p.out_regs.len();
-        if step > 0 {
-            let stride = i64::try_from(step * 8).map_err(|_| err("too many outputs"))?;
-            if i32::try_from(stride).is_err() {
-                return Err(err("too many outputs"));
-            }
-            let row = self.row_addr(self.out, stride);
-            let w = if self.weighted {
-                let at = self.row_addr(self.weights, 8);
-                Some(self.b.ins().load(types::F64, self.mem, at, 0))
-            } else {
-                None
-            };
-            for (s, &r) in p.out_regs.iter().enumerate() {
-                let mut v = self.reg(r)?;
-                if let Some(w) = w {
-                    v = self.b.ins().fmul(w, v);
-                }
-                self.b.ins().store(self.mem, v, row, (s * 8) as i32);
-            }
+        if i32::try_from(step * 8).is_err() {
+            return Err(err("too many outputs"));
         }
-        Ok(())
+        let w = if self.weighted && step > 0 {
+            let at = self.row_addr(self.weights, 8);
+            Some(self.b.ins().load(types::F64, self.mem, at, 0))
+        } else {
+            None
+        };
+        let mut outs = Vec::with_capacity(step);
+        for &r in &p.out_regs {
+            let mut v = self.reg(r)?;
+            if let Some(w) = w {
+                v = self.b.ins().fmul(w, v);
+            }
+            outs.push(v);
+        }
+        Ok(outs)
     }
 
     fn set(&mut self, r: u32, v: Value) -> Result<(), JitError> {

@@ -375,3 +375,71 @@ proptest! {
         check("dag", &e, &DataView::empty(3), &x, &[], Parallelism::Sequential);
     }
 }
+
+/// The objective kernels (values summed into a total, gradient entries added into a
+/// gradient at given positions) against the interpreter's outputs folded the same way:
+/// bitwise, with repeated positions and a position past the end (skipped); with threads
+/// they decline and leave their outputs alone.
+#[test]
+fn objective_sum_and_gradient_scatter_bitwise() {
+    let n = 700;
+    let i0: Vec<i64> = (0..n as i64).map(|k| (k * 37) % 301 - 3).collect();
+    let r0: Vec<f64> = (0..n).map(|k| (k as f64 * 0.11).cos()).collect();
+    let ints: [&[i64]; 1] = [&i0];
+    let reals: [&[f64]; 1] = [&r0];
+    let data = DataView::new(n, &reals, &ints);
+    let x: Vec<f64> = (0..300).map(|k| 0.2 + (k as f64 * 0.03).sin()).collect();
+    let f0 = Index::field(0);
+    let xa = Expr::var(VarRef::new(0, vec![f0.clone()], f0.clone()));
+    let xb = Expr::var(VarRef::new(0, vec![], f0.clone() + 1));
+    let e = 100.0 * (xa.abs2() - &xb).abs2() + (&xa - Expr::data(0)).abs2() + xb.sin() * &xa;
+    let jit =
+        Pattern::<f64>::compile_objective_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
+    assert_eq!(jit.evaluator(), Evaluator::Jit);
+    let mut interp = jit.clone();
+    interp.set_evaluator(Evaluator::Interp);
+    let ns = jit.nslots();
+    let mut ws = jit.workspace();
+    let seq = Parallelism::Sequential;
+    // reference: values and gradients through the interpreter, folded in point order
+    let mut v = vec![0.0; n];
+    interp.eval_values_with(&mut ws, &data, &x, &[], &mut v, seq);
+    let want_total = v.iter().fold(0.5, |a, &b| a + b);
+    let mut gr = vec![0.0; n * ns];
+    interp.eval_gradients_with(&mut ws, &data, &x, &[], None, &mut gr, seq);
+    // positions: mostly the slot's own, some repeated, one past the end of g
+    let glen = 310;
+    let globals: Vec<usize> = (0..n * ns)
+        .map(|e| match e {
+            17 => glen + 4,
+            _ if e % 11 == 0 => 5,
+            _ => (e * 7) % glen,
+        })
+        .collect();
+    let mut want_g: Vec<f64> = (0..glen).map(|k| k as f64 * 0.01).collect();
+    let mut got_g = want_g.clone();
+    for (&gi, &val) in globals.iter().zip(&gr) {
+        if gi < glen {
+            want_g[gi] += val;
+        }
+    }
+    let mut total = 0.5;
+    assert!(jit.eval_value_sum(&mut ws, &data, &x, &[], &mut total, seq));
+    assert_eq!(total.to_bits(), want_total.to_bits());
+    assert!(jit.eval_gradient_scatter(&mut ws, &data, &x, &[], &globals, &mut got_g, seq));
+    for (k, (a, b)) in got_g.iter().zip(&want_g).enumerate() {
+        assert_eq!(a.to_bits(), b.to_bits(), "g[{k}]: {a:e} vs {b:e}");
+    }
+    // the interpreter, threads or too few positions: declined, outputs untouched
+    let mut t = 0.5;
+    assert!(!interp.eval_value_sum(&mut ws, &data, &x, &[], &mut t, seq));
+    assert!(!interp.eval_gradient_scatter(&mut ws, &data, &x, &[], &globals, &mut got_g, seq));
+    let par = Parallelism::Rayon { min_batch: 1 };
+    let mut ws4 = jit.workspace_for_tasks(4);
+    assert!(!jit.eval_value_sum(&mut ws4, &data, &x, &[], &mut t, par));
+    assert!(!jit.eval_gradient_scatter(&mut ws, &data, &x, &[], &globals[..10], &mut got_g, seq));
+    assert_eq!(t, 0.5);
+    // a pattern compiled without the objective kernels declines too
+    let plain = Pattern::<f64>::compile_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
+    assert!(!plain.eval_value_sum(&mut ws, &data, &x, &[], &mut t, seq));
+}

@@ -12,10 +12,12 @@
 //!   correctly and Cranelift never contracts `a*b + c` into a fused multiply-add, so they are
 //!   bit-identical to the interpreter. The interpreter's fused superinstructions round every
 //!   intermediate too, so they are bit-identical as well.
-//! - every other function (`exp`, `sin`, `pow`, `atan2`, the special functions, integer
-//!   powers, user functions, floor division of indices, ...) is a call to a C-ABI wrapper of
-//!   the very Rust function the interpreter runs ([`crate::Un::eval`], [`crate::Bin::eval`],
-//!   `f64::powi`, ...): one implementation set, bit-identical results. A `sin` and a `cos`
+//! - integer powers `a^k` are multiplied out inline with the products, in the order, of
+//!   the routine `f64::powi` calls at run time (`__powidf2`), so bit-identical to it.
+//! - every other function (`exp`, `sin`, `pow`, `atan2`, the special functions, user
+//!   functions, floor division of indices, ...) is a call to a C-ABI wrapper of the very
+//!   Rust function the interpreter runs ([`crate::Un::eval`], [`crate::Bin::eval`], ...):
+//!   one implementation set, bit-identical results. A `sin` and a `cos`
 //!   of the same value (every derivative of a `sin` or `cos` has both) are one call that
 //!   returns both ([`f64::sin_cos`], the C library's `sincos` where it has one: about the
 //!   cost of one of them); the tests check that pair bitwise against the separate calls.
@@ -294,10 +296,6 @@ struct Keep {
 
 // ---- the C-ABI wrappers the generated code calls -------------------------------------------
 
-extern "C" fn call_powi(v: f64, k: i32) -> f64 {
-    v.powi(k)
-}
-
 extern "C" fn call_powf(v: f64, p: f64) -> f64 {
     v.powf(p)
 }
@@ -406,7 +404,6 @@ fn sincos_pairs(p: &Program<f64>) -> Vec<bool> {
 /// The signatures of the callouts, imported once per function.
 struct Sigs {
     f_f: SigRef,
-    fi_f: SigRef,
     ff_f: SigRef,
     ii_i: SigRef,
     pif_f: SigRef,
@@ -467,7 +464,6 @@ impl<'a, 'b> Lower<'a, 'b> {
         };
         let sigs = Sigs {
             f_f: sig(&[f64t], f64t),
-            fi_f: sig(&[f64t, types::I32], f64t),
             ff_f: sig(&[f64t, f64t], f64t),
             ii_i: sig(&[i64t, i64t], i64t),
             pif_f: sig(&[i64t, types::I32, f64t], f64t),
@@ -882,6 +878,39 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.b.inst_results(call)[0]
     }
 
+    /// `a^k` inline: the products of `f64::powi`'s runtime routine (`__powidf2`: square
+    /// and multiply over the bits of `|k|` from the lowest, then `1/r` for `k < 0`), in
+    /// the same order, so bit-identical to it without the call.
+    fn powi(&mut self, a: Value, k: i32) -> Value {
+        let mut bits = k.unsigned_abs();
+        let mut square = a;
+        let mut product: Option<Value> = None;
+        loop {
+            if bits & 1 != 0 {
+                product = Some(match product {
+                    // the routine's `1 * square` is `square` exactly
+                    None => square,
+                    Some(p) => self.b.ins().fmul(p, square),
+                });
+            }
+            bits >>= 1;
+            if bits == 0 {
+                break;
+            }
+            square = self.b.ins().fmul(square, square);
+        }
+        let r = match product {
+            Some(p) => p,
+            None => self.b.ins().f64const(1.0),
+        };
+        if k < 0 {
+            let one = self.b.ins().f64const(1.0);
+            self.b.ins().fdiv(one, r)
+        } else {
+            r
+        }
+    }
+
     /// `(sin a, cos a)` from one [`call_sincos`] per argument.
     fn sin_cos(&mut self, a: Value) -> (Value, Value) {
         if let Some(&pair) = self.sincos.get(&a) {
@@ -931,10 +960,7 @@ impl<'a, 'b> Lower<'a, 'b> {
                 }
                 _ => self.call(self.sigs.f_f, u.c_fn() as usize, &[a]),
             },
-            UnOp::Powi(k) => {
-                let k = self.b.ins().iconst(types::I32, i64::from(*k));
-                self.call(self.sigs.fi_f, call_powi as *const () as usize, &[a, k])
-            }
+            UnOp::Powi(k) => self.powi(a, *k),
             UnOp::Powf(pw) => {
                 let pw = self.b.ins().f64const(*pw);
                 self.call_ff(call_powf, a, pw)

@@ -12,10 +12,15 @@
 //!   correctly and Cranelift never contracts `a*b + c` into a fused multiply-add, so they are
 //!   bit-identical to the interpreter. The interpreter's fused superinstructions round every
 //!   intermediate too, so they are bit-identical as well.
-//! - every other function (`exp`, `sin`, `pow`, `atan2`, the special functions, integer
-//!   powers, user functions, floor division of indices, ...) is a call to a C-ABI wrapper of
-//!   the very Rust function the interpreter runs ([`crate::Un::eval`], [`crate::Bin::eval`],
-//!   `f64::powi`, ...): one implementation set, bit-identical results.
+//! - integer powers `a^k` are multiplied out inline with the products, in the order, of
+//!   the routine `f64::powi` calls at run time (`__powidf2`), so bit-identical to it.
+//! - every other function (`exp`, `sin`, `pow`, `atan2`, the special functions, user
+//!   functions, floor division of indices, ...) is a call to a C-ABI wrapper of the very
+//!   Rust function the interpreter runs ([`crate::Un::eval`], [`crate::Bin::eval`], ...):
+//!   one implementation set, bit-identical results. A `sin` and a `cos`
+//!   of the same value (every derivative of a `sin` or `cos` has both) are one call that
+//!   returns both ([`f64::sin_cos`], the C library's `sincos` where it has one: about the
+//!   cost of one of them); the tests check that pair bitwise against the separate calls.
 //! - out-of-range positions of `x` or `θ` read NaN, as in the interpreter.
 //!
 //! So every output is bit-identical to the interpreter's (the tests check this for every
@@ -73,6 +78,23 @@ pub(crate) struct JitArgs {
     pub weights: *const f64,
     /// a NaN that out-of-range positions read
     pub nan: *const f64,
+    /// [`Output::Scatter`]: the positions in `out` of the outputs of point `first`
+    /// (`step` per point), else null
+    pub globals: *const usize,
+    /// [`Output::Scatter`]: the length of `out` (positions at or past it are not written)
+    pub out_len: usize,
+}
+
+/// Where a compiled program puts its per-point outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Output {
+    /// `out[(k - first) * step + s]` (point-major, like the interpreter)
+    Store,
+    /// `out[0] += output` point by point in order (one output per point: objective values)
+    Sum,
+    /// `out[globals[(k - first) * step + s]] += output s` point by point and slot by slot
+    /// in order (gradient entries added into the gradient)
+    Scatter,
 }
 
 /// The value an out-of-range position of `x` or `θ` reads.
@@ -94,6 +116,8 @@ pub(crate) struct JitProgram {
     pub weighted: bool,
     /// the program writes the value of each point into `values`
     pub writes_values: bool,
+    /// where the outputs go
+    pub output: Output,
 }
 
 impl JitProgram {
@@ -182,10 +206,11 @@ fn err(e: impl std::fmt::Display) -> JitError {
     JitError(e.to_string())
 }
 
-/// One program to compile and whether its outputs are weighted.
+/// One program to compile, whether its outputs are weighted and where they go.
 pub(crate) struct JitInput<'a> {
     pub program: &'a Program<f64>,
     pub weighted: bool,
+    pub output: Output,
 }
 
 /// Compiles `inputs` into native code, one function each.
@@ -219,7 +244,7 @@ pub(crate) fn compile(inputs: &[JitInput<'_>]) -> Result<JitCode, JitError> {
         ctx.func.name = UserFuncName::user(0, id.as_u32());
         {
             let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            Lower::new(b, input.program, input.weighted, &mut keep)?.program()?;
+            Lower::new(b, input.program, input.weighted, &mut keep)?.program(input.output)?;
         }
         module.define_function(id, &mut ctx).map_err(err)?;
         module.clear_context(&mut ctx);
@@ -238,6 +263,7 @@ pub(crate) fn compile(inputs: &[JitInput<'_>]) -> Result<JitCode, JitError> {
             JitProgram {
                 func,
                 weighted: input.weighted,
+                output: input.output,
                 writes_values: input
                     .program
                     .ins
@@ -270,10 +296,6 @@ struct Keep {
 
 // ---- the C-ABI wrappers the generated code calls -------------------------------------------
 
-extern "C" fn call_powi(v: f64, k: i32) -> f64 {
-    v.powi(k)
-}
-
 extern "C" fn call_powf(v: f64, p: f64) -> f64 {
     v.powf(p)
 }
@@ -288,6 +310,15 @@ extern "C" fn call_atan2(a: f64, b: f64) -> f64 {
 
 extern "C" fn call_hypot(a: f64, b: f64) -> f64 {
     Bin::Hypot.eval(a, b)
+}
+
+/// `sin v` and `cos v` into `out[0]`, `out[1]`: the same values as [`Un::Sin`] and
+/// [`Un::Cos`] (the C library computes both for about the price of one where it has
+/// `sincos`; the tests check every pair bitwise against the separate calls).
+extern "C" fn call_sincos(v: f64, out: *mut [f64; 2]) {
+    let (s, c) = v.sin_cos();
+    // SAFETY: `out` is the 16-byte, 8-aligned stack slot the generated code passes.
+    unsafe { *out = [s, c] };
 }
 
 extern "C" fn call_floor_div(a: i64, b: i64) -> i64 {
@@ -320,16 +351,65 @@ extern "C" fn call_user_binary(f: *const BinaryInner, part: i32, a: f64, b: f64)
     }
 }
 
+/// Per instruction of `p`: whether it is a `sin` or `cos` of a register value that also
+/// gets the other function (a register holds the same value from one definition to the
+/// next), so that both come from one [`call_sincos`].
+fn sincos_pairs(p: &Program<f64>) -> Vec<bool> {
+    // (register, its definition number) of each sin/cos argument
+    let mut version = vec![0u64; p.nregs];
+    let mut next = 1u64;
+    let mut args: Vec<Option<(u32, u64, bool)>> = Vec::with_capacity(p.ins.len());
+    let mut seen: HashMap<(u32, u64), (bool, bool)> = HashMap::new();
+    for ins in &p.ins {
+        let arg = match ins {
+            Ins::Un {
+                op: UnOp::B(u @ (Un::Sin | Un::Cos)),
+                a,
+                ..
+            } => version.get(*a as usize).map(|&v| (*a, v, *u == Un::Sin)),
+            _ => None,
+        };
+        if let Some((r, v, is_sin)) = arg {
+            let e = seen.entry((r, v)).or_default();
+            if is_sin {
+                e.0 = true;
+            } else {
+                e.1 = true;
+            }
+        }
+        args.push(arg);
+        let dst = match ins {
+            Ins::X { dst, .. }
+            | Ins::P { dst, .. }
+            | Ins::D { dst, .. }
+            | Ins::I { dst, .. }
+            | Ins::Fill { dst, .. }
+            | Ins::Un { dst, .. }
+            | Ins::Bin { dst, .. }
+            | Ins::Fused { dst, .. } => Some(*dst),
+            Ins::Value { .. } => None,
+        };
+        if let Some(v) = dst.and_then(|d| version.get_mut(d as usize)) {
+            *v = next;
+            next += 1;
+        }
+    }
+    args.into_iter()
+        .map(|a| a.is_some_and(|(r, v, _)| seen.get(&(r, v)) == Some(&(true, true))))
+        .collect()
+}
+
 // ---- lowering ---------------------------------------------------------------------------------
 
 /// The signatures of the callouts, imported once per function.
 struct Sigs {
     f_f: SigRef,
-    fi_f: SigRef,
     ff_f: SigRef,
     ii_i: SigRef,
     pif_f: SigRef,
     piff_f: SigRef,
+    /// `fn(f64, *mut [f64; 2])` ([`call_sincos`])
+    fp_v: SigRef,
 }
 
 /// Lowers one program into a Cranelift function.
@@ -358,6 +438,12 @@ struct Lower<'a, 'b> {
     iregs: Vec<Option<Value>>,
     /// integer column values of the current point
     int_loads: HashMap<u32, Value>,
+    /// per instruction: a `sin` or `cos` whose argument also gets the other one
+    paired: Vec<bool>,
+    /// `(sin a, cos a)` already computed for argument `a`
+    sincos: HashMap<Value, (Value, Value)>,
+    /// the two-value stack slot [`call_sincos`] writes (made on first use)
+    sincos_slot: Option<ir::StackSlot>,
 }
 
 impl<'a, 'b> Lower<'a, 'b> {
@@ -378,11 +464,16 @@ impl<'a, 'b> Lower<'a, 'b> {
         };
         let sigs = Sigs {
             f_f: sig(&[f64t], f64t),
-            fi_f: sig(&[f64t, types::I32], f64t),
             ff_f: sig(&[f64t, f64t], f64t),
             ii_i: sig(&[i64t, i64t], i64t),
             pif_f: sig(&[i64t, types::I32, f64t], f64t),
             piff_f: sig(&[i64t, types::I32, f64t, f64t], f64t),
+            fp_v: {
+                let mut s = Signature::new(call_conv);
+                s.params.push(AbiParam::new(f64t));
+                s.params.push(AbiParam::new(i64t));
+                b.import_signature(s)
+            },
         };
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
@@ -458,40 +549,111 @@ impl<'a, 'b> Lower<'a, 'b> {
             regs: vec![None; p.nregs],
             iregs: vec![None; p.niregs],
             int_loads: HashMap::new(),
+            paired: sincos_pairs(p),
+            sincos: HashMap::new(),
+            sincos_slot: None,
         })
     }
 
-    /// The loop over `first..last` around the program's body.
-    fn program(mut self) -> Result<(), JitError> {
+    /// The loop over `first..last` around the program's body, with its outputs put where
+    /// `output` says.
+    fn program(mut self, output: Output) -> Result<(), JitError> {
         let i64t = types::I64;
+        let f64t = types::F64;
         let entry = self
             .b
             .current_block()
             .ok_or_else(|| err("no entry block"))?;
+        let args = self.b.block_params(entry)[0];
         let first = self.b.block_params(entry)[1];
         let last = self.b.block_params(entry)[2];
+        let step = self.p.out_regs.len();
+        if output == Output::Sum && step != 1 {
+            return Err(err("a summed program has one output per point"));
+        }
+        // scatter: the positions, the bound they are checked against, and a sink slot that
+        // an out-of-range position writes instead
+        let scatter = if output == Output::Scatter {
+            let globals =
+                self.b
+                    .ins()
+                    .load(i64t, self.mem, args, offset_of!(JitArgs, globals) as i32);
+            let out_len =
+                self.b
+                    .ins()
+                    .load(i64t, self.mem, args, offset_of!(JitArgs, out_len) as i32);
+            let data = ir::StackSlotData::new(ir::StackSlotKind::ExplicitSlot, 8, 3);
+            let sink = self.b.create_sized_stack_slot(data);
+            let sink = self.b.ins().stack_addr(i64t, sink, 0);
+            Some((globals, out_len, sink))
+        } else {
+            None
+        };
         let header = self.b.create_block();
         let k = self.b.append_block_param(header, i64t);
         let body = self.b.create_block();
         let exit = self.b.create_block();
-        self.b.ins().jump(header, &[BlockArg::Value(first)]);
+        // the running sum of `Output::Sum`, carried through the loop
+        let mut entry_args = vec![BlockArg::Value(first)];
+        let mut acc = None;
+        let mut acc_exit = None;
+        if output == Output::Sum {
+            let init = self.b.ins().load(f64t, self.mem, self.out, 0);
+            entry_args.push(BlockArg::Value(init));
+            acc = Some(self.b.append_block_param(header, f64t));
+            acc_exit = Some(self.b.append_block_param(exit, f64t));
+        }
+        self.b.ins().jump(header, &entry_args);
         self.b.switch_to_block(header);
         let more = self.b.ins().icmp(IntCC::UnsignedLessThan, k, last);
-        self.b.ins().brif(more, body, &[], exit, &[]);
+        let exit_args: Vec<BlockArg> = acc.iter().map(|&a| BlockArg::Value(a)).collect();
+        self.b.ins().brif(more, body, &[], exit, &exit_args);
         self.b.switch_to_block(body);
         self.k = k;
         self.rel = self.b.ins().isub(k, first);
-        self.body()?;
+        let outs = self.body()?;
         let next = self.b.ins().iadd_imm(k, 1);
-        self.b.ins().jump(header, &[BlockArg::Value(next)]);
+        let mut next_args = vec![BlockArg::Value(next)];
+        match (output, acc, scatter) {
+            (Output::Sum, Some(acc), _) => {
+                let sum = self.b.ins().fadd(acc, outs[0]);
+                next_args.push(BlockArg::Value(sum));
+            }
+            (Output::Scatter, _, Some((globals, out_len, sink))) => {
+                let row = self.row_addr(globals, (step * 8) as i64);
+                for (s, &v) in outs.iter().enumerate() {
+                    let g = self.b.ins().load(i64t, self.mem, row, (s * 8) as i32);
+                    let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, g, out_len);
+                    let byte = self.b.ins().ishl_imm(g, 3);
+                    let at = self.b.ins().iadd(self.out, byte);
+                    let at = self.b.ins().select(inside, at, sink);
+                    let old = self.b.ins().load(f64t, self.mem, at, 0);
+                    let new = self.b.ins().fadd(old, v);
+                    self.b.ins().store(self.mem, new, at, 0);
+                }
+            }
+            _ if step > 0 => {
+                let row = self.row_addr(self.out, (step * 8) as i64);
+                for (s, &v) in outs.iter().enumerate() {
+                    self.b.ins().store(self.mem, v, row, (s * 8) as i32);
+                }
+            }
+            _ => {}
+        }
+        self.b.ins().jump(header, &next_args);
         self.b.switch_to_block(exit);
+        if let Some(sum) = acc_exit {
+            self.b.ins().store(self.mem, sum, self.out, 0);
+        }
         self.b.ins().return_(&[]);
         self.b.seal_all_blocks();
         self.b.finalize();
         Ok(())
     }
 
-    fn body(&mut self) -> Result<(), JitError> {
+    /// The program's instructions for the current point; returns its outputs (weighted
+    /// when the program is).
+    fn body(&mut self) -> Result<Vec<Value>, JitError> {
         let p = self.p;
         for &(r, c) in &p.consts {
             let v = self.b.ins().f64const(c);
@@ -512,8 +674,17 @@ impl<'a, 'b> Lower<'a, 'b> {
                 .get_mut(ins.dst as usize)
                 .ok_or_else(|| err("integer register out of range"))? = Some(v);
         }
-        for ins in &p.ins {
+        for (at, ins) in p.ins.iter().enumerate() {
             match ins {
+                Ins::Un {
+                    op: UnOp::B(u @ (Un::Sin | Un::Cos)),
+                    dst,
+                    a,
+                } if self.paired[at] => {
+                    let a = self.reg(*a)?;
+                    let (sin, cos) = self.sin_cos(a);
+                    self.set(*dst, if *u == Un::Sin { sin } else { cos })?;
+                }
                 Ins::X { dst, idx, off } => {
                     let v = self.gather(self.x, self.x_len, *idx, *off)?;
                     self.set(*dst, v)?;
@@ -588,29 +759,26 @@ impl<'a, 'b> Lower<'a, 'b> {
                 }
             }
         }
-        // outputs, point-major
+        // outputs
         let step = p.out_regs.len();
-        if step > 0 {
-            let stride = i64::try_from(step * 8).map_err(|_| err("too many outputs"))?;
-            if i32::try_from(stride).is_err() {
-                return Err(err("too many outputs"));
-            }
-            let row = self.row_addr(self.out, stride);
-            let w = if self.weighted {
-                let at = self.row_addr(self.weights, 8);
-                Some(self.b.ins().load(types::F64, self.mem, at, 0))
-            } else {
-                None
-            };
-            for (s, &r) in p.out_regs.iter().enumerate() {
-                let mut v = self.reg(r)?;
-                if let Some(w) = w {
-                    v = self.b.ins().fmul(w, v);
-                }
-                self.b.ins().store(self.mem, v, row, (s * 8) as i32);
-            }
+        if i32::try_from(step * 8).is_err() {
+            return Err(err("too many outputs"));
         }
-        Ok(())
+        let w = if self.weighted && step > 0 {
+            let at = self.row_addr(self.weights, 8);
+            Some(self.b.ins().load(types::F64, self.mem, at, 0))
+        } else {
+            None
+        };
+        let mut outs = Vec::with_capacity(step);
+        for &r in &p.out_regs {
+            let mut v = self.reg(r)?;
+            if let Some(w) = w {
+                v = self.b.ins().fmul(w, v);
+            }
+            outs.push(v);
+        }
+        Ok(outs)
     }
 
     fn set(&mut self, r: u32, v: Value) -> Result<(), JitError> {
@@ -710,6 +878,62 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.b.inst_results(call)[0]
     }
 
+    /// `a^k` inline: the products of `f64::powi`'s runtime routine (`__powidf2`: square
+    /// and multiply over the bits of `|k|` from the lowest, then `1/r` for `k < 0`), in
+    /// the same order, so bit-identical to it without the call.
+    fn powi(&mut self, a: Value, k: i32) -> Value {
+        let mut bits = k.unsigned_abs();
+        let mut square = a;
+        let mut product: Option<Value> = None;
+        loop {
+            if bits & 1 != 0 {
+                product = Some(match product {
+                    // the routine's `1 * square` is `square` exactly
+                    None => square,
+                    Some(p) => self.b.ins().fmul(p, square),
+                });
+            }
+            bits >>= 1;
+            if bits == 0 {
+                break;
+            }
+            square = self.b.ins().fmul(square, square);
+        }
+        let r = match product {
+            Some(p) => p,
+            None => self.b.ins().f64const(1.0),
+        };
+        if k < 0 {
+            let one = self.b.ins().f64const(1.0);
+            self.b.ins().fdiv(one, r)
+        } else {
+            r
+        }
+    }
+
+    /// `(sin a, cos a)` from one [`call_sincos`] per argument.
+    fn sin_cos(&mut self, a: Value) -> (Value, Value) {
+        if let Some(&pair) = self.sincos.get(&a) {
+            return pair;
+        }
+        let slot = match self.sincos_slot {
+            Some(slot) => slot,
+            None => {
+                let data = ir::StackSlotData::new(ir::StackSlotKind::ExplicitSlot, 16, 3);
+                let slot = self.b.create_sized_stack_slot(data);
+                self.sincos_slot = Some(slot);
+                slot
+            }
+        };
+        let at = self.b.ins().stack_addr(types::I64, slot, 0);
+        let callee = self.fn_addr(call_sincos as *const () as usize);
+        self.b.ins().call_indirect(self.sigs.fp_v, callee, &[a, at]);
+        let sin = self.b.ins().stack_load(types::F64, slot, 0);
+        let cos = self.b.ins().stack_load(types::F64, slot, 8);
+        self.sincos.insert(a, (sin, cos));
+        (sin, cos)
+    }
+
     fn call_ii(&mut self, f: extern "C" fn(i64, i64) -> i64, a: Value, b: Value) -> Value {
         self.call(self.sigs.ii_i, f as usize, &[a, b])
     }
@@ -736,10 +960,7 @@ impl<'a, 'b> Lower<'a, 'b> {
                 }
                 _ => self.call(self.sigs.f_f, u.c_fn() as usize, &[a]),
             },
-            UnOp::Powi(k) => {
-                let k = self.b.ins().iconst(types::I32, i64::from(*k));
-                self.call(self.sigs.fi_f, call_powi as *const () as usize, &[a, k])
-            }
+            UnOp::Powi(k) => self.powi(a, *k),
             UnOp::Powf(pw) => {
                 let pw = self.b.ins().f64const(*pw);
                 self.call_ff(call_powf, a, pw)

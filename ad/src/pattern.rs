@@ -5,7 +5,7 @@ use crate::error::AdError;
 use crate::eval::{Evaluator, LANES, Outputs, Parallelism, Scratch, Workspace, run};
 use crate::expr::{Expr, VarRef};
 use crate::graph::gradient;
-use crate::jit::{JitArgs, JitCode, JitInput, JitProgram, nan_ptr};
+use crate::jit::{JitArgs, JitCode, JitInput, JitProgram, Output, nan_ptr};
 use crate::program::{Program, VALUE, build, columns, refs};
 use crate::scalar::Scalar;
 use rayon::prelude::*;
@@ -41,9 +41,18 @@ pub struct Pattern<T> {
     hessp: Program<T>,
     max_real: Option<u32>,
     max_int: Option<u32>,
-    /// native code of `[value, grad, grad_only, hessp]` when the JIT evaluator is in use
+    /// native code of `[value, grad, grad_only, hessp]` (and, for an objective pattern,
+    /// `[value summed, grad_only scattered]`) when the JIT evaluator is in use
     jit: Option<Arc<JitCode>>,
+    /// compiled as an objective term: the JIT also builds the summing and scattering
+    /// programs of [`Pattern::eval_value_sum`] and [`Pattern::eval_gradient_scatter`]
+    objective: bool,
 }
+
+/// Index of the summed value program among the JIT programs.
+const JIT_SUM: usize = 4;
+/// Index of the scattered gradient program among the JIT programs.
+const JIT_SCATTER: usize = 5;
 
 /// Set once the first JIT failure has been logged.
 static JIT_FAILURE_LOGGED: AtomicBool = AtomicBool::new(false);
@@ -81,6 +90,21 @@ impl<T: Scalar> Pattern<T> {
         evaluator: Evaluator,
     ) -> Result<Self, AdError> {
         let mut p = Self::compile_programs(expr, mode)?;
+        p.set_evaluator(evaluator);
+        Ok(p)
+    }
+
+    /// [`Pattern::compile_for`] for a term of an objective sum: with the JIT, the pattern
+    /// also gets native code that adds its values into a total
+    /// ([`Pattern::eval_value_sum`]) and its gradient entries into a gradient
+    /// ([`Pattern::eval_gradient_scatter`]) without an intermediate buffer.
+    pub fn compile_objective_for(
+        expr: &Expr,
+        mode: SecondOrder,
+        evaluator: Evaluator,
+    ) -> Result<Self, AdError> {
+        let mut p = Self::compile_programs(expr, mode)?;
+        p.objective = true;
         p.set_evaluator(evaluator);
         Ok(p)
     }
@@ -151,6 +175,7 @@ impl<T: Scalar> Pattern<T> {
             max_real,
             max_int,
             jit: None,
+            objective: false,
         })
     }
 
@@ -188,15 +213,23 @@ impl<T: Scalar> Pattern<T> {
             (p as &dyn Any).downcast_ref::<Program<f64>>()
         }
         // only f64 programs are compiled
-        let programs = [
-            (as_f64(&self.value)?, false),
-            (as_f64(&self.grad)?, false),
-            (as_f64(&self.grad_only)?, false),
-            (as_f64(&self.hessp)?, true),
+        let mut programs = vec![
+            (as_f64(&self.value)?, false, Output::Store),
+            (as_f64(&self.grad)?, false, Output::Store),
+            (as_f64(&self.grad_only)?, false, Output::Store),
+            (as_f64(&self.hessp)?, true, Output::Store),
         ];
+        if self.objective {
+            programs.push((as_f64(&self.value)?, false, Output::Sum));
+            programs.push((as_f64(&self.grad_only)?, false, Output::Scatter));
+        }
         let inputs: Vec<JitInput<'_>> = programs
             .iter()
-            .map(|&(program, weighted)| JitInput { program, weighted })
+            .map(|&(program, weighted, output)| JitInput {
+                program,
+                weighted,
+                output,
+            })
             .collect();
         match crate::jit::compile(&inputs) {
             Ok(code) => {
@@ -217,7 +250,9 @@ impl<T: Scalar> Pattern<T> {
 
     /// The native program at `index` of `[value, grad, grad_only, hessp]`, if compiled.
     fn jit_program(&self, index: usize) -> Option<JitProgram> {
-        self.jit.as_ref().map(|j| j.programs[index])
+        self.jit
+            .as_ref()
+            .and_then(|j| j.programs.get(index).copied())
     }
 
     /// Runs `program` (with its index among the JIT programs) on points `0..n`: its
@@ -434,6 +469,82 @@ impl<T: Scalar> Pattern<T> {
         self.evaluate(prog, ws, data, x, theta, n, out, None, None, par);
     }
 
+    /// Adds `f(point k)` for `k < data.len`, in point order, to `total` (bitwise what
+    /// folding [`Pattern::eval_values`]' output onto `total` gives) with native code and
+    /// no buffer. Returns `false`, leaving `total` alone, where that code is not available:
+    /// the pattern was not compiled with [`Pattern::compile_objective_for`], it runs on
+    /// the interpreter, or `par` would split the points across threads (the order of the
+    /// sum would change); the caller then sums [`Pattern::eval_values_with`]' output.
+    pub fn eval_value_sum(
+        &self,
+        ws: &mut Workspace<T>,
+        data: &DataView<'_, T>,
+        x: &[T],
+        theta: &[T],
+        total: &mut T,
+        par: Parallelism,
+    ) -> bool {
+        let Some(jp) = self.jit_program(JIT_SUM) else {
+            return false;
+        };
+        debug_assert_eq!(jp.output, Output::Sum);
+        let n = self.points(data, 0, 0, &[]);
+        if tasks(par, n, ws.scratch.len()) > 1 {
+            return false;
+        }
+        if n == 0 {
+            return true;
+        }
+        let nreals = set_columns(ws, data);
+        let args = jit_args(&ws.columns, nreals, x, theta, total as *mut T as *mut f64);
+        // SAFETY: `T` is `f64` (only `f64` patterns have native code). `points` checked
+        // that every column the program reads has at least `n` rows; the summing program
+        // reads and writes only `out[0]`, which is `total`.
+        unsafe { jp.call(&args, 0, n) };
+        true
+    }
+
+    /// Adds `∂f/∂slot_s` at point `k` into `g[globals[k*nslots + s]]` for every point and
+    /// slot, in that order (bitwise what adding [`Pattern::eval_gradients`]' output into
+    /// `g` entry by entry gives), with native code and no buffer; a position at or past
+    /// `g.len()` is skipped. Returns `false`, leaving `g` alone, where that code is not
+    /// available (as for [`Pattern::eval_value_sum`], also when `globals` holds fewer than
+    /// `data.len * nslots` positions).
+    #[allow(clippy::too_many_arguments)]
+    pub fn eval_gradient_scatter(
+        &self,
+        ws: &mut Workspace<T>,
+        data: &DataView<'_, T>,
+        x: &[T],
+        theta: &[T],
+        globals: &[usize],
+        g: &mut [T],
+        par: Parallelism,
+    ) -> bool {
+        let Some(jp) = self.jit_program(JIT_SCATTER) else {
+            return false;
+        };
+        debug_assert_eq!(jp.output, Output::Scatter);
+        let step = self.nslots();
+        let n = self.points(data, 0, 0, &[]);
+        if tasks(par, n, ws.scratch.len()) > 1 || globals.len() < n * step {
+            return false;
+        }
+        if n == 0 || step == 0 {
+            return true;
+        }
+        let nreals = set_columns(ws, data);
+        let mut args = jit_args(&ws.columns, nreals, x, theta, g.as_mut_ptr() as *mut f64);
+        args.globals = globals.as_ptr();
+        args.out_len = g.len();
+        // SAFETY: `T` is `f64` (only `f64` patterns have native code). `points` checked
+        // that every column the program reads has at least `n` rows; `globals` holds the
+        // `n * step` positions the program reads, and it writes `g` only at positions
+        // below `g.len()` (others go to a slot on its stack).
+        unsafe { jp.call(&args, 0, n) };
+        true
+    }
+
     /// `out[k*nslots + s] = ∂f/∂slot_s` at point `k`; `values[k] = f(point k)` if given.
     pub fn eval_gradients(
         &self,
@@ -598,6 +709,53 @@ fn dispatch<T: Scalar>(
     }
 }
 
+/// The number of tasks the points `0..n` are split into under `par` with `scratch`
+/// register files (both evaluators split the same way).
+fn tasks(par: Parallelism, n: usize, scratch: usize) -> usize {
+    match par {
+        Parallelism::Sequential => 1,
+        Parallelism::Rayon { min_batch } => n.div_ceil(min_batch.max(LANES)).min(scratch).max(1),
+    }
+}
+
+/// Puts the base pointers of `data`'s real columns, then its integer columns, into
+/// `ws.columns`; returns the number of real columns.
+fn set_columns<T: Scalar>(ws: &mut Workspace<T>, data: &DataView<'_, T>) -> usize {
+    ws.columns.clear();
+    ws.columns
+        .extend(data.reals.iter().map(|c| c.as_ptr() as usize));
+    let nreals = ws.columns.len();
+    ws.columns
+        .extend(data.ints.iter().map(|c| c.as_ptr() as usize));
+    nreals
+}
+
+/// The arguments of a JIT-compiled program for the column pointers `columns` (from
+/// [`set_columns`], `nreals` real ones first), `x` and `θ`, writing to `out` (no values,
+/// weights or positions).
+fn jit_args<T: Scalar>(
+    columns: &[usize],
+    nreals: usize,
+    x: &[T],
+    theta: &[T],
+    out: *mut f64,
+) -> JitArgs {
+    JitArgs {
+        x: x.as_ptr() as *const f64,
+        x_len: x.len(),
+        theta: theta.as_ptr() as *const f64,
+        theta_len: theta.len(),
+        reals: columns.as_ptr() as *const *const f64,
+        ints: columns[nreals..].as_ptr() as *const *const i64,
+        out,
+        values: std::ptr::null_mut(),
+        weights: std::ptr::null(),
+        nan: nan_ptr(),
+        globals: std::ptr::null(),
+        out_len: 0,
+    }
+}
+
 /// Runs a JIT-compiled program on points `0..n`, split across rayon's pool like
 /// [`dispatch`] (`T` is `f64`: the pattern only has native code then).
 #[allow(clippy::too_many_arguments)]
@@ -618,7 +776,10 @@ fn dispatch_jit<T: Scalar>(
         return;
     }
     // the callers pick the program that matches the outputs they pass
-    if (jp.writes_values && values.is_none()) || jp.weighted != weights.is_some() {
+    if (jp.writes_values && values.is_none())
+        || jp.weighted != weights.is_some()
+        || jp.output != Output::Store
+    {
         debug_assert!(false, "JIT program does not match the outputs passed");
         return;
     }
@@ -630,34 +791,16 @@ fn dispatch_jit<T: Scalar>(
     if step == 0 && values.is_none() {
         return;
     }
-    ws.columns.clear();
-    ws.columns
-        .extend(data.reals.iter().map(|c| c.as_ptr() as usize));
-    let nreals = ws.columns.len();
-    ws.columns
-        .extend(data.ints.iter().map(|c| c.as_ptr() as usize));
+    let tasks = tasks(par, n, ws.scratch.len());
+    let nreals = set_columns(ws, data);
     let columns = &ws.columns[..];
-    let tasks = match par {
-        Parallelism::Sequential => 1,
-        Parallelism::Rayon { min_batch } => n
-            .div_ceil(min_batch.max(LANES))
-            .min(ws.scratch.len())
-            .max(1),
-    };
     let chunk = n.div_ceil(tasks);
     let run_task = |first: usize, o_chunk: &mut [T], v_chunk: Option<&mut [T]>| {
         let last = (first + chunk).min(n);
         let args = JitArgs {
-            x: x.as_ptr() as *const f64,
-            x_len: x.len(),
-            theta: theta.as_ptr() as *const f64,
-            theta_len: theta.len(),
-            reals: columns.as_ptr() as *const *const f64,
-            ints: columns[nreals..].as_ptr() as *const *const i64,
-            out: o_chunk.as_mut_ptr() as *mut f64,
             values: v_chunk.map_or(std::ptr::null_mut(), |v| v.as_mut_ptr() as *mut f64),
             weights: weights.map_or(std::ptr::null(), |w| w[first..].as_ptr() as *const f64),
-            nan: nan_ptr(),
+            ..jit_args(columns, nreals, x, theta, o_chunk.as_mut_ptr() as *mut f64)
         };
         debug_assert!(o_chunk.len() >= (last - first) * step);
         // SAFETY: `T` is `f64` (only `f64` patterns have native code), so every pointer

@@ -110,6 +110,29 @@ fn every_unary_function_bitwise() {
 }
 
 #[test]
+fn sin_and_cos_of_one_value_bitwise() {
+    // the JIT computes a sin and a cos of the same value with one `sincos` call: check the
+    // pair against the interpreter's separate calls over many magnitudes (both range
+    // reductions of the C library) and the special points
+    let mut args: Vec<f64> = POINTS.to_vec();
+    for k in 0..4000 {
+        let m = 10f64.powf(-8.0 + 30.0 * (k as f64 / 4000.0));
+        let v = m * (1.0 + 0.37 * (k as f64).sin());
+        args.push(if k % 2 == 0 { v } else { -v });
+    }
+    args.extend([1e100, -1e200, 1e300, 3.0e15, 7.0e22, std::f64::consts::PI]);
+    let n = args.len();
+    let col: Vec<i64> = (0..n as i64).collect();
+    let ints: [&[i64]; 1] = [&col];
+    let data = DataView::new(n, &[], &ints);
+    let a = Expr::var(VarRef::new(0, vec![Index::field(0)], Index::field(0)));
+    let e = a.sin() * a.cos() + (&a * 0.5).sin();
+    check("sin*cos", &e, &data, &args, &[], Parallelism::Sequential);
+    let e = (&a * 2.0 - 1.0).cos() * &a;
+    check("cos", &e, &data, &args, &[], Parallelism::Sequential);
+}
+
+#[test]
 fn every_binary_function_bitwise() {
     // every pair of POINTS: x = [a..., b...], index columns pick a and b
     let n = POINTS.len();
@@ -140,7 +163,8 @@ fn powers_and_user_functions_bitwise() {
     let ints: [&[i64]; 1] = [&col];
     let data = DataView::new(n, &[], &ints);
     let a = Expr::var(VarRef::new(0, vec![Index::field(0)], Index::field(0)));
-    for k in [-7, -3, -2, 3, 4, 5, 11] {
+    // the JIT multiplies integer powers out inline: every bit pattern of small and large k
+    for k in (-9..=17).chain([31, 64, -64, 1023, i32::MAX, i32::MIN + 2]) {
         check(
             "powi",
             &a.powi(k),
@@ -351,4 +375,72 @@ proptest! {
         let e = build(&steps, &vars);
         check("dag", &e, &DataView::empty(3), &x, &[], Parallelism::Sequential);
     }
+}
+
+/// The objective kernels (values summed into a total, gradient entries added into a
+/// gradient at given positions) against the interpreter's outputs folded the same way:
+/// bitwise, with repeated positions and a position past the end (skipped); with threads
+/// they decline and leave their outputs alone.
+#[test]
+fn objective_sum_and_gradient_scatter_bitwise() {
+    let n = 700;
+    let i0: Vec<i64> = (0..n as i64).map(|k| (k * 37) % 301 - 3).collect();
+    let r0: Vec<f64> = (0..n).map(|k| (k as f64 * 0.11).cos()).collect();
+    let ints: [&[i64]; 1] = [&i0];
+    let reals: [&[f64]; 1] = [&r0];
+    let data = DataView::new(n, &reals, &ints);
+    let x: Vec<f64> = (0..300).map(|k| 0.2 + (k as f64 * 0.03).sin()).collect();
+    let f0 = Index::field(0);
+    let xa = Expr::var(VarRef::new(0, vec![f0.clone()], f0.clone()));
+    let xb = Expr::var(VarRef::new(0, vec![], f0.clone() + 1));
+    let e = 100.0 * (xa.abs2() - &xb).abs2() + (&xa - Expr::data(0)).abs2() + xb.sin() * &xa;
+    let jit =
+        Pattern::<f64>::compile_objective_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
+    assert_eq!(jit.evaluator(), Evaluator::Jit);
+    let mut interp = jit.clone();
+    interp.set_evaluator(Evaluator::Interp);
+    let ns = jit.nslots();
+    let mut ws = jit.workspace();
+    let seq = Parallelism::Sequential;
+    // reference: values and gradients through the interpreter, folded in point order
+    let mut v = vec![0.0; n];
+    interp.eval_values_with(&mut ws, &data, &x, &[], &mut v, seq);
+    let want_total = v.iter().fold(0.5, |a, &b| a + b);
+    let mut gr = vec![0.0; n * ns];
+    interp.eval_gradients_with(&mut ws, &data, &x, &[], None, &mut gr, seq);
+    // positions: mostly the slot's own, some repeated, one past the end of g
+    let glen = 310;
+    let globals: Vec<usize> = (0..n * ns)
+        .map(|e| match e {
+            17 => glen + 4,
+            _ if e % 11 == 0 => 5,
+            _ => (e * 7) % glen,
+        })
+        .collect();
+    let mut want_g: Vec<f64> = (0..glen).map(|k| k as f64 * 0.01).collect();
+    let mut got_g = want_g.clone();
+    for (&gi, &val) in globals.iter().zip(&gr) {
+        if gi < glen {
+            want_g[gi] += val;
+        }
+    }
+    let mut total = 0.5;
+    assert!(jit.eval_value_sum(&mut ws, &data, &x, &[], &mut total, seq));
+    assert_eq!(total.to_bits(), want_total.to_bits());
+    assert!(jit.eval_gradient_scatter(&mut ws, &data, &x, &[], &globals, &mut got_g, seq));
+    for (k, (a, b)) in got_g.iter().zip(&want_g).enumerate() {
+        assert_eq!(a.to_bits(), b.to_bits(), "g[{k}]: {a:e} vs {b:e}");
+    }
+    // the interpreter, threads or too few positions: declined, outputs untouched
+    let mut t = 0.5;
+    assert!(!interp.eval_value_sum(&mut ws, &data, &x, &[], &mut t, seq));
+    assert!(!interp.eval_gradient_scatter(&mut ws, &data, &x, &[], &globals, &mut got_g, seq));
+    let par = Parallelism::Rayon { min_batch: 1 };
+    let mut ws4 = jit.workspace_for_tasks(4);
+    assert!(!jit.eval_value_sum(&mut ws4, &data, &x, &[], &mut t, par));
+    assert!(!jit.eval_gradient_scatter(&mut ws, &data, &x, &[], &globals[..10], &mut got_g, seq));
+    assert_eq!(t, 0.5);
+    // a pattern compiled without the objective kernels declines too
+    let plain = Pattern::<f64>::compile_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
+    assert!(!plain.eval_value_sum(&mut ws, &data, &x, &[], &mut t, seq));
 }

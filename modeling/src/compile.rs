@@ -419,10 +419,17 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
             names: &names,
             by_uid: &by_uid,
         };
-        let pattern = Pattern::<T>::compile_for(&decl.expr, SecondOrder::default(), b.evaluator)
-            .map_err(|source| ModelError::Compile {
-                pattern: pname.clone(),
-                source,
+        let compile = if matches!(decl.kind, PatKind::Objective) {
+            Pattern::<T>::compile_objective_for
+        } else {
+            Pattern::<T>::compile_for
+        };
+        let pattern =
+            compile(&decl.expr, SecondOrder::default(), b.evaluator).map_err(|source| {
+                ModelError::Compile {
+                    pattern: pname.clone(),
+                    source,
+                }
             })?;
         // every reference of the expression, also those the compiler merged into a slot of
         // another block at the same position (a foreign block must not pass as a local one)

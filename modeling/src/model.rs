@@ -396,9 +396,17 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
         self.with_scratch(|s| {
             let mut f = T::zero();
             for &p in &self.obj_pats {
-                let n = self.pats[p].len();
-                self.ev_values(p, &mut s.ws[p], x, &mut s.buf[..n]);
-                f = s.buf[..n].iter().fold(f, |a, &b| a + b);
+                let cp = &self.pats[p];
+                let ws = &mut s.ws[p];
+                let summed = cp.with_view(|v| {
+                    cp.pattern
+                        .eval_value_sum(ws, v, x, &self.theta, &mut f, self.par)
+                });
+                if !summed {
+                    let n = cp.len();
+                    self.ev_values(p, ws, x, &mut s.buf[..n]);
+                    f = s.buf[..n].iter().fold(f, |a, &b| a + b);
+                }
             }
             f
         })
@@ -409,10 +417,24 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
         self.with_scratch(|s| {
             for &p in &self.obj_pats {
                 let cp = &self.pats[p];
-                let m = cp.len() * cp.nslots;
-                self.ev_grads(p, &mut s.ws[p], x, &mut s.buf[..m]);
-                for (&gi, &v) in cp.globals.iter().zip(&s.buf[..m]) {
-                    g[gi] = g[gi] + v;
+                let ws = &mut s.ws[p];
+                let scattered = cp.with_view(|v| {
+                    cp.pattern.eval_gradient_scatter(
+                        ws,
+                        v,
+                        x,
+                        &self.theta,
+                        &cp.globals,
+                        g,
+                        self.par,
+                    )
+                });
+                if !scattered {
+                    let m = cp.len() * cp.nslots;
+                    self.ev_grads(p, ws, x, &mut s.buf[..m]);
+                    for (&gi, &v) in cp.globals.iter().zip(&s.buf[..m]) {
+                        g[gi] = g[gi] + v;
+                    }
                 }
             }
         })

@@ -14,6 +14,16 @@
 //! Buffers are host memory (`Vec<f64>` and `Vec<i32>`), so [`HostBuffers`] works in place.
 //! Kernels run synchronously on the calling thread; a launch the device refuses inside a
 //! [`Device`] method is recorded and reported by [`Device::synchronize`].
+//!
+//! Results against the [`crate::Cpu`] reference: element-wise, min/max-type and segmented
+//! kernels are bitwise equal (up to the sign of zero where `Cpu` uses `f64::min`/`max`,
+//! which leave it unspecified); reductions run in two passes over a number of slots that
+//! depends on the length alone (one slot up to 32 entries, at most 4096), so plain sums of
+//! up to 32 entries are bitwise equal and longer ones differ by rounding only.
+//!
+//! Because kernels read and write host memory, every [`Device`] method checks lengths and
+//! indices before its launch and panics on a caller bug where `Cpu`'s slice indexing
+//! panics (a scan of the index lists per call: this device is for testing, not speed).
 
 use crate::{
     Device, DeviceError, HostBuffers, KernelArg, KernelId, KernelRuntime, MAX_KERNEL_ARGS,
@@ -76,14 +86,14 @@ template <typename A> constexpr long long sn_emu_param() {
 template <auto K, typename... A, size_t... I>
 static void sn_emu_loop(void (*)(A...), long long threads, void** params,
                         std::index_sequence<I...>) {
-  unsigned long long grid = (unsigned long long)(threads + 255) / 256;
-  blockDim = sn_dim3{256, 1, 1};
+  unsigned long long grid = (unsigned long long)(threads + SN_EMU_BLOCK - 1) / SN_EMU_BLOCK;
+  blockDim = sn_dim3{SN_EMU_BLOCK, 1, 1};
   gridDim = sn_dim3{(unsigned)grid, 1, 1};
   threadIdx = sn_dim3{0, 0, 0};
   blockIdx = sn_dim3{0, 0, 0};
   for (unsigned long long b = 0; b < grid; ++b) {
     blockIdx.x = (unsigned)b;
-    for (unsigned t = 0; t < 256; ++t) {
+    for (unsigned t = 0; t < SN_EMU_BLOCK; ++t) {
       threadIdx.x = t;
       K(*static_cast<A*>(params[I])...);
     }
@@ -314,7 +324,9 @@ impl Emu {
         };
         std::fs::create_dir_all(dir)
             .map_err(|e| unavailable(format!("cannot create {}: {e}", dir.display())))?;
-        let mut main = String::from("#include \"shim.h\"\n#include \"kernels.cu\"\n");
+        let mut main = format!(
+            "#define SN_EMU_BLOCK {BLOCK}u\n#include \"shim.h\"\n#include \"kernels.cu\"\n"
+        );
         for name in names {
             let _ = write!(
                 main,
@@ -359,9 +371,10 @@ impl Emu {
                 ),
             });
         }
-        // SAFETY: the library was just built from the shim, the module's kernels and the
-        // trampolines; its initialisers are those of plain C++ (thread-local PODs), which
-        // run nothing but zero-initialisation.
+        // SAFETY: loading runs the library's static initialisers. The shim and the
+        // trampolines define none that run code (thread-local PODs, zero-initialised), and
+        // CUDA C kernel sources define none (a module is device code; see
+        // `KernelRuntime::load_module`), so loading runs no foreign code.
         unsafe { Library::new(&library) }.map_err(|e| DeviceError::Compile {
             device: NAME,
             log: format!("cannot load {}: {e}", library.display()),

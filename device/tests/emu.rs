@@ -779,3 +779,25 @@ fn mismatched_lengths_panic() {
     let mut y = vec![0.0; 3];
     d.axpy(1.0, &vec![1.0; 2], &mut y);
 }
+
+/// Several threads on one device: launches are serialized, results stay exact.
+#[test]
+fn threads_share_one_device() {
+    let Some(d) = emu() else { return };
+    std::thread::scope(|scope| {
+        for t in 0..4u64 {
+            scope.spawn(move || {
+                let mut rng = Rng(100 + t);
+                for _ in 0..50 {
+                    let n = 257 + rng.below(2000);
+                    let (x, y) = (rng.vector(n, 0.0), rng.vector(n, 0.0));
+                    let (mut c, mut e) = (y.clone(), y.clone());
+                    Cpu.axpy(1.5, &x, &mut c);
+                    d.axpy(1.5, &x, &mut e);
+                    assert_same_vec("axpy", "threads", &c, &e);
+                    assert_same("norm_inf", "threads", Cpu.norm_inf(&x), d.norm_inf(&x));
+                }
+            });
+        }
+    });
+}

@@ -718,6 +718,60 @@ fn compile_errors_carry_the_log() {
         }
         other => panic!("expected a compile error, got {other:?}"),
     }
+    // more parameters than a launch can pass
+    let params: Vec<String> = (0..17).map(|i| format!("double a{i}")).collect();
+    let wide = format!(
+        "extern \"C\" __global__ void wide({}) {{}}\n",
+        params.join(", ")
+    );
+    match d.load_module(&wide) {
+        Err(DeviceError::Compile { log, .. }) => assert!(log.contains("17 parameters"), "{log}"),
+        other => panic!("expected a compile error, got {other:?}"),
+    }
+}
+
+/// A kernel in the shape the CUDA C emitter of `simdnlp-ad` writes (`__device__`
+/// helpers, `__restrict__`, early `return`, pointer-to-pointer columns) loads and runs.
+#[test]
+fn emitter_shaped_kernels_run() {
+    let Some(d) = emu() else { return };
+    let src = r#"
+__device__ static inline double sq(double v) { return v * v; }
+extern "C" __global__ void k_value(long long len, const double* __restrict__ x,
+    long long nx, const double* const* reals, const long long* const* ints,
+    double* __restrict__ out) {
+  long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= len) return;
+  long long j = ints[0][k];
+  out[k] = (j < nx ? sq(x[j]) : NAN) + reals[0][k];
+}
+"#;
+    let m = d.load_module(src).unwrap();
+    let k = d.kernel(m, "k_value").unwrap();
+    let x = [1.0, 2.0, 3.0];
+    let col = [0.5, 0.25, 0.125, 1.0];
+    let idx: [i64; 4] = [2, 0, 1, 7];
+    let reals = [col.as_ptr()];
+    let ints = [idx.as_ptr()];
+    let mut out = [0.0f64; 4];
+    // SAFETY: every column has 4 entries, `x` has 3 and `ints` are checked against it.
+    unsafe {
+        d.launch(
+            k,
+            4,
+            &[
+                KernelArg::I64(4),
+                KernelArg::Ptr(x.as_ptr() as u64),
+                KernelArg::I64(3),
+                KernelArg::Ptr(reals.as_ptr() as u64),
+                KernelArg::Ptr(ints.as_ptr() as u64),
+                KernelArg::Ptr(out.as_mut_ptr() as u64),
+            ],
+        )
+    }
+    .unwrap();
+    assert_eq!(&out[..3], &[9.5, 1.25, 4.125]);
+    assert!(out[3].is_nan());
 }
 
 #[test]

@@ -24,6 +24,10 @@
 #define SIMDNLP_IPM_KERNELS
 
 // ------------------------------------------------------------------ helpers
+// NVRTC has no <math.h> macros: NaN (positive, quiet, as Rust's `f64::NAN`) and infinity
+// from their bits with CUDA's `__longlong_as_double` (the emulator's shim defines it).
+#define SN_NAN __longlong_as_double(0x7ff8000000000000LL)
+#define SN_INFINITY __longlong_as_double(0x7ff0000000000000LL)
 
 __device__ static inline long long sn_first() {
   return (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -51,7 +55,7 @@ __device__ static inline double sn_min(double a, double b) {
 
 // `max` that propagates NaN (the `Cpu` device's `nan_max`).
 __device__ static inline double sn_nan_max(double a, double b) {
-  if (a != a || b != b) return NAN;
+  if (a != a || b != b) return SN_NAN;
   return sn_max(a, b);
 }
 
@@ -221,7 +225,7 @@ extern "C" __global__ void sn_sum_ln_part(long long n, long long slots, const do
                                           double* part) {
   for (long long k = sn_first(); k < slots; k += sn_stride()) {
     double acc = -0.0;
-    for (long long i = k; i < n; i += slots) acc += x[i] > 0.0 ? log(x[i]) : NAN;
+    for (long long i = k; i < n; i += slots) acc += x[i] > 0.0 ? log(x[i]) : SN_NAN;
     part[k] = acc;
   }
 }
@@ -259,7 +263,7 @@ extern "C" __global__ void sn_compl_inf_part(long long n, long long slots, const
 extern "C" __global__ void sn_min_product_part(long long n, long long slots, const double* s,
                                                const double* z, double* part) {
   for (long long k = sn_first(); k < slots; k += sn_stride()) {
-    double m = INFINITY;
+    double m = SN_INFINITY;
     for (long long i = k; i < n; i += slots) m = sn_min(m, s[i] * z[i]);
     part[k] = m;
   }
@@ -304,7 +308,7 @@ extern "C" __global__ void sn_finish_max(long long slots, const double* part, do
 
 extern "C" __global__ void sn_finish_min(long long slots, const double* part, double* out) {
   if (sn_first() != 0) return;
-  double m = INFINITY;
+  double m = SN_INFINITY;
   for (long long k = 0; k < slots; ++k) m = sn_min(m, part[k]);
   out[0] = m;
 }

@@ -855,3 +855,92 @@ fn threads_share_one_device() {
         }
     });
 }
+
+/// The same source compiles for a GPU: NVRTC (`libnvrtc`, found through `SIMDNLP_NVRTC`
+/// or the loader's search path) turns `kernels/ipm.cu` into PTX with one entry per kernel
+/// and no atomics or shared memory. Opt-in: without libnvrtc (CI has none) the test says
+/// so and checks nothing.
+#[test]
+fn ipm_kernels_compile_with_nvrtc() {
+    use std::ffi::{CString, c_char, c_int, c_void};
+    type Create = unsafe extern "C" fn(
+        *mut *mut c_void,
+        *const c_char,
+        *const c_char,
+        c_int,
+        *const *const c_char,
+        *const *const c_char,
+    ) -> c_int;
+    type Compile = unsafe extern "C" fn(*mut c_void, c_int, *const *const c_char) -> c_int;
+    type Size = unsafe extern "C" fn(*mut c_void, *mut usize) -> c_int;
+    type Get = unsafe extern "C" fn(*mut c_void, *mut c_char) -> c_int;
+    type Destroy = unsafe extern "C" fn(*mut *mut c_void) -> c_int;
+
+    let candidates: Vec<std::ffi::OsString> = match std::env::var_os("SIMDNLP_NVRTC") {
+        Some(path) => vec![path],
+        None => ["libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"]
+            .map(Into::into)
+            .to_vec(),
+    };
+    // SAFETY: libnvrtc's initialisers only set up the library itself.
+    let Some(lib) = candidates
+        .iter()
+        .find_map(|c| unsafe { libloading::Library::new(c) }.ok())
+    else {
+        eprintln!("libnvrtc not found (set SIMDNLP_NVRTC to its path); NVRTC check skipped");
+        return;
+    };
+    // SAFETY: the NVRTC C API, with the prototypes of nvrtc.h; every buffer passed is as
+    // long as NVRTC said (log and PTX sizes include the terminating zero).
+    let (status, log, ptx) = unsafe {
+        let create = *lib.get::<Create>(b"nvrtcCreateProgram\0").unwrap();
+        let compile = *lib.get::<Compile>(b"nvrtcCompileProgram\0").unwrap();
+        let log_size = *lib.get::<Size>(b"nvrtcGetProgramLogSize\0").unwrap();
+        let get_log = *lib.get::<Get>(b"nvrtcGetProgramLog\0").unwrap();
+        let ptx_size = *lib.get::<Size>(b"nvrtcGetPTXSize\0").unwrap();
+        let get_ptx = *lib.get::<Get>(b"nvrtcGetPTX\0").unwrap();
+        let destroy = *lib.get::<Destroy>(b"nvrtcDestroyProgram\0").unwrap();
+        let source = CString::new(IPM_KERNELS).unwrap();
+        let mut prog = std::ptr::null_mut();
+        assert_eq!(
+            create(
+                &mut prog,
+                source.as_ptr(),
+                c"ipm.cu".as_ptr(),
+                0,
+                std::ptr::null(),
+                std::ptr::null()
+            ),
+            0
+        );
+        let options = [
+            c"--gpu-architecture=compute_90".as_ptr(),
+            c"--fmad=false".as_ptr(),
+        ];
+        let status = compile(prog, options.len() as c_int, options.as_ptr());
+        let text = |size: Size, get: Get| {
+            let mut n = 0usize;
+            assert_eq!(size(prog, &mut n), 0);
+            let mut buf = vec![0u8; n.max(1)];
+            assert_eq!(get(prog, buf.as_mut_ptr().cast()), 0);
+            String::from_utf8_lossy(&buf[..n.saturating_sub(1)]).into_owned()
+        };
+        let log = text(log_size, get_log);
+        let ptx = if status == 0 {
+            text(ptx_size, get_ptx)
+        } else {
+            String::new()
+        };
+        destroy(&mut prog);
+        (status, log, ptx)
+    };
+    assert_eq!(status, 0, "NVRTC rejected kernels/ipm.cu:\n{log}");
+    let kernels = IPM_KERNELS.matches("extern \"C\" __global__ void ").count();
+    assert_eq!(
+        ptx.matches(".entry ").count(),
+        kernels,
+        "one PTX entry per kernel"
+    );
+    assert!(!ptx.contains("atom."), "atomics in the PTX");
+    assert!(!ptx.contains(".shared"), "shared memory in the PTX");
+}

@@ -304,8 +304,8 @@ impl Emu {
     /// The temporary directory where module `module` is (or would be) compiled: source,
     /// shim, trampolines and library. It is removed as soon as the library is loaded (a
     /// loaded library needs no file), or after a failed compile, unless the environment
-    /// variable `SIMDNLP_EMU_KEEP` is set (for debugging; then it stays until the device
-    /// is dropped).
+    /// variable `SIMDNLP_EMU_KEEP` is set (for debugging: then it stays, also after the
+    /// device is dropped, until a later device of the same process id reuses the name).
     pub fn module_dir(&self, module: ModuleId) -> PathBuf {
         let mut name = self.dir.clone().into_os_string();
         name.push(format!("-m{}", module.0));
@@ -458,18 +458,6 @@ impl Emu {
                 )
         };
         if ok { partials[MAX_SLOTS] } else { f64::NAN }
-    }
-}
-
-impl Drop for Emu {
-    fn drop(&mut self) {
-        let modules = std::mem::take(&mut lock(&self.registry).modules);
-        let count = modules.len();
-        // unload the libraries before their files go (kept only with SIMDNLP_EMU_KEEP)
-        drop(modules);
-        for m in 0..count {
-            let _ = std::fs::remove_dir_all(self.module_dir(ModuleId(m)));
-        }
     }
 }
 

@@ -12,8 +12,9 @@
 //!   device must reproduce its results bitwise for element-wise kernels, `min`/`max`
 //!   reductions and the segmented kernels (which fix their summation order), and to about
 //!   `1e-15` relative for the plain sums (`dot`, `norm_1`, `sum`, `sum_ln`).
-//! - `Emu` (CUDA C kernels compiled by g++ and launched on the host) and `Cuda` implement
-//!   [`Device`] through a [`KernelRuntime`]; they live beside this crate's seam.
+//! - [`Emu`]: the CUDA C kernels of the GPU path ([`IPM_KERNELS`]) compiled by g++ at run
+//!   time and launched on the host through the `cuLaunchKernel` parameter ABI of
+//!   [`KernelRuntime`]; its buffers are host memory. (`Cuda` will run the same kernels.)
 //!
 //! # Errors and synchronization
 //! Allocation and host transfers return [`DeviceError`] (a failed allocation says how many
@@ -54,11 +55,13 @@
 #![deny(missing_docs)]
 
 mod cpu;
+mod emu;
 mod error;
 mod kernel;
 mod segments;
 
 pub use cpu::Cpu;
+pub use emu::{BLOCK, COMPILER_ENV, Emu, IPM_KERNELS};
 pub use error::DeviceError;
 pub use kernel::{KernelArg, KernelId, KernelRuntime, MAX_KERNEL_ARGS, ModuleId};
 pub use segments::{SegmentPlan, Segments};

@@ -13,7 +13,8 @@
 //!   [`SymmetricSolver`] on faer's sparse Cholesky machinery.
 //! - [`ordering`]: fill-reducing orderings, including a KKT-aware matched ordering that
 //!   makes `[[H, Jᵀ], [J, 0]]` factorizable by LDLᵀ without pivoting.
-//! - [`refine`]: Ipopt-style iterative refinement on top of any [`SymmetricSolver`].
+//! - [`refine`]: the iterative-refinement driver (Ipopt's stopping rule, GMRES steps) on top
+//!   of any [`SymmetricSolver`] or any [`RefineSystem`].
 //! - `cudss` (feature `cuda`): NVIDIA cuDSS factorizations on device memory, loaded at run
 //!   time (`dlopen`), version-dispatched ABI, shaped like the factorization seam.
 //!
@@ -79,7 +80,10 @@ pub use assembly::{KktBuilder, SourceId, SymAssembly};
 pub use condensed::CondensedKkt;
 pub use faer_backend::{DynamicRegularization, FaerLblt, FaerLdlt, FaerLlt, Parallelism};
 pub use ordering::FillOrdering;
-pub use refine::{RefineOptions, RefineStats, RefineWork, iterative_refinement, refine_solution};
+pub use refine::{
+    RefineOptions, RefineStats, RefineSystem, RefineWork, iterative_refinement, refine_solution,
+    refine_system,
+};
 pub use sparse::{CooPattern, CscMatrix, CscPattern};
 pub use symmetric::{FactorStatus, Inertia, SymmetricSolver};
 

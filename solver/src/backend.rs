@@ -198,7 +198,10 @@ pub trait Backend {
     fn kkt_increase_quality(&mut self) -> Result<bool, SolverError> {
         Ok(false)
     }
-    /// Back to the configured factorization (called at the start of every step).
+    /// Back to the configured factorization (called at the start of every step). Until the
+    /// next call, every [`Backend::kkt_factorize`] gets the same Σ and the same Hessian and
+    /// Jacobian values (only δ_w, δ_c and the Hessian flag vary), so a backend may recognize
+    /// a matrix it factorized before in this step by those parameters.
     fn kkt_reset_quality(&mut self) {}
     /// Solve the last factorized system for `(dw, dy)` with right-hand side `(rw, ry)`,
     /// refining iteratively on the full system. Returns `false` when the refined solution

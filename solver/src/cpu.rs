@@ -8,10 +8,11 @@ use crate::result::{CallbackCounts, SolverError};
 use simdnlp_device::{Cpu, Device};
 use simdnlp_linalg::condensed::CondensedKkt;
 use simdnlp_linalg::ordering::FillOrdering;
+use simdnlp_linalg::refine::DEFAULT_KRYLOV_DIM;
 use simdnlp_linalg::sparse::sym_lower_matvec;
 use simdnlp_linalg::{
-    FactorStatus, FaerLblt, FaerLdlt, FaerLlt, KktBuilder, Parallelism, SymAssembly,
-    SymmetricSolver,
+    FactorStatus, FaerLblt, FaerLdlt, FaerLlt, KktBuilder, Parallelism, RefineOptions,
+    RefineSystem, RefineWork, SymAssembly, SymmetricSolver, refine_system,
 };
 use simdnlp_modeling::NlpModel;
 use std::time::Instant;
@@ -53,11 +54,13 @@ pub struct CpuBackend {
     use_pivoting: bool,
     /// `pivoting` was already tried in this step.
     pivoting_tried: bool,
-    /// The KKT values `solver` last factorized and the status it gave (`None` when its
-    /// factor is not valid), so that a rejected LBLᵀ attempt on the same matrix goes back
-    /// to that LDLᵀ factor instead of computing it again.
-    solver_values: Vec<f64>,
-    solver_status: Option<FactorStatus>,
+    /// What `solver` last factorized in this step: `(δ_w, δ_c, hessian)` and the status it
+    /// gave (`None` when its factor is not of this step or not valid). Within a step Σ, the
+    /// Hessian and the Jacobian values are fixed ([`Backend::kkt_reset_quality`] starts a
+    /// step; a new Hessian or Jacobian clears it too), so equal parameters mean the same
+    /// matrix: a rejected LBLᵀ attempt on it goes back to that LDLᵀ factor instead of
+    /// computing it again.
+    solver_matrix: Option<((f64, f64, bool), FactorStatus)>,
     /// A factorization happened since the step began ([`Backend::kkt_reset_quality`]):
     /// the next one is a repeat (inertia correction or accuracy), for the counts.
     factorized_in_step: bool,
@@ -72,15 +75,15 @@ pub struct CpuBackend {
     kvals: Vec<f64>,
     diag_w: Vec<f64>,
     diag_c: Vec<f64>,
+    /// Solution and right-hand side `(w, y)` of a KKT solve.
     sol: Vec<f64>,
-    res: Vec<f64>,
-    corr: Vec<f64>,
     rhs_full: Vec<f64>,
+    /// Right-hand side of a condensed solve while it is reduced and expanded.
+    scratch: Vec<f64>,
     /// Last factorization parameters (for residuals of the condensed system).
     delta: (f64, f64),
-    min_ref: usize,
-    max_ref: usize,
-    res_tol: f64,
+    refine_opts: RefineOptions,
+    refine_work: RefineWork,
     counts: CallbackCounts,
     times: [f64; 3],
 }
@@ -116,17 +119,16 @@ impl CpuBackend {
         r
     }
 
-    /// `res = rhs_full − K sol` for the full (uncondensed) KKT matrix of the last
-    /// factorization.
-    fn full_residual(&self, res: &mut [f64]) -> Result<(), SolverError> {
+    /// `out = K x` for the full (uncondensed) KKT matrix of the last factorization.
+    fn kkt_product(&self, x: &[f64], out: &mut [f64]) -> Result<(), SolverError> {
         let (n, nw) = (self.n, self.nw);
         match &self.kkt {
             Kkt::Augmented { asm, .. } => {
-                sym_lower_matvec(asm.col_ptr(), asm.row_idx(), &self.kvals, &self.sol, res)?;
+                sym_lower_matvec(asm.col_ptr(), asm.row_idx(), &self.kvals, x, out)?;
             }
             Kkt::Condensed { .. } => {
-                let (vw, vy) = self.sol.split_at(nw);
-                let (ow, oy) = res.split_at_mut(nw);
+                let (vw, vy) = x.split_at(nw);
+                let (ow, oy) = out.split_at_mut(nw);
                 ow.iter_mut().for_each(|a| *a = 0.0);
                 oy.iter_mut().for_each(|a| *a = 0.0);
                 if self.hess_used {
@@ -155,26 +157,25 @@ impl CpuBackend {
                 }
             }
         }
-        for (r, b) in res.iter_mut().zip(&self.rhs_full) {
-            *r = b - *r;
-        }
         Ok(())
     }
 
-    /// Solve with the factorization only (no refinement): `rhs_full` → `corr`.
-    fn raw_solve(&mut self) -> Result<(), SolverError> {
+    /// Solve with the factorization only (no refinement): `v ← K⁻¹ v` (for the condensed
+    /// form: reduce, solve, expand; `scratch` holds the right-hand side meanwhile).
+    fn raw_solve(&mut self, v: &mut [f64]) -> Result<(), SolverError> {
         let (n, nw) = (self.n, self.nw);
+        self.counts.solves += 1;
         match &self.kkt {
             Kkt::Augmented { .. } => {
-                self.corr.copy_from_slice(&self.rhs_full);
                 active(&mut self.solver, &mut self.pivoting, self.use_pivoting)
-                    .solve_in_place(&mut self.corr)?;
+                    .solve_in_place(v)?;
             }
             Kkt::Condensed { .. } => {
                 // b = (b_x, b_s, b_y); every row j has slack k with row slack_rows[k] = j
                 // (condensed layouts put every row in order). D = Σ_s + δw.
-                let (bw, by) = self.rhs_full.split_at(nw);
-                let (cx, rest) = self.corr.split_at_mut(n);
+                self.scratch.copy_from_slice(v);
+                let (bw, by) = self.scratch.split_at(nw);
+                let (cx, rest) = v.split_at_mut(n);
                 let (cs, cy) = rest.split_at_mut(nw - n);
                 // t_j = D_j b_y_j + b_s_j  (stored in cy temporarily)
                 for (k, &j) in self.slack_rows.iter().enumerate() {
@@ -200,6 +201,18 @@ impl CpuBackend {
             }
         }
         Ok(())
+    }
+}
+
+/// The KKT system of the last factorization, for the refinement driver: solves with the
+/// factors (counted in `solves`), products with the full matrix.
+impl RefineSystem for CpuBackend {
+    type Error = SolverError;
+    fn solve_in_place(&mut self, v: &mut [f64]) -> Result<(), SolverError> {
+        self.raw_solve(v)
+    }
+    fn matvec(&mut self, x: &[f64], out: &mut [f64]) -> Result<(), SolverError> {
+        self.kkt_product(x, out)
     }
 }
 
@@ -257,18 +270,18 @@ fn active<'a>(
     }
 }
 
-/// Factorizes `values` with `solver` and remembers them and the status (the status is
-/// forgotten when the factorization fails with an error).
+/// Factorizes `values` (the matrix of parameters `params = (δ_w, δ_c, hessian)`) with
+/// `solver` and remembers the parameters and the status (forgotten when the factorization
+/// fails with an error).
 fn factorize_remembered(
     solver: &mut Box<dyn SymmetricSolver>,
     values: &[f64],
-    remembered: &mut [f64],
-    status: &mut Option<FactorStatus>,
+    params: (f64, f64, bool),
+    remembered: &mut Option<((f64, f64, bool), FactorStatus)>,
 ) -> Result<FactorStatus, SolverError> {
-    *status = None;
+    *remembered = None;
     let st = solver.factorize(values)?;
-    remembered.copy_from_slice(values);
-    *status = Some(st);
+    *remembered = Some((params, st));
     Ok(st)
 }
 
@@ -289,14 +302,6 @@ fn classify(
             Some(_) => KktStatus::WrongInertia,
             None => KktStatus::Correct,
         },
-    }
-}
-
-fn nan_max(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.max(b)
     }
 }
 
@@ -367,8 +372,7 @@ impl Backend for CpuBackend {
             pivoting: None,
             use_pivoting: false,
             pivoting_tried: false,
-            solver_values: if condensed { Vec::new() } else { vec![0.0; nk] },
-            solver_status: None,
+            solver_matrix: None,
             factorized_in_step: false,
             solved_since_factorization: false,
             pivoting_requested: false,
@@ -378,13 +382,23 @@ impl Backend for CpuBackend {
             diag_w: vec![0.0; nw],
             diag_c: vec![0.0; m],
             sol: vec![0.0; nw + m],
-            res: vec![0.0; nw + m],
-            corr: vec![0.0; nw + m],
             rhs_full: vec![0.0; nw + m],
+            scratch: if condensed {
+                vec![0.0; nw + m]
+            } else {
+                Vec::new()
+            },
             delta: (0.0, 0.0),
-            min_ref: opts.min_refinement_steps,
-            max_ref: opts.max_refinement_steps,
-            res_tol: opts.residual_ratio_max,
+            refine_opts: RefineOptions {
+                residual_ratio_max: opts.residual_ratio_max,
+                min_steps: opts.min_refinement_steps,
+                max_steps: opts.max_refinement_steps,
+                ..RefineOptions::default()
+            },
+            refine_work: RefineWork::with_krylov_dim(
+                nw + m,
+                opts.max_refinement_steps.min(DEFAULT_KRYLOV_DIM),
+            ),
             counts: CallbackCounts::default(),
             times: [0.0; 3],
         })
@@ -553,6 +567,7 @@ impl Backend for CpuBackend {
         let n = self.n;
         self.timed(0, |s| {
             s.counts.jac += 1;
+            s.solver_matrix = None;
             model.jac_coord(&w[..n], &mut s.jvals);
             s.jvals.iter().all(|v| v.is_finite())
         })
@@ -561,6 +576,7 @@ impl Backend for CpuBackend {
         let n = self.n;
         self.timed(0, |s| {
             s.counts.hess += 1;
+            s.solver_matrix = None;
             model.hess_coord(&w[..n], y, sigma, &mut s.hvals);
             s.hvals.iter().all(|v| v.is_finite())
         })
@@ -635,17 +651,17 @@ impl Backend for CpuBackend {
                         // where it confirms the inertia, else LDLᵀ for the rest of this step.
                         tracing::trace!(?st, "LBLT fallback rejected, back to LDLT");
                         s.use_pivoting = false;
-                        match s.solver_status {
+                        match s.solver_matrix {
                             // LDLᵀ already holds the factor of this very matrix.
-                            Some(prev) if s.solver_values == s.kvals => prev,
+                            Some((params, prev)) if params == (delta_w, delta_c, hessian) => prev,
                             _ => {
                                 s.counts.factorizations += 1;
                                 s.counts.factorizations_pivoting += 1;
                                 factorize_remembered(
                                     &mut s.solver,
                                     &s.kvals,
-                                    &mut s.solver_values,
-                                    &mut s.solver_status,
+                                    (delta_w, delta_c, hessian),
+                                    &mut s.solver_matrix,
                                 )?
                             }
                         }
@@ -653,8 +669,8 @@ impl Backend for CpuBackend {
                         factorize_remembered(
                             &mut s.solver,
                             &s.kvals,
-                            &mut s.solver_values,
-                            &mut s.solver_status,
+                            (delta_w, delta_c, hessian),
+                            &mut s.solver_matrix,
                         )?
                     }
                 }
@@ -718,6 +734,7 @@ impl Backend for CpuBackend {
     }
 
     fn kkt_reset_quality(&mut self) {
+        self.solver_matrix = None;
         self.use_pivoting = false;
         self.pivoting_tried = false;
         self.factorized_in_step = false;
@@ -739,44 +756,29 @@ impl Backend for CpuBackend {
             s.solved_since_factorization = true;
             s.rhs_full[..nw].copy_from_slice(rw);
             s.rhs_full[nw..].copy_from_slice(ry);
-            s.counts.solves += 1;
-            s.raw_solve()?;
-            s.sol.copy_from_slice(&s.corr);
-            let bnorm = s.rhs_full.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-            // iterative refinement on the full system
-            let mut steps = 0;
-            let mut prev_ratio = f64::INFINITY;
-            let accurate = loop {
-                let mut res = std::mem::take(&mut s.res);
-                s.full_residual(&mut res)?;
-                let rnorm = res.iter().fold(0.0f64, |m, v| nan_max(m, v.abs()));
-                let xnorm = s.sol.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-                let ratio = rnorm / (xnorm.min(1e6) + bnorm).max(1e-300);
-                // Ipopt's rule: stop once converged, out of steps, or no longer improving
-                // (residual_improvement_factor 1 − 1e-9).
-                let stalled = steps >= s.min_ref && ratio > (1.0 - 1e-9) * prev_ratio;
-                let stop = (steps >= s.min_ref && ratio <= s.res_tol)
-                    || steps >= s.max_ref
-                    || stalled
-                    || !ratio.is_finite();
-                prev_ratio = prev_ratio.min(ratio);
-                if stop {
-                    s.res = res;
-                    tracing::trace!(refinement_steps = steps, ratio, "KKT solve");
-                    break ratio <= 1e-5;
-                }
-                // solve K c = res, sol += c
-                std::mem::swap(&mut s.rhs_full, &mut res);
-                s.counts.solves += 1;
-                s.counts.solves_refinement += 1;
-                s.raw_solve()?;
-                std::mem::swap(&mut s.rhs_full, &mut res);
-                s.res = res;
-                for (x, c) in s.sol.iter_mut().zip(&s.corr) {
-                    *x += c;
-                }
-                steps += 1;
-            };
+            // Initial solve, then refinement on the full system (the one driver of
+            // simdnlp_linalg::refine; its buffers are taken out of `s` meanwhile).
+            let mut sol = std::mem::take(&mut s.sol);
+            let rhs = std::mem::take(&mut s.rhs_full);
+            let mut work = std::mem::take(&mut s.refine_work);
+            sol.copy_from_slice(&rhs);
+            let opts = s.refine_opts;
+            let outcome = s
+                .raw_solve(&mut sol)
+                .and_then(|()| refine_system(s, &rhs, &mut sol, &mut work, &opts));
+            s.sol = sol;
+            s.rhs_full = rhs;
+            s.refine_work = work;
+            let stats = outcome?;
+            s.counts.solves_refinement += stats.steps;
+            tracing::trace!(
+                refinement_steps = stats.steps,
+                initial_ratio = stats.initial_ratio,
+                ratio = stats.final_ratio,
+                "KKT solve"
+            );
+            // Accurate: Ipopt's residual_ratio_singular (1e-5).
+            let accurate = !stats.suspect_singular;
             dw.copy_from_slice(&s.sol[..nw]);
             dy.copy_from_slice(&s.sol[nw..]);
             Ok(accurate)

@@ -615,14 +615,11 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
         hess_pats,
         hess_double,
         par: b.threads,
+        primary: Mutex::new(None),
         pool: Mutex::new(Vec::with_capacity(8)),
     };
     let s = model.try_new_scratch()?;
-    model
-        .pool
-        .get_mut()
-        .unwrap_or_else(|e| e.into_inner())
-        .push(s);
+    *model.primary.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(s);
     check_constant_rows(&model)?;
     Ok(model)
 }

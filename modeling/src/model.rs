@@ -13,10 +13,12 @@
 //!
 //! `NlpModel` callbacks take `&self` and must not allocate. Scratch memory (AD
 //! workspaces, a value/gradient buffer, a weight buffer, and Jacobian/Hessian value
-//! buffers for the products) lives in a pool behind a `Mutex`: a callback pops one scratch
-//! set, uses it without holding the lock, and pushes it back. The model is built with one
-//! set, so sequential use never allocates; a callback that finds every set in use by other
-//! threads creates one more (once — it then stays in the pool). With
+//! buffers for the products) is one primary set behind a `Mutex` that a callback takes with
+//! `try_lock` (one uncontended lock per callback), and a pool of further sets for callbacks
+//! that run at the same time on other threads: such a callback pops one set, uses it
+//! without holding the pool's lock, and pushes it back. The model is built with the
+//! primary set, so sequential use never allocates; a callback that finds every set in use
+//! creates one more (once — it then stays in the pool). With
 //! [`Parallelism::Rayon`] each pattern's data points are split across rayon's pool by the
 //! AD evaluators; scatter-adds (gradient, augmentation rows, products) stay sequential.
 
@@ -140,6 +142,9 @@ pub struct Model<T: Scalar = f64> {
     pub(crate) hess_pats: Vec<usize>,
     pub(crate) hess_double: Vec<usize>,
     pub(crate) par: Parallelism,
+    /// the scratch set of sequential callbacks (see the module docs)
+    pub(crate) primary: Mutex<Option<Scratch<T>>>,
+    /// further scratch sets for callbacks running at the same time
     pub(crate) pool: Mutex<Vec<Scratch<T>>>,
 }
 
@@ -202,10 +207,11 @@ impl<T: Scalar> Clone for Model<T> {
             hess_pats: self.hess_pats.clone(),
             hess_double: self.hess_double.clone(),
             par: self.par,
+            primary: Mutex::new(None),
             pool: Mutex::new(Vec::with_capacity(8)),
         };
         let s = m.new_scratch();
-        m.pool.get_mut().unwrap_or_else(|e| e.into_inner()).push(s);
+        *m.primary.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(s);
         m
     }
 }
@@ -251,6 +257,18 @@ impl<T: Scalar> Model<T> {
     }
 
     fn with_scratch<R>(&self, f: impl FnOnce(&mut Scratch<T>) -> R) -> R {
+        // the primary set when no other callback holds it (a panic in an earlier callback
+        // leaves the set usable: every callback overwrites what it reads)
+        let primary = match self.primary.try_lock() {
+            Ok(guard) => Some(guard),
+            Err(std::sync::TryLockError::Poisoned(e)) => Some(e.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        };
+        if let Some(mut guard) = primary {
+            if let Some(s) = guard.as_mut() {
+                return f(s);
+            }
+        }
         let popped = lock(&self.pool).pop();
         let mut s = popped.unwrap_or_else(|| self.new_scratch());
         let r = f(&mut s);

@@ -734,6 +734,14 @@ impl KernelRuntime for Emu {
         if v.is_empty() { 0 } else { v.as_ptr() as u64 }
     }
 
+    fn vector_ptr_mut(&self, v: &mut Vec<f64>) -> u64 {
+        if v.is_empty() {
+            0
+        } else {
+            v.as_mut_ptr() as u64
+        }
+    }
+
     fn index_ptr(&self, idx: &Vec<i32>) -> u64 {
         if idx.is_empty() {
             0

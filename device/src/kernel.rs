@@ -81,6 +81,13 @@ pub trait KernelRuntime: Device {
     fn words_len(&self, words: &Self::Words) -> usize;
     /// Device address of a word buffer's first entry (`0` for an empty buffer).
     fn words_ptr(&self, words: &Self::Words) -> u64;
+    /// Device address of a vector's first entry, for a kernel that **writes** the vector
+    /// (`0` for an empty vector). Same address as [`KernelRuntime::vector_ptr`]; taking
+    /// the vector mutably lets a host-memory device derive a pointer that may be written
+    /// through.
+    fn vector_ptr_mut(&self, v: &mut Self::Vector) -> u64 {
+        self.vector_ptr(v)
+    }
     /// Device address of a vector's first entry (`0` for an empty vector).
     fn vector_ptr(&self, v: &Self::Vector) -> u64;
     /// Device address of an index list's first entry (`0` for an empty list).

@@ -65,6 +65,23 @@ struct DevicePattern<D: KernelRuntime> {
 /// A [`Model<f64>`] evaluated on a device with its emitted kernels (see the module
 /// documentation). Borrows the device; holds its own copies of the model's data, so the
 /// model may change afterwards (re-upload `θ` with [`DeviceModel::refresh_theta`]).
+///
+/// ```no_run
+/// use simdnlp_device::{Device, Emu};
+/// use simdnlp_modeling::{DeviceModel, ModelBuilder};
+///
+/// let mut m = ModelBuilder::new();
+/// let x = m.var(3).start(1.0);
+/// m.minimize(0..2, |i| 100.0 * (x.at(i + 1) - x.at(i).powi(2)).powi(2));
+/// let model = m.build()?;
+/// let emu = Emu::new()?; // needs g++
+/// let mut on_device = DeviceModel::new(&model, &emu)?;
+/// let xd = emu.vector_from_host(&[1.0, 1.0, 1.0])?;
+/// let mut g = emu.zeros(3)?;
+/// assert_eq!(on_device.obj(&xd)?, 0.0);
+/// on_device.grad(&xd, &mut g)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct DeviceModel<'d, D: KernelRuntime> {
     device: &'d D,
     nvar: usize,
@@ -341,9 +358,9 @@ impl<D: KernelRuntime> DeviceModel<'_, D> {
         unsafe { d.launch(kernel, p.len, &args) }.map_err(device_err)
     }
 
-    /// Address of entry `offset` of `v`.
-    fn at(&self, v: &D::Vector, offset: usize) -> u64 {
-        self.device.vector_ptr(v) + offset as u64 * F64_BYTES
+    /// Address of entry `offset` of `v`, for a kernel that writes it.
+    fn at(device: &D, v: &mut D::Vector, offset: usize) -> u64 {
+        device.vector_ptr_mut(v) + offset as u64 * F64_BYTES
     }
 
     fn check_x(&self, x: &D::Vector) -> Result<(), ModelError> {
@@ -357,7 +374,7 @@ impl<D: KernelRuntime> DeviceModel<'_, D> {
     pub fn obj(&mut self, x: &D::Vector) -> Result<f64, ModelError> {
         self.check_x(x)?;
         for (j, &p) in self.obj_pats.iter().enumerate() {
-            let out = self.at(&self.obj_values, self.obj_value_off[j]);
+            let out = Self::at(self.device, &mut self.obj_values, self.obj_value_off[j]);
             // SAFETY: `obj_values` holds `len` values of this pattern from its offset.
             unsafe { self.launch(p, self.pats[p].value, x, 0, out) }?;
         }
@@ -382,7 +399,7 @@ impl<D: KernelRuntime> DeviceModel<'_, D> {
         self.check_x(x)?;
         check_len("gradient", self.nvar, self.device.len(g))?;
         for (j, &p) in self.obj_pats.iter().enumerate() {
-            let out = self.at(&self.grad_values, self.grad_off[j]);
+            let out = Self::at(self.device, &mut self.grad_values, self.grad_off[j]);
             // SAFETY: `grad_values` holds `len · nslots` entries of this pattern from its
             // offset.
             unsafe { self.launch(p, self.pats[p].gradient, x, 0, out) }?;
@@ -400,7 +417,7 @@ impl<D: KernelRuntime> DeviceModel<'_, D> {
         self.check_x(x)?;
         check_len("constraints", self.ncon, self.device.len(c))?;
         for &(p, off) in &self.con_value_pats {
-            let out = self.at(&self.con_values, off);
+            let out = Self::at(self.device, &mut self.con_values, off);
             // SAFETY: `con_values` holds `len` values of this pattern from its offset.
             unsafe { self.launch(p, self.pats[p].value, x, 0, out) }?;
         }
@@ -418,7 +435,7 @@ impl<D: KernelRuntime> DeviceModel<'_, D> {
         self.check_x(x)?;
         check_len("Jacobian values", self.nnzj, self.device.len(vals))?;
         for &p in &self.con_pats {
-            let out = self.at(vals, self.jac_off[p]);
+            let out = Self::at(self.device, vals, self.jac_off[p]);
             // SAFETY: the pattern owns `len · nslots` entries of `vals` from `jac_off`.
             unsafe { self.launch(p, self.pats[p].gradient, x, 0, out) }?;
         }
@@ -457,7 +474,7 @@ impl<D: KernelRuntime> DeviceModel<'_, D> {
                     d.vector_ptr(weights)
                 }
             };
-            let out = self.at(vals, self.hess_off[p]);
+            let out = Self::at(d, vals, self.hess_off[p]);
             // SAFETY: the pattern owns `len · nhess` entries of `vals` from `hess_off`;
             // its weights are `len` entries (its own vector, or `y[row0..row0 + len]`).
             unsafe { self.launch(p, self.pats[p].hessian, x, weights, out) }?;

@@ -985,4 +985,7 @@ extern "C" __global__ void gather_columns(long long n, const double* const* cols
     let mut host = [0.0; 3];
     d.to_host(&out, &mut host).unwrap();
     assert_eq!(host, [1.0 - 10.0, 2.0, 3.0 + 150.0]);
+    assert_eq!(d.vector_ptr_mut(&mut out), d.vector_ptr(&out));
+    let mut none = d.zeros(0).unwrap();
+    assert_eq!(d.vector_ptr_mut(&mut none), 0);
 }

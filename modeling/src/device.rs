@@ -411,6 +411,9 @@ impl<D: KernelRuntime> DeviceModel<'_, D> {
 
     /// The constraint values `c(x)` into `c` (`ncon` entries).
     ///
+    /// Every entry is written: a row no pattern contributes to is `0` (the CPU callback
+    /// leaves such a row as it was).
+    ///
     /// # Errors
     /// [`ModelError::Device`]: vectors of the wrong length, or a launch failure.
     pub fn cons(&mut self, x: &D::Vector, c: &mut D::Vector) -> Result<(), ModelError> {

@@ -11,7 +11,7 @@
 //! reports the kind (pointer, integer, floating point) and size of each parameter, which a
 //! launch checks against its [`KernelArg`] list.
 //!
-//! Buffers are host memory (`Vec<f64>` and `Vec<i32>`), so [`HostBuffers`] works in place.
+//! Buffers are host memory (`Vec<f64>`, `Vec<i32>` and `Vec<u64>` words), so [`HostBuffers`] works in place.
 //! Kernels run synchronously on the calling thread, one launch at a time per device (as the
 //! kernels of one CUDA stream); a launch the device refuses inside a
 //! [`Device`] method is recorded and reported by [`Device::synchronize`].
@@ -563,6 +563,32 @@ fn arg_code(arg: &KernelArg) -> i64 {
 }
 
 impl KernelRuntime for Emu {
+    type Words = Vec<u64>;
+
+    fn words_from_host(&self, words: &[u64]) -> Result<Vec<u64>, DeviceError> {
+        let mut out = Vec::new();
+        out.try_reserve_exact(words.len())
+            .map_err(|_| DeviceError::OutOfMemory {
+                device: NAME,
+                bytes: words.len().saturating_mul(8),
+                what: "word buffer",
+            })?;
+        out.extend_from_slice(words);
+        Ok(out)
+    }
+
+    fn words_len(&self, words: &Vec<u64>) -> usize {
+        words.len()
+    }
+
+    fn words_ptr(&self, words: &Vec<u64>) -> u64 {
+        if words.is_empty() {
+            0
+        } else {
+            words.as_ptr() as u64
+        }
+    }
+
     fn load_module(&self, source: &str) -> Result<ModuleId, DeviceError> {
         let hash = source_hash(source);
         let mut registry = lock(&self.registry);
@@ -706,6 +732,14 @@ impl KernelRuntime for Emu {
 
     fn vector_ptr(&self, v: &Vec<f64>) -> u64 {
         if v.is_empty() { 0 } else { v.as_ptr() as u64 }
+    }
+
+    fn vector_ptr_mut(&self, v: &mut Vec<f64>) -> u64 {
+        if v.is_empty() {
+            0
+        } else {
+            v.as_mut_ptr() as u64
+        }
     }
 
     fn index_ptr(&self, idx: &Vec<i32>) -> u64 {

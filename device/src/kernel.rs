@@ -36,6 +36,13 @@ pub enum KernelArg {
 
 /// Compile sources into modules, look kernels up and launch them.
 pub trait KernelRuntime: Device {
+    /// A buffer of 64-bit words in device memory, for kernel parameters that are neither
+    /// `f64` vectors nor index lists: tables of device addresses (a `T* const*` parameter
+    /// such as the data columns of an emitted pattern kernel, filled with
+    /// [`KernelRuntime::vector_ptr`] values) and `long long` data (stored as the two's
+    /// complement bits, `i as u64`).
+    type Words;
+
     /// Compile `source` (CUDA C) into a module, or return the module already compiled from
     /// the same source (cached by a hash of the source text).
     ///
@@ -65,6 +72,22 @@ pub trait KernelRuntime: Device {
         threads: usize,
         args: &[KernelArg],
     ) -> Result<(), DeviceError>;
+    /// A word buffer holding a copy of host data (setup only).
+    ///
+    /// # Errors
+    /// [`DeviceError::OutOfMemory`] or a transfer failure.
+    fn words_from_host(&self, words: &[u64]) -> Result<Self::Words, DeviceError>;
+    /// Number of words of a word buffer.
+    fn words_len(&self, words: &Self::Words) -> usize;
+    /// Device address of a word buffer's first entry (`0` for an empty buffer).
+    fn words_ptr(&self, words: &Self::Words) -> u64;
+    /// Device address of a vector's first entry, for a kernel that **writes** the vector
+    /// (`0` for an empty vector). Same address as [`KernelRuntime::vector_ptr`]; taking
+    /// the vector mutably lets a host-memory device derive a pointer that may be written
+    /// through.
+    fn vector_ptr_mut(&self, v: &mut Self::Vector) -> u64 {
+        self.vector_ptr(v)
+    }
     /// Device address of a vector's first entry (`0` for an empty vector).
     fn vector_ptr(&self, v: &Self::Vector) -> u64;
     /// Device address of an index list's first entry (`0` for an empty list).

@@ -944,3 +944,48 @@ fn ipm_kernels_compile_with_nvrtc() {
     assert!(!ptx.contains("atom."), "atomics in the PTX");
     assert!(!ptx.contains(".shared"), "shared memory in the PTX");
 }
+
+#[test]
+fn word_buffers_carry_column_tables_and_long_long_data() {
+    let Some(d) = emu() else { return };
+    let src = r#"
+extern "C" __global__ void gather_columns(long long n, const double* const* cols,
+    const long long* const* ints, double* out) {
+  long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) out[k] = cols[0][k] + cols[1][k] * (double)ints[0][k];
+}
+"#;
+    let m = d.load_module(src).unwrap();
+    let k = d.kernel(m, "gather_columns").unwrap();
+    let a = d.vector_from_host(&[1.0, 2.0, 3.0]).unwrap();
+    let b = d.vector_from_host(&[10.0, 20.0, 30.0]).unwrap();
+    let table = d
+        .words_from_host(&[d.vector_ptr(&a), d.vector_ptr(&b)])
+        .unwrap();
+    let ints = d.words_from_host(&[(-1i64) as u64, 0, 5]).unwrap();
+    let int_table = d.words_from_host(&[d.words_ptr(&ints)]).unwrap();
+    assert_eq!(d.words_len(&table), 2);
+    let empty = d.words_from_host(&[]).unwrap();
+    assert_eq!((d.words_len(&empty), d.words_ptr(&empty)), (0, 0));
+    let mut out = d.zeros(3).unwrap();
+    // SAFETY: both tables point at live buffers of 3 entries; `out` has 3 entries.
+    unsafe {
+        d.launch(
+            k,
+            3,
+            &[
+                KernelArg::I64(3),
+                KernelArg::Ptr(d.words_ptr(&table)),
+                KernelArg::Ptr(d.words_ptr(&int_table)),
+                KernelArg::Ptr(out.as_mut_ptr() as u64),
+            ],
+        )
+    }
+    .unwrap();
+    let mut host = [0.0; 3];
+    d.to_host(&out, &mut host).unwrap();
+    assert_eq!(host, [1.0 - 10.0, 2.0, 3.0 + 150.0]);
+    assert_eq!(d.vector_ptr_mut(&mut out), d.vector_ptr(&out));
+    let mut none = d.zeros(0).unwrap();
+    assert_eq!(d.vector_ptr_mut(&mut none), 0);
+}

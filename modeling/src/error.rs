@@ -152,6 +152,16 @@ pub enum ModelError {
         /// The element count it would have had (saturated at `u64::MAX`).
         elements: u64,
     },
+    /// A user function called by a pattern has no CUDA body, so the model's kernels cannot
+    /// be emitted for a device (register one with `UnaryFn::with_cuda`).
+    #[error("user function `{function}` has no CUDA body (register one with `with_cuda`)")]
+    MissingCudaBody {
+        /// The emitted name of the function (`user_<name>_<derivative order>`).
+        function: String,
+    },
+    /// A device operation of [`crate::device::DeviceModel`] failed.
+    #[error("{0}")]
+    Device(Box<simdnlp_device::DeviceError>),
     /// A model-sized buffer could not be allocated.
     #[error("cannot allocate {bytes} bytes for {what}")]
     OutOfMemory {

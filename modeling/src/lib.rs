@@ -38,6 +38,7 @@ mod block;
 pub mod builder;
 mod compile;
 pub mod data;
+pub mod device;
 mod display;
 pub mod error;
 pub mod index;
@@ -52,6 +53,7 @@ pub use builder::{BlockKind, Con, ExprBlock, ModelBuilder, Param, PatternHandle,
 pub use data::{
     ColumnAlloc, ColumnWriter, Columns, DataRow, DataSource, Field, Nested, field_name, nested,
 };
+pub use device::DeviceModel;
 pub use error::{ModelError, NonFiniteDatum, OutOfRange};
 pub use index::{Dat, Idx, IndexArg, IntoIdx, IntoIndex};
 pub use model::{Evaluator, Model, Parallelism, Threads, default_evaluator, set_default_evaluator};

@@ -60,12 +60,20 @@ fn callbacks_do_not_allocate_and_evaluators_agree() {
         let y: Vec<f64> = (0..nc).map(|i| 0.5 - 0.001 * i as f64).collect();
         let mut f = 0.0;
         callbacks(&m, &x, &y, &mut f, &mut out);
-        let before = dhat::HeapStats::get().total_blocks;
+        // dhat counts every thread's allocations: a rayon worker that joins a callback for
+        // the first time may set up its own thread state inside a window (seen under load).
+        // A real per-call allocation shows in every window, so the fewest over three
+        // windows must be zero.
+        let mut fewest = u64::MAX;
         for _ in 0..3 {
-            callbacks(&m, &x, &y, &mut f, &mut out);
+            let before = dhat::HeapStats::get().total_blocks;
+            for _ in 0..3 {
+                callbacks(&m, &x, &y, &mut f, &mut out);
+            }
+            let after = dhat::HeapStats::get().total_blocks;
+            fewest = fewest.min(after - before);
         }
-        let after = dhat::HeapStats::get().total_blocks;
-        assert_eq!(after, before, "{evaluator}: callbacks allocated");
+        assert_eq!(fewest, 0, "{evaluator}: callbacks allocated");
         out[0].push(f);
         results.push(out);
     }

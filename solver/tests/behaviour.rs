@@ -11,19 +11,7 @@ fn quiet() -> Options {
 #[test]
 fn infeasible_problem_is_detected() {
     // x1² + x2² ≤ 1 and x1 + x2 ≥ 3 cannot hold together (max of x1 + x2 on the disk is √2).
-    let m = AdModel::new(
-        "infeasible",
-        [0.0, 0.0],
-        [-INF; 2],
-        [INF; 2],
-        vec![-INF, 3.0],
-        vec![1.0, INF],
-        |x| x[0].sq() + x[1],
-        |x, c| {
-            c.push(x[0].sq() + x[1].sq());
-            c.push(x[0] + x[1]);
-        },
-    );
+    let m = infeasible_disk();
     let r = solve(&m, &quiet()).unwrap();
     println!("infeasible: {:?} iters {}", r.status, r.iterations);
     assert_eq!(r.status, Status::InfeasibleProblemDetected);

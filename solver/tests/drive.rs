@@ -181,19 +181,7 @@ fn history_has_one_record_per_iterate() {
 #[test]
 fn stop_during_restoration_returns_the_iterate_that_entered_it() {
     // x1² + x2² ≤ 1 and x1 + x2 ≥ 3: infeasible, the restoration phase runs
-    let model = AdModel::new(
-        "infeasible",
-        [0.0, 0.0],
-        [-INF; 2],
-        [INF; 2],
-        vec![-INF, 3.0],
-        vec![1.0, INF],
-        |x| x[0].sq() + x[1],
-        |x, c| {
-            c.push(x[0].sq() + x[1].sq());
-            c.push(x[0] + x[1]);
-        },
-    );
+    let model = infeasible_disk();
     let options = Options {
         keep_history: true,
         ..quiet()
@@ -270,19 +258,7 @@ impl std::io::Write for Captured {
 #[test]
 fn the_log_has_the_size_header_and_the_violation_report() {
     // x1² + x2² ≤ 1 and x1 + x2 ≥ 3: infeasible
-    let model = AdModel::new(
-        "infeasible",
-        [0.0, 0.0],
-        [-INF; 2],
-        [INF; 2],
-        vec![-INF, 3.0],
-        vec![1.0, INF],
-        |x| x[0].sq() + x[1],
-        |x, c| {
-            c.push(x[0].sq() + x[1].sq());
-            c.push(x[0] + x[1]);
-        },
-    );
+    let model = infeasible_disk();
     let captured = Captured::default();
     let writer = captured.clone();
     let subscriber = tracing_subscriber::fmt()

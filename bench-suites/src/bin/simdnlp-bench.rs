@@ -22,12 +22,7 @@ fn main() -> ExitCode {
         Command::Callbacks(a) => {
             // `RUST_LOG=info` shows the JIT compile time per instance on stderr
             if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_default_env() {
-                let _ = tracing_subscriber::fmt()
-                    .with_env_filter(filter)
-                    .with_writer(std::io::stderr)
-                    .with_target(false)
-                    .without_time()
-                    .try_init();
+                log_to_stderr(filter);
             }
             let reg = Registry::with_defaults(a.sel.pglib_dir.clone());
             run_callbacks_until(a, &reg, &mut stdout, &interrupt).map(|_| ())
@@ -37,14 +32,10 @@ fn main() -> ExitCode {
                 // the solver logs through `tracing`; show it on stderr (`RUST_LOG` overrides
                 // the level implied by -v / -vv)
                 let level = if a.verbose > 1 { "debug" } else { "info" };
-                let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-                    .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level));
-                let _ = tracing_subscriber::fmt()
-                    .with_env_filter(filter)
-                    .with_writer(std::io::stderr)
-                    .with_target(false)
-                    .without_time()
-                    .try_init();
+                log_to_stderr(
+                    tracing_subscriber::EnvFilter::try_from_default_env()
+                        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(level)),
+                );
             }
             let reg = Registry::with_defaults(a.sel.pglib_dir.clone());
             let solver = default_solver();
@@ -70,4 +61,14 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Shows `tracing` events that pass `filter` on stderr, without targets or timestamps.
+fn log_to_stderr(filter: tracing_subscriber::EnvFilter) {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .without_time()
+        .try_init();
 }

@@ -612,6 +612,24 @@ pub fn hs118() -> Case<15> {
     }
 }
 
+/// x1² + x2² ≤ 1 and x1 + x2 ≥ 3 with objective x1² + x2: infeasible (the largest x1 + x2
+/// on the disk is √2), so a solve enters the restoration phase and fails in it.
+pub fn infeasible_disk() -> AdModel<2> {
+    AdModel::new(
+        "infeasible",
+        [0.0, 0.0],
+        [-INF; 2],
+        [INF; 2],
+        vec![-INF, 3.0],
+        vec![1.0, INF],
+        |x| x[0].sq() + x[1],
+        |x, c| {
+            c.push(x[0].sq() + x[1].sq());
+            c.push(x[0] + x[1]);
+        },
+    )
+}
+
 pub fn rosenbrock() -> Case<2> {
     let model = AdModel::new(
         "rosenbrock",

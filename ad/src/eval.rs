@@ -494,32 +494,23 @@ pub(crate) fn run<T: Scalar>(
         // contiguity of the index column last checked in this batch
         let mut contig_cache: Option<(u32, i64, Option<usize>)> = None;
         for (ii, ins) in p.ins.iter().enumerate() {
-            let dst = match ins {
-                Ins::X { dst, .. }
-                | Ins::P { dst, .. }
-                | Ins::D { dst, .. }
-                | Ins::I { dst, .. }
-                | Ins::Fill { dst, .. }
-                | Ins::Un { dst, .. }
-                | Ins::Bin { dst, .. }
-                | Ins::Fused { dst, .. } => *dst,
-                Ins::Value { src } => {
-                    if let Some(vals) = o.values.as_deref_mut() {
-                        let dv = &mut vals[rel..rel + n];
-                        match *src {
-                            Src::R(r) => {
-                                let v = sc.view[r as usize];
-                                if v != NO_VIEW {
-                                    dv.copy_from_slice(&x[v..v + n]);
-                                } else {
-                                    dv.copy_from_slice(&sc.regs[r as usize * LANES..][..n]);
-                                }
+            let Some(dst) = ins.dst() else {
+                // `Ins::Value`: the value output gets `src`
+                if let (Ins::Value { src }, Some(vals)) = (ins, o.values.as_deref_mut()) {
+                    let dv = &mut vals[rel..rel + n];
+                    match *src {
+                        Src::R(r) => {
+                            let v = sc.view[r as usize];
+                            if v != NO_VIEW {
+                                dv.copy_from_slice(&x[v..v + n]);
+                            } else {
+                                dv.copy_from_slice(&sc.regs[r as usize * LANES..][..n]);
                             }
-                            Src::C(c) => dv.iter_mut().for_each(|v| *v = c),
                         }
+                        Src::C(c) => dv.iter_mut().for_each(|v| *v = c),
                     }
-                    continue;
                 }
+                continue;
             };
             // zero-copy gather: consecutive positions become a view into x
             if let Ins::X {

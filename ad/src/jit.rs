@@ -378,18 +378,7 @@ fn sincos_pairs(p: &Program<f64>) -> Vec<bool> {
             }
         }
         args.push(arg);
-        let dst = match ins {
-            Ins::X { dst, .. }
-            | Ins::P { dst, .. }
-            | Ins::D { dst, .. }
-            | Ins::I { dst, .. }
-            | Ins::Fill { dst, .. }
-            | Ins::Un { dst, .. }
-            | Ins::Bin { dst, .. }
-            | Ins::Fused { dst, .. } => Some(*dst),
-            Ins::Value { .. } => None,
-        };
-        if let Some(v) = dst.and_then(|d| version.get_mut(d as usize)) {
+        if let Some(v) = ins.dst().and_then(|d| version.get_mut(d as usize)) {
             *v = next;
             next += 1;
         }

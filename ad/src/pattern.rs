@@ -469,6 +469,24 @@ impl<T: Scalar> Pattern<T> {
         self.evaluate(prog, ws, data, x, theta, n, out, None, None, par);
     }
 
+    /// The native program `index` (whose output is `output`) and the number of data
+    /// points, where it can run over all points in one sequential call: compiled, and
+    /// `par` would not split the points across threads (the order of the sum would
+    /// change). `None` otherwise.
+    fn whole_data_program(
+        &self,
+        index: usize,
+        output: Output,
+        ws: &Workspace<T>,
+        data: &DataView<'_, T>,
+        par: Parallelism,
+    ) -> Option<(JitProgram, usize)> {
+        let jp = self.jit_program(index)?;
+        debug_assert_eq!(jp.output, output);
+        let n = self.points(data, 0, 0, &[]);
+        (tasks(par, n, ws.scratch.len()) == 1).then_some((jp, n))
+    }
+
     /// Adds `f(point k)` for `k < data.len`, in point order, to `total` (bitwise what
     /// folding [`Pattern::eval_values`]' output onto `total` gives) with native code and
     /// no buffer. Returns `false`, leaving `total` alone, where that code is not available:
@@ -484,14 +502,9 @@ impl<T: Scalar> Pattern<T> {
         total: &mut T,
         par: Parallelism,
     ) -> bool {
-        let Some(jp) = self.jit_program(JIT_SUM) else {
+        let Some((jp, n)) = self.whole_data_program(JIT_SUM, Output::Sum, ws, data, par) else {
             return false;
         };
-        debug_assert_eq!(jp.output, Output::Sum);
-        let n = self.points(data, 0, 0, &[]);
-        if tasks(par, n, ws.scratch.len()) > 1 {
-            return false;
-        }
         if n == 0 {
             return true;
         }
@@ -521,13 +534,12 @@ impl<T: Scalar> Pattern<T> {
         g: &mut [T],
         par: Parallelism,
     ) -> bool {
-        let Some(jp) = self.jit_program(JIT_SCATTER) else {
+        let Some((jp, n)) = self.whole_data_program(JIT_SCATTER, Output::Scatter, ws, data, par)
+        else {
             return false;
         };
-        debug_assert_eq!(jp.output, Output::Scatter);
         let step = self.nslots();
-        let n = self.points(data, 0, 0, &[]);
-        if tasks(par, n, ws.scratch.len()) > 1 || globals.len() < n * step {
+        if globals.len() < n * step {
             return false;
         }
         if n == 0 || step == 0 {

@@ -77,6 +77,25 @@ pub(crate) enum Ins<T> {
     Value { src: Src<T> },
 }
 
+impl<T> Ins<T> {
+    /// The register the instruction writes; `None` for [`Ins::Value`], which writes the
+    /// value output instead.
+    #[inline]
+    pub(crate) fn dst(&self) -> Option<u32> {
+        match self {
+            Ins::X { dst, .. }
+            | Ins::P { dst, .. }
+            | Ins::D { dst, .. }
+            | Ins::I { dst, .. }
+            | Ins::Fill { dst, .. }
+            | Ins::Un { dst, .. }
+            | Ins::Bin { dst, .. }
+            | Ins::Fused { dst, .. } => Some(*dst),
+            Ins::Value { .. } => None,
+        }
+    }
+}
+
 /// Output slot number of the value in a gradient program.
 pub(crate) const VALUE: u32 = u32::MAX;
 

@@ -63,9 +63,9 @@ pub mod prelude {
         Con, DataRow, Model, ModelBuilder, ModelError, NlpMeta, NlpModel, Param, Var,
     };
     pub use simdnlp_solver::{
-        CancelToken, FixedVariableTreatment, Hooks, IterationRecord, KktKind, LinearSolverKind,
-        MuStrategy, OptionError, Options, PrintLevel, SolveResult, Solver, SolverError, Status,
-        solve, solve_with,
+        CancelToken, DeviceKind, FixedVariableTreatment, Hooks, IterationRecord, KktKind,
+        LinearSolverKind, MuStrategy, OptionError, Options, PrintLevel, SolveResult, Solver,
+        SolverError, Status, solve, solve_with,
     };
 }
 

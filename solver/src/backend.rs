@@ -5,7 +5,9 @@
 //! below, evaluates the model into them and asks the backend to factorize and solve the KKT
 //! system. It never reads or writes a vector element itself, so a GPU backend (vectors in
 //! device memory, kernels on the device, cuDSS for the KKT system) can run the algorithm
-//! unchanged. [`crate::cpu::CpuBackend`] is the implementation on `Vec<f64>` and faer.
+//! unchanged. [`crate::host_kkt::HostKktBackend`] is the implementation over any device
+//! whose vectors are host memory (the CPU and the emulated CUDA device of
+//! `simdnlp-device`), with the KKT system on faer.
 //!
 //! Problem layout every backend shares (see [`crate::layout::Layout`]): the primal vector
 //! `w = (x, s)` has `n` model variables followed by one slack per inequality row; the
@@ -42,9 +44,15 @@ pub trait Backend {
     /// A list of indices on the device (for gathers and scatters).
     type Index;
 
-    /// A backend for `model` laid out as `layout` (symbolic analysis of the KKT pattern
-    /// happens here).
-    fn create(model: &dyn NlpModel, layout: &Layout, opts: &Options) -> Result<Self, SolverError>
+    /// A backend on the same device for another model laid out as `layout` (the
+    /// restoration problem; symbolic analysis of its KKT pattern happens here). Vectors
+    /// and index lists of either backend work with the other.
+    fn for_model(
+        &self,
+        model: &dyn NlpModel,
+        layout: &Layout,
+        opts: &Options,
+    ) -> Result<Self, SolverError>
     where
         Self: Sized;
 
@@ -59,6 +67,10 @@ pub trait Backend {
     fn to_host(&self, v: &Self::Vector, out: &mut [f64]) -> Result<(), SolverError>;
     /// Overwrite a vector with host data.
     fn copy_from_host(&self, v: &mut Self::Vector, src: &[f64]) -> Result<(), SolverError>;
+    /// Wait for queued kernels and report the first kernel failure since the last call
+    /// (kernels themselves do not return errors; a failed reduction returns NaN meanwhile).
+    /// The algorithm calls it once per iteration.
+    fn synchronize(&self) -> Result<(), SolverError>;
 
     // ------------------------------------------------------------ BLAS-1
     /// `v[i] = a`.
@@ -154,8 +166,6 @@ pub trait Backend {
     fn eval_grad(&mut self, model: &dyn NlpModel, w: &Self::Vector, g: &mut Self::Vector);
     /// Constraint residual `r(w)` (see the module docs).
     fn eval_residual(&mut self, model: &dyn NlpModel, w: &Self::Vector, r: &mut Self::Vector);
-    /// Model constraint values `c(x)` (no slacks, no right-hand sides).
-    fn eval_cons(&mut self, model: &dyn NlpModel, w: &Self::Vector, c: &mut Self::Vector);
     /// Replace the equality right-hand sides `b` of the residual (setup of a re-solve whose
     /// equality values changed; length `m`, zero for rows with a slack).
     fn set_rhs(&mut self, rhs: &[f64]);

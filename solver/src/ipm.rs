@@ -569,6 +569,9 @@ impl<'a, B: Backend> Ipm<'a, B> {
             be.mul(&mut self.tm, &self.r, &self.viol_unscale);
             self.constr_viol_u = be.norm_inf(&self.tm);
             self.compl_u = compl0 / self.obj_scale.abs();
+            // a kernel failure since the last iteration (a failed reduction reads NaN
+            // meanwhile) ends the solve with the device's error, once per iteration
+            self.be.synchronize()?;
             self.log_iter(dual);
             if driver.observe(&self.record(dual)) {
                 return Ok(Exit::Done(Status::UserRequestedStop));
@@ -1420,7 +1423,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             return Ok(Some(Status::RestorationFailed));
         }
         let rnw = rlay.nw();
-        let mut rbe = B::create(&resto, &rlay, &ro)?;
+        let mut rbe = self.be.for_model(&resto, &rlay, &ro)?;
         // start point: (x, p, n, s)
         let mut w0 = vec![0.0; rnw];
         w0[..n].copy_from_slice(&wh[..n]);

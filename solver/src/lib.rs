@@ -12,7 +12,10 @@
 //!   bounds ([`Violation`]).
 //! - The algorithm (module `ipm`) is written against the [`backend::Backend`] trait
 //!   (vectors, kernels, model evaluation, KKT system) and never touches vector elements;
-//!   [`cpu::CpuBackend`] implements it on the CPU with faer (through `simdnlp-linalg`).
+//!   [`host_kkt::HostKktBackend`] implements it over a `simdnlp-device` device whose
+//!   vectors are host memory, with the KKT system on faer (through `simdnlp-linalg`). The
+//!   option `device` picks the device: `cpu` (the default) or `emu`, the CUDA C kernels of
+//!   the GPU path compiled by g++ and run on the host.
 //!
 //! # Example
 //! ```
@@ -115,10 +118,10 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod backend;
-pub mod cpu;
 pub mod derivative_check;
 pub mod drive;
 mod fixed;
+pub mod host_kkt;
 mod ipm;
 pub mod layout;
 pub mod models;
@@ -135,8 +138,8 @@ pub use derivative_check::{
 };
 pub use drive::{CancelToken, Hooks, IterationCallback, IterationRecord};
 pub use options::{
-    FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy, OPTIONS, OptionError,
-    OptionInfo, OptionKind, Options, PrintLevel, ValidRange,
+    DeviceKind, FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy, OPTIONS,
+    OptionError, OptionInfo, OptionKind, Options, PrintLevel, ValidRange,
 };
 pub use result::{CallbackCounts, SolveResult, SolverError, Status, Timings};
 pub use size::ProblemSize;

@@ -208,6 +208,21 @@ pub enum KktKind {
     Condensed,
 }
 
+/// Which device runs the solver's vector algebra and interior-point kernels (model
+/// callbacks and the KKT factorization work on host memory either way).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
+pub enum DeviceKind {
+    /// The CPU: Rust loops over `Vec<f64>` (the default).
+    #[default]
+    Cpu,
+    /// The emulated CUDA device of `simdnlp-device`: the CUDA C kernels of the GPU path,
+    /// compiled by g++ at the first solve that asks for it (once per process) and run on
+    /// the host. For testing the GPU path's kernels on any machine, not for speed; needs a
+    /// C++ compiler (`g++`, or the one named by `SIMDNLP_EMU_CXX`).
+    Emu,
+}
+
 /// Which sparse symmetric factorization backs the augmented system.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[non_exhaustive]
@@ -437,6 +452,10 @@ options_table! {
         jacobian_regularization_exponent: f64 = 0.25, (x >= 0);
 
         // ---------------------------------------------------------------- linear algebra
+        /// Device of the vector algebra and interior-point kernels: `cpu` or `emu` (the
+        /// CUDA C kernels of the GPU path compiled by g++ and run on the host; a missing
+        /// compiler is a [`crate::SolverError::Device`] error of the solve).
+        device: DeviceKind = DeviceKind::Cpu, (any);
         /// KKT formulation: `augmented` or `condensed`.
         kkt: KktKind = KktKind::Augmented, (any);
         /// Factorization of the augmented system: `ldlt` or `lblt`.

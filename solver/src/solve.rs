@@ -1,16 +1,18 @@
 //! Setup around the algorithm: validation, NLP scaling, layout, warm starts, results.
 
 use crate::backend::Backend;
-use crate::cpu::CpuBackend;
 use crate::drive::{Driver, Hooks};
+use crate::host_kkt::HostKktBackend;
 use crate::ipm::{Exit, Ipm, Start, add_counts};
 use crate::layout::Layout;
 use crate::models::{FixedAsParameters, ScaledModel};
-use crate::options::{FixedVariableTreatment, Options};
+use crate::options::{DeviceKind, FixedVariableTreatment, Options};
 use crate::result::{SolveResult, SolverError, Status, Timings};
 use crate::size::ProblemSize;
 use crate::violations::{log_violations, most_violated};
+use simdnlp_device::{Cpu, Device, Emu, HostBuffers};
 use simdnlp_modeling::{NlpMeta, NlpModel};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 /// Primal-dual point of a previous solve (user units), used to warm-start the next one.
@@ -23,8 +25,8 @@ struct WarmPoint {
 }
 
 /// Backend and layout kept between solves (the symbolic analysis lives in the backend).
-struct Cache {
-    be: CpuBackend,
+struct Cache<D: Device + HostBuffers> {
+    be: HostKktBackend<D>,
     slack_rows: Vec<usize>,
     /// Original indices of the variables the backend sees (empty: all of them).
     free: Vec<usize>,
@@ -36,7 +38,14 @@ struct Cache {
     key: BackendKey,
 }
 
-/// The options a [`CpuBackend`] bakes in at creation.
+/// The backends kept between solves, one per device a solve used.
+#[derive(Default)]
+struct Caches {
+    cpu: Option<Cache<Cpu>>,
+    emu: Option<Cache<Emu>>,
+}
+
+/// The options a [`HostKktBackend`] bakes in at creation.
 #[derive(Clone, Debug, PartialEq)]
 struct BackendKey {
     kkt: crate::options::KktKind,
@@ -71,7 +80,9 @@ impl BackendKey {
 pub struct Solver<M: NlpModel> {
     model: M,
     options: Options,
-    cache: Option<Cache>,
+    caches: Caches,
+    /// The emulated device once a solve asked for it (`device = emu`), kept for re-solves.
+    emu: Option<Arc<Emu>>,
     warm: Option<WarmPoint>,
     analyses: usize,
 }
@@ -87,7 +98,8 @@ impl<M: NlpModel> Solver<M> {
         Ok(Self {
             model,
             options,
-            cache: None,
+            caches: Caches::default(),
+            emu: None,
             warm: None,
             analyses: 0,
         })
@@ -148,10 +160,11 @@ impl<M: NlpModel> Solver<M> {
 
     fn solve_driven(&mut self, hooks: Option<&mut Hooks<'_>>) -> Result<SolveResult, SolverError> {
         validate(self.model.meta(), &self.options)?;
-        let res = solve_impl(
+        let res = solve_on_device(
             &self.model,
             &self.options,
-            &mut self.cache,
+            &mut self.caches,
+            &mut self.emu,
             self.warm.as_ref(),
             &mut self.analyses,
             hooks,
@@ -257,7 +270,71 @@ fn solve_driven<M: NlpModel + ?Sized>(
     });
     // `&M` is a sized model (the blanket impl in `simdnlp_modeling`), so an unsized `M`
     // such as `dyn NlpModel` reaches the `&dyn NlpModel` below as well.
-    solve_impl(&model, options, &mut None, warm.as_ref(), &mut 0, hooks)
+    solve_on_device(
+        &model,
+        options,
+        &mut Caches::default(),
+        &mut None,
+        warm.as_ref(),
+        &mut 0,
+        hooks,
+    )
+}
+
+/// The emulated CUDA device of this process: its kernels are compiled by the first call
+/// that succeeds and shared by every later solve (as a CUDA context is per process).
+///
+/// # Errors
+/// [`SolverError::Device`] naming the device and the cause when the kernels cannot be
+/// compiled (no C++ compiler, a compile error).
+fn emulated_device() -> Result<Arc<Emu>, SolverError> {
+    static EMU: Mutex<Option<Arc<Emu>>> = Mutex::new(None);
+    let mut slot = EMU.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(emu) = slot.as_ref() {
+        return Ok(Arc::clone(emu));
+    }
+    let emu = Arc::new(Emu::new()?);
+    *slot = Some(Arc::clone(&emu));
+    Ok(emu)
+}
+
+/// [`solve_impl`] on the device `o.device` names, with that device's cached backend;
+/// `emu` keeps the emulated device once created.
+fn solve_on_device(
+    user_model: &dyn NlpModel,
+    o: &Options,
+    caches: &mut Caches,
+    emu: &mut Option<Arc<Emu>>,
+    warm: Option<&WarmPoint>,
+    analyses: &mut usize,
+    hooks: Option<&mut Hooks<'_>>,
+) -> Result<SolveResult, SolverError> {
+    match o.device {
+        DeviceKind::Cpu => solve_impl(
+            &Arc::new(Cpu),
+            user_model,
+            o,
+            &mut caches.cpu,
+            warm,
+            analyses,
+            hooks,
+        ),
+        DeviceKind::Emu => {
+            let device = match emu {
+                Some(device) => Arc::clone(device),
+                None => Arc::clone(emu.insert(emulated_device()?)),
+            };
+            solve_impl(
+                &device,
+                user_model,
+                o,
+                &mut caches.emu,
+                warm,
+                analyses,
+                hooks,
+            )
+        }
+    }
 }
 
 /// The model's meta data and the options, checked before a solve.
@@ -306,10 +383,11 @@ fn scaling(model: &dyn NlpModel, x: &[f64], o: &Options) -> (f64, Vec<f64>) {
     (sf, dc)
 }
 
-fn solve_impl(
+fn solve_impl<D: Device + HostBuffers>(
+    device: &Arc<D>,
     user_model: &dyn NlpModel,
     o: &Options,
-    cache: &mut Option<Cache>,
+    cache: &mut Option<Cache<D>>,
     warm: Option<&WarmPoint>,
     analyses: &mut usize,
     hooks: Option<&mut Hooks<'_>>,
@@ -382,7 +460,7 @@ fn solve_impl(
     if !reuse {
         *analyses += 1;
         *cache = Some(Cache {
-            be: CpuBackend::create(&scaled, &lay, o)?,
+            be: HostKktBackend::new(Arc::clone(device), &scaled, &lay, o)?,
             slack_rows: lay.slack_rows.clone(),
             free: free.to_vec(),
             n,
@@ -463,6 +541,7 @@ fn solve_impl(
         o.max_iter.saturating_add(1).min(MAX_HISTORY_RESERVE),
     );
     let exit = ipm.run(&start, None, &mut driver)?;
+    ipm.backend().synchronize()?;
     let status = match exit {
         Exit::Done(s) => s,
         Exit::RestorationAccepted => Status::RestorationFailed,

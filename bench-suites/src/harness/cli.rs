@@ -3,6 +3,7 @@
 //! ```text
 //! simdnlp-bench solve     --suite {lv,cops,opf} [--size small|medium|large|all]
 //!                         [--instance NAME[:SIZE]]... [--tol T] [--kkt augmented|condensed]
+//!                         [--device cpu|emu]
 //!                         [--backend auto|cpu|handcoded] [--json FILE] [--plot FILE]
 //!                         [--options-file FILE] [--option NAME=VALUE]...
 //! simdnlp-bench callbacks --suite ... [--size ...] [--instance ...] [--threads K]
@@ -29,7 +30,7 @@ use super::report::{
     CallbackRecord, SolveRecord, baseline_ratios, callbacks_table, ratio_table, rel_err,
     solve_table, summarize, summary_table,
 };
-use super::solve::{KktChoice, LinearSolverChoice, SolveBackend, SolveSettings};
+use super::solve::{DeviceChoice, KktChoice, LinearSolverChoice, SolveBackend, SolveSettings};
 use super::timing::{TimingConfig, time_callbacks};
 use super::{BenchError, plot};
 use simdnlp_modeling::Evaluator;
@@ -97,6 +98,11 @@ pub struct SolveArgs {
     /// KKT formulation.
     #[arg(long, value_enum, default_value = "augmented")]
     pub kkt: KktChoice,
+    /// Device of the solver's vector algebra: the CPU, or the emulated CUDA device (the
+    /// GPU path's CUDA C kernels compiled by g++ and run on the host; the compile happens
+    /// once, in the first solve).
+    #[arg(long, value_enum, default_value = "cpu")]
+    pub device: DeviceChoice,
     /// Factorization of the augmented KKT system.
     #[arg(long, value_enum, default_value = "ldlt")]
     pub linear_solver: LinearSolverChoice,
@@ -418,6 +424,7 @@ pub fn run_solve_until(
     let settings = SolveSettings {
         tol: args.tol,
         kkt: args.kkt,
+        device: args.device,
         linear_solver: args.linear_solver,
         max_iter: args.max_iter,
         max_wall_time: args.max_wall_time,
@@ -516,6 +523,7 @@ mod tests {
             },
             tol: 1e-8,
             kkt: KktChoice::Augmented,
+            device: DeviceChoice::Cpu,
             linear_solver: LinearSolverChoice::Ldlt,
             max_iter: None,
             max_wall_time: None,
@@ -543,6 +551,8 @@ mod tests {
             "1e-6",
             "--kkt",
             "condensed",
+            "--device",
+            "emu",
         ]);
         let Command::Solve(a) = c.command else {
             panic!("not solve")
@@ -559,6 +569,7 @@ mod tests {
             Some(SizeSpec::Param(SizeParam::Grid(50, 50)))
         );
         assert_eq!((a.tol, a.kkt), (1e-6, KktChoice::Condensed));
+        assert_eq!(a.device, DeviceChoice::Emu);
         let c = parse(&[
             "callbacks",
             "--suite",

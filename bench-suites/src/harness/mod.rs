@@ -21,7 +21,7 @@ pub use registry::{
 };
 pub use report::{CallbackRecord, ClassSummary, SolveRecord};
 pub use solve::{
-    FnSolver, KktChoice, LinearSolverChoice, SolveBackend, SolveCounts, SolveOutcome,
+    DeviceChoice, FnSolver, KktChoice, LinearSolverChoice, SolveBackend, SolveCounts, SolveOutcome,
     SolveSettings, SolveTimes,
 };
 pub use stats::{COMPOSITE_WEIGHTS, CallbackWeights, SGM_SHIFT_S, composite, sgm};

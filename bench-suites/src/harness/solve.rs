@@ -21,6 +21,18 @@ pub enum KktChoice {
     Condensed,
 }
 
+/// Device of the solver's vector algebra requested with `--device` (the solver option
+/// `device`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum DeviceChoice {
+    /// The CPU (Rust kernels).
+    Cpu,
+    /// The emulated CUDA device: the GPU path's CUDA C kernels compiled by g++ and run on
+    /// the host (for checking the kernels, not for speed).
+    Emu,
+}
+
 /// Factorization of the augmented KKT system requested with `--linear-solver`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
@@ -38,6 +50,8 @@ pub struct SolveSettings {
     pub tol: f64,
     /// KKT formulation.
     pub kkt: KktChoice,
+    /// Device of the vector algebra.
+    pub device: DeviceChoice,
     /// Factorization of the augmented system (ignored by the condensed one).
     pub linear_solver: LinearSolverChoice,
     /// Iteration limit of the interior-point method (`None`: the solver's default).
@@ -58,11 +72,12 @@ pub struct SolveSettings {
 }
 
 impl Default for SolveSettings {
-    /// tol 1e-8, augmented LDLᵀ, the solver's iteration and time limits, quiet.
+    /// tol 1e-8, augmented LDLᵀ on the CPU, the solver's iteration and time limits, quiet.
     fn default() -> Self {
         Self {
             tol: 1e-8,
             kkt: KktChoice::Augmented,
+            device: DeviceChoice::Cpu,
             linear_solver: LinearSolverChoice::Ldlt,
             max_iter: None,
             max_wall_time: None,
@@ -203,7 +218,7 @@ pub fn default_solver() -> Option<Box<dyn SolveBackend>> {
 struct SimdnlpSolver;
 
 /// The solver options `settings` ask for: the defaults, then the dedicated settings
-/// (tolerance, KKT, limits, verbosity), then the options file, then the options by name in
+/// (tolerance, KKT, device, limits, verbosity), then the options file, then the options by name in
 /// order; validated.
 #[cfg(feature = "solver")]
 pub fn solver_options(
@@ -215,6 +230,10 @@ pub fn solver_options(
         kkt: match settings.kkt {
             KktChoice::Augmented => simdnlp_solver::KktKind::Augmented,
             KktChoice::Condensed => simdnlp_solver::KktKind::Condensed,
+        },
+        device: match settings.device {
+            DeviceChoice::Cpu => simdnlp_solver::DeviceKind::Cpu,
+            DeviceChoice::Emu => simdnlp_solver::DeviceKind::Emu,
         },
         linear_solver: match settings.linear_solver {
             LinearSolverChoice::Ldlt => simdnlp_solver::LinearSolverKind::Ldlt,

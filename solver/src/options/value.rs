@@ -3,7 +3,9 @@
 
 use std::fmt;
 
-use super::{FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy, PrintLevel};
+use super::{
+    DeviceKind, FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy, PrintLevel,
+};
 use crate::derivative_check::DerivativeTest;
 
 /// The type of an option's value, as [`crate::Options::set`] parses it.
@@ -192,6 +194,7 @@ macro_rules! choice_value {
     };
 }
 
+choice_value!(DeviceKind, ["cpu" => DeviceKind::Cpu, "emu" => DeviceKind::Emu]);
 choice_value!(KktKind, ["augmented" => KktKind::Augmented, "condensed" => KktKind::Condensed]);
 choice_value!(LinearSolverKind, ["ldlt" => LinearSolverKind::Ldlt, "lblt" => LinearSolverKind::Lblt]);
 choice_value!(FixedVariableTreatment, [

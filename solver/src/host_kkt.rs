@@ -1,11 +1,20 @@
-//! CPU backend: vectors and kernels of the [`Cpu`] device, faer factorizations through
-//! [`simdnlp_linalg`].
+//! The interior-point backend over a device whose buffers are host memory ([`Cpu`] and the
+//! emulated CUDA device [`simdnlp_device::Emu`]): vectors and kernels of the device, model
+//! evaluation and the KKT system (assembly, faer factorizations through
+//! [`simdnlp_linalg`], iterative refinement) on the host slices of the device's vectors.
+//!
+//! The backend reads and writes the device's vectors in place ([`HostBuffers`]) without
+//! synchronizing first, so the device must finish a kernel before its method returns
+//! (both devices above do). Kernel failures are collected by the device and reported once
+//! per iteration through [`Backend::synchronize`].
+//!
+//! [`Cpu`]: simdnlp_device::Cpu
 
 use crate::backend::{Backend, KktStatus};
 use crate::layout::Layout;
 use crate::options::{KktKind, LinearSolverKind, Options};
 use crate::result::{CallbackCounts, SolverError};
-use simdnlp_device::{Cpu, Device};
+use simdnlp_device::{Device, HostBuffers};
 use simdnlp_linalg::condensed::CondensedKkt;
 use simdnlp_linalg::ordering::FillOrdering;
 use simdnlp_linalg::refine::DEFAULT_KRYLOV_DIM;
@@ -15,9 +24,10 @@ use simdnlp_linalg::{
     RefineSystem, RefineWork, SymAssembly, SymmetricSolver, refine_system,
 };
 use simdnlp_modeling::NlpModel;
+use std::sync::Arc;
 use std::time::Instant;
 
-/// The augmented or condensed KKT machinery of the CPU backend.
+/// The augmented or condensed KKT machinery of the backend.
 enum Kkt {
     /// `[[W + Σ + δw, Jᵀ], [J, −δc]]` over `(w, y)`.
     Augmented {
@@ -29,8 +39,13 @@ enum Kkt {
     Condensed { pat: CondensedKkt },
 }
 
-/// CPU implementation of [`Backend`].
-pub struct CpuBackend {
+/// [`Backend`] on a device `D` whose vectors are host memory: vector algebra and the
+/// interior-point kernels run on `D`, model callbacks and the KKT algorithm on the host
+/// slices of `D`'s vectors.
+pub struct HostKktBackend<D: Device + HostBuffers> {
+    /// The device, shared with the backends of restoration problems
+    /// ([`Backend::for_model`]).
+    device: Arc<D>,
     n: usize,
     m: usize,
     nw: usize,
@@ -42,8 +57,11 @@ pub struct CpuBackend {
     hrows: Vec<usize>,
     hcols: Vec<usize>,
     hvals: Vec<f64>,
+    /// Zero Hessian values, assembled instead of `hvals` when a factorization asks for no
+    /// Hessian (the least-squares multiplier estimate).
     hzero: Vec<f64>,
     hess_used: bool,
+    /// Model row values `c(x)` (slack initialization).
     cbuf: Vec<f64>,
     kkt: Kkt,
     solver: Box<dyn SymmetricSolver>,
@@ -111,7 +129,119 @@ fn check_structure(
     Ok(())
 }
 
-impl CpuBackend {
+impl<D: Device + HostBuffers> HostKktBackend<D> {
+    /// A backend on `device` for `model` laid out as `lay` (checks the sparsity structure
+    /// and does the symbolic analysis of the KKT pattern).
+    ///
+    /// # Errors
+    /// [`SolverError::BadStructure`] for a sparsity index outside its matrix (or a Hessian
+    /// entry above the diagonal), [`SolverError::Linalg`] when the analysis fails.
+    pub fn new(
+        device: Arc<D>,
+        model: &dyn NlpModel,
+        lay: &Layout,
+        opts: &Options,
+    ) -> Result<Self, SolverError> {
+        let meta = model.meta();
+        let (n, m, nw) = (lay.n, lay.m, lay.nw());
+        let mut jrows = vec![0; meta.nnzj];
+        let mut jcols = vec![0; meta.nnzj];
+        model.jac_structure(&mut jrows, &mut jcols);
+        check_structure("jacobian", &jrows, &jcols, m, n, false)?;
+        let mut hrows = vec![0; meta.nnzh];
+        let mut hcols = vec![0; meta.nnzh];
+        model.hess_structure(&mut hrows, &mut hcols);
+        check_structure("hessian", &hrows, &hcols, n, n, true)?;
+        let condensed = opts.kkt == KktKind::Condensed;
+        let mut solver = make_solver(
+            opts.linear_solver,
+            condensed,
+            nw,
+            opts.factorization_threads,
+        )?;
+        let (kkt, nk) = if condensed {
+            let pat = CondensedKkt::new(n, m, &hrows, &hcols, &jrows, &jcols)?;
+            solver.analyze(n, pat.col_ptr(), pat.row_idx())?;
+            let nk = pat.nnz();
+            (Kkt::Condensed { pat }, nk)
+        } else {
+            let mut b = KktBuilder::new(nw + m);
+            b.block(&hrows, &hcols, 0, 0)?;
+            b.block(&jrows, &jcols, nw, 0)?;
+            let srows: Vec<usize> = lay.slack_rows.clone();
+            let scols: Vec<usize> = (0..lay.ns).collect();
+            b.block(&srows, &scols, nw, n)?;
+            b.diagonal(0, nw)?;
+            b.diagonal(nw, m)?;
+            let asm = b.build();
+            solver.analyze(nw + m, asm.col_ptr(), asm.row_idx())?;
+            let nk = asm.nnz();
+            (
+                Kkt::Augmented {
+                    asm,
+                    minus_ones: vec![-1.0; lay.ns],
+                },
+                nk,
+            )
+        };
+        Ok(Self {
+            device,
+            n,
+            m,
+            nw,
+            slack_rows: lay.slack_rows.clone(),
+            rhs: lay.rhs.clone(),
+            jrows,
+            jcols,
+            jvals: vec![0.0; meta.nnzj],
+            hvals: vec![0.0; meta.nnzh],
+            hrows,
+            hcols,
+            hess_used: false,
+            hzero: vec![0.0; meta.nnzh],
+            cbuf: vec![0.0; m],
+            kkt,
+            solver,
+            pivoting: None,
+            use_pivoting: false,
+            pivoting_tried: false,
+            solver_matrix: None,
+            factorized_in_step: false,
+            solved_since_factorization: false,
+            pivoting_requested: false,
+            linear_solver: opts.linear_solver,
+            factorization_threads: opts.factorization_threads,
+            kvals: vec![0.0; nk],
+            diag_w: vec![0.0; nw],
+            diag_c: vec![0.0; m],
+            sol: vec![0.0; nw + m],
+            rhs_full: vec![0.0; nw + m],
+            scratch: if condensed {
+                vec![0.0; nw + m]
+            } else {
+                Vec::new()
+            },
+            delta: (0.0, 0.0),
+            refine_opts: RefineOptions {
+                residual_ratio_max: opts.residual_ratio_max,
+                min_steps: opts.min_refinement_steps,
+                max_steps: opts.max_refinement_steps,
+                ..RefineOptions::default()
+            },
+            refine_work: RefineWork::with_krylov_dim(
+                nw + m,
+                opts.max_refinement_steps.min(DEFAULT_KRYLOV_DIM),
+            ),
+            counts: CallbackCounts::default(),
+            times: [0.0; 3],
+        })
+    }
+
+    /// The device the vectors live on.
+    pub fn device(&self) -> &Arc<D> {
+        &self.device
+    }
+
     fn timed<R>(&mut self, slot: usize, f: impl FnOnce(&mut Self) -> R) -> R {
         let t = Instant::now();
         let r = f(self);
@@ -206,7 +336,7 @@ impl CpuBackend {
 
 /// The KKT system of the last factorization, for the refinement driver: solves with the
 /// factors (counted in `solves`), products with the full matrix.
-impl RefineSystem for CpuBackend {
+impl<D: Device + HostBuffers> RefineSystem for HostKktBackend<D> {
     type Error = SolverError;
     fn solve_in_place(&mut self, v: &mut [f64]) -> Result<(), SolverError> {
         self.raw_solve(v)
@@ -305,233 +435,154 @@ fn classify(
     }
 }
 
-impl Backend for CpuBackend {
-    type Vector = Vec<f64>;
-    type Index = Vec<usize>;
+impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
+    type Vector = D::Vector;
+    type Index = D::Index;
 
-    fn create(model: &dyn NlpModel, lay: &Layout, opts: &Options) -> Result<Self, SolverError> {
-        let meta = model.meta();
-        let (n, m, nw) = (lay.n, lay.m, lay.nw());
-        let mut jrows = vec![0; meta.nnzj];
-        let mut jcols = vec![0; meta.nnzj];
-        model.jac_structure(&mut jrows, &mut jcols);
-        check_structure("jacobian", &jrows, &jcols, m, n, false)?;
-        let mut hrows = vec![0; meta.nnzh];
-        let mut hcols = vec![0; meta.nnzh];
-        model.hess_structure(&mut hrows, &mut hcols);
-        check_structure("hessian", &hrows, &hcols, n, n, true)?;
-        let condensed = opts.kkt == KktKind::Condensed;
-        let mut solver = make_solver(
-            opts.linear_solver,
-            condensed,
-            nw,
-            opts.factorization_threads,
-        )?;
-        let (kkt, nk) = if condensed {
-            let pat = CondensedKkt::new(n, m, &hrows, &hcols, &jrows, &jcols)?;
-            solver.analyze(n, pat.col_ptr(), pat.row_idx())?;
-            let nk = pat.nnz();
-            (Kkt::Condensed { pat }, nk)
-        } else {
-            let mut b = KktBuilder::new(nw + m);
-            b.block(&hrows, &hcols, 0, 0)?;
-            b.block(&jrows, &jcols, nw, 0)?;
-            let srows: Vec<usize> = lay.slack_rows.clone();
-            let scols: Vec<usize> = (0..lay.ns).collect();
-            b.block(&srows, &scols, nw, n)?;
-            b.diagonal(0, nw)?;
-            b.diagonal(nw, m)?;
-            let asm = b.build();
-            solver.analyze(nw + m, asm.col_ptr(), asm.row_idx())?;
-            let nk = asm.nnz();
-            (
-                Kkt::Augmented {
-                    asm,
-                    minus_ones: vec![-1.0; lay.ns],
-                },
-                nk,
-            )
-        };
-        Ok(Self {
-            n,
-            m,
-            nw,
-            slack_rows: lay.slack_rows.clone(),
-            rhs: lay.rhs.clone(),
-            jrows,
-            jcols,
-            jvals: vec![0.0; meta.nnzj],
-            hvals: vec![0.0; meta.nnzh],
-            hrows,
-            hcols,
-            hess_used: false,
-            hzero: vec![0.0; meta.nnzh],
-            cbuf: vec![0.0; m],
-            kkt,
-            solver,
-            pivoting: None,
-            use_pivoting: false,
-            pivoting_tried: false,
-            solver_matrix: None,
-            factorized_in_step: false,
-            solved_since_factorization: false,
-            pivoting_requested: false,
-            linear_solver: opts.linear_solver,
-            factorization_threads: opts.factorization_threads,
-            kvals: vec![0.0; nk],
-            diag_w: vec![0.0; nw],
-            diag_c: vec![0.0; m],
-            sol: vec![0.0; nw + m],
-            rhs_full: vec![0.0; nw + m],
-            scratch: if condensed {
-                vec![0.0; nw + m]
-            } else {
-                Vec::new()
-            },
-            delta: (0.0, 0.0),
-            refine_opts: RefineOptions {
-                residual_ratio_max: opts.residual_ratio_max,
-                min_steps: opts.min_refinement_steps,
-                max_steps: opts.max_refinement_steps,
-                ..RefineOptions::default()
-            },
-            refine_work: RefineWork::with_krylov_dim(
-                nw + m,
-                opts.max_refinement_steps.min(DEFAULT_KRYLOV_DIM),
-            ),
-            counts: CallbackCounts::default(),
-            times: [0.0; 3],
-        })
+    fn for_model(
+        &self,
+        model: &dyn NlpModel,
+        lay: &Layout,
+        opts: &Options,
+    ) -> Result<Self, SolverError> {
+        Self::new(Arc::clone(&self.device), model, lay, opts)
     }
 
-    fn zeros(&self, n: usize) -> Result<Vec<f64>, SolverError> {
-        Ok(Cpu.zeros(n)?)
+    fn zeros(&self, n: usize) -> Result<D::Vector, SolverError> {
+        Ok(self.device.zeros(n)?)
     }
-    fn vector_from_host(&self, v: &[f64]) -> Result<Vec<f64>, SolverError> {
-        Ok(Cpu.vector_from_host(v)?)
+    fn vector_from_host(&self, v: &[f64]) -> Result<D::Vector, SolverError> {
+        Ok(self.device.vector_from_host(v)?)
     }
-    fn index_from_host(&self, idx: &[usize]) -> Result<Vec<usize>, SolverError> {
-        Ok(Cpu.index_from_host(idx)?)
+    fn index_from_host(&self, idx: &[usize]) -> Result<D::Index, SolverError> {
+        Ok(self.device.index_from_host(idx)?)
     }
-    fn to_host(&self, v: &Vec<f64>, out: &mut [f64]) -> Result<(), SolverError> {
-        Ok(Cpu.to_host(v, out)?)
+    fn to_host(&self, v: &D::Vector, out: &mut [f64]) -> Result<(), SolverError> {
+        Ok(self.device.to_host(v, out)?)
     }
-    fn copy_from_host(&self, v: &mut Vec<f64>, src: &[f64]) -> Result<(), SolverError> {
-        Ok(Cpu.copy_from_host(v, src)?)
+    fn copy_from_host(&self, v: &mut D::Vector, src: &[f64]) -> Result<(), SolverError> {
+        Ok(self.device.copy_from_host(v, src)?)
+    }
+    fn synchronize(&self) -> Result<(), SolverError> {
+        Ok(self.device.synchronize()?)
     }
 
-    fn fill(&self, v: &mut Vec<f64>, a: f64) {
-        Cpu.fill(v, a)
+    fn fill(&self, v: &mut D::Vector, a: f64) {
+        self.device.fill(v, a)
     }
-    fn copy(&self, dst: &mut Vec<f64>, src: &Vec<f64>) {
-        Cpu.copy(dst, src)
+    fn copy(&self, dst: &mut D::Vector, src: &D::Vector) {
+        self.device.copy(dst, src)
     }
-    fn axpy(&self, a: f64, x: &Vec<f64>, y: &mut Vec<f64>) {
-        Cpu.axpy(a, x, y)
+    fn axpy(&self, a: f64, x: &D::Vector, y: &mut D::Vector) {
+        self.device.axpy(a, x, y)
     }
-    fn axpby(&self, a: f64, x: &Vec<f64>, b: f64, y: &mut Vec<f64>) {
-        Cpu.axpby(a, x, b, y)
+    fn axpby(&self, a: f64, x: &D::Vector, b: f64, y: &mut D::Vector) {
+        self.device.axpby(a, x, b, y)
     }
-    fn scale(&self, a: f64, v: &mut Vec<f64>) {
-        Cpu.scale(a, v)
+    fn scale(&self, a: f64, v: &mut D::Vector) {
+        self.device.scale(a, v)
     }
-    fn dot(&self, x: &Vec<f64>, y: &Vec<f64>) -> f64 {
-        Cpu.dot(x, y)
+    fn dot(&self, x: &D::Vector, y: &D::Vector) -> f64 {
+        self.device.dot(x, y)
     }
-    fn norm_inf(&self, v: &Vec<f64>) -> f64 {
-        Cpu.norm_inf(v)
+    fn norm_inf(&self, v: &D::Vector) -> f64 {
+        self.device.norm_inf(v)
     }
-    fn norm_1(&self, v: &Vec<f64>) -> f64 {
-        Cpu.norm_1(v)
+    fn norm_1(&self, v: &D::Vector) -> f64 {
+        self.device.norm_1(v)
     }
-    fn mul(&self, dst: &mut Vec<f64>, x: &Vec<f64>, y: &Vec<f64>) {
-        Cpu.mul(dst, x, y)
+    fn mul(&self, dst: &mut D::Vector, x: &D::Vector, y: &D::Vector) {
+        self.device.mul(dst, x, y)
     }
-    fn div(&self, dst: &mut Vec<f64>, x: &Vec<f64>, y: &Vec<f64>) {
-        Cpu.div(dst, x, y)
+    fn div(&self, dst: &mut D::Vector, x: &D::Vector, y: &D::Vector) {
+        self.device.div(dst, x, y)
     }
-    fn recip(&self, dst: &mut Vec<f64>, a: f64, x: &Vec<f64>) {
-        Cpu.recip(dst, a, x)
+    fn recip(&self, dst: &mut D::Vector, a: f64, x: &D::Vector) {
+        self.device.recip(dst, a, x)
     }
-    fn gather(&self, dst: &mut Vec<f64>, src: &Vec<f64>, idx: &Vec<usize>) {
-        Cpu.gather(dst, src, idx)
+    fn gather(&self, dst: &mut D::Vector, src: &D::Vector, idx: &D::Index) {
+        self.device.gather(dst, src, idx)
     }
-    fn scatter_add(&self, a: f64, src: &Vec<f64>, idx: &Vec<usize>, dst: &mut Vec<f64>) {
-        Cpu.scatter_add(a, src, idx, dst)
+    fn scatter_add(&self, a: f64, src: &D::Vector, idx: &D::Index, dst: &mut D::Vector) {
+        self.device.scatter_add(a, src, idx, dst)
     }
     fn gather_slack(
         &self,
-        dst: &mut Vec<f64>,
-        src: &Vec<f64>,
-        idx: &Vec<usize>,
-        off: &Vec<f64>,
+        dst: &mut D::Vector,
+        src: &D::Vector,
+        idx: &D::Index,
+        off: &D::Vector,
         sign: f64,
     ) {
-        Cpu.gather_slack(dst, src, idx, off, sign)
+        self.device.gather_slack(dst, src, idx, off, sign)
     }
 
-    fn sum_ln(&self, x: &Vec<f64>) -> f64 {
-        Cpu.sum_ln(x)
+    fn sum_ln(&self, x: &D::Vector) -> f64 {
+        self.device.sum_ln(x)
     }
-    fn max_step(&self, x: &Vec<f64>, dx: &Vec<f64>, tau: f64) -> f64 {
-        Cpu.max_step(x, dx, tau)
+    fn max_step(&self, x: &D::Vector, dx: &D::Vector, tau: f64) -> f64 {
+        self.device.max_step(x, dx, tau)
     }
     fn bound_dual_step(
         &self,
-        dz: &mut Vec<f64>,
-        z: &Vec<f64>,
-        s: &Vec<f64>,
-        ds: &Vec<f64>,
+        dz: &mut D::Vector,
+        z: &D::Vector,
+        s: &D::Vector,
+        ds: &D::Vector,
         mu: f64,
     ) {
-        Cpu.bound_dual_step(dz, z, s, ds, mu)
+        self.device.bound_dual_step(dz, z, s, ds, mu)
     }
-    fn compl_inf(&self, s: &Vec<f64>, z: &Vec<f64>, mu: f64) -> f64 {
-        Cpu.compl_inf(s, z, mu)
+    fn compl_inf(&self, s: &D::Vector, z: &D::Vector, mu: f64) -> f64 {
+        self.device.compl_inf(s, z, mu)
     }
-    fn min_product(&self, s: &Vec<f64>, z: &Vec<f64>) -> f64 {
-        Cpu.min_product(s, z)
+    fn min_product(&self, s: &D::Vector, z: &D::Vector) -> f64 {
+        self.device.min_product(s, z)
     }
-    fn safeguard_bound_mult(&self, z: &mut Vec<f64>, s: &Vec<f64>, mu: f64, kappa: f64) -> f64 {
-        Cpu.safeguard_bound_mult(z, s, mu, kappa)
+    fn safeguard_bound_mult(&self, z: &mut D::Vector, s: &D::Vector, mu: f64, kappa: f64) -> f64 {
+        self.device.safeguard_bound_mult(z, s, mu, kappa)
     }
     fn push_into_bounds(
         &self,
-        w: &mut Vec<f64>,
-        lo: &Vec<f64>,
-        up: &Vec<f64>,
-        push: &Vec<f64>,
-        frac: &Vec<f64>,
+        w: &mut D::Vector,
+        lo: &D::Vector,
+        up: &D::Vector,
+        push: &D::Vector,
+        frac: &D::Vector,
     ) {
-        Cpu.push_into_bounds(w, lo, up, push, frac)
+        self.device.push_into_bounds(w, lo, up, push, frac)
     }
-    fn clamp_below(&self, z: &mut Vec<f64>, a: f64) {
-        Cpu.clamp_below(z, a)
+    fn clamp_below(&self, z: &mut D::Vector, a: f64) {
+        self.device.clamp_below(z, a)
     }
-    fn safe_slack(&self, s: &mut Vec<f64>, z: &Vec<f64>, s_min: f64, mu: f64) -> usize {
-        Cpu.safe_slack(s, z, s_min, mu)
+    fn safe_slack(&self, s: &mut D::Vector, z: &D::Vector, s_min: f64, mu: f64) -> usize {
+        self.device.safe_slack(s, z, s_min, mu)
     }
-    fn max_rel_step(&self, dx: &Vec<f64>, x: &Vec<f64>) -> f64 {
-        Cpu.max_rel_step(dx, x)
+    fn max_rel_step(&self, dx: &D::Vector, x: &D::Vector) -> f64 {
+        self.device.max_rel_step(dx, x)
     }
 
-    fn eval_obj(&mut self, model: &dyn NlpModel, w: &Vec<f64>) -> f64 {
-        let n = self.n;
+    fn eval_obj(&mut self, model: &dyn NlpModel, w: &D::Vector) -> f64 {
+        let w = &self.device.host(w)[..self.n];
         self.timed(0, |s| {
             s.counts.obj += 1;
-            model.obj(&w[..n])
+            model.obj(w)
         })
     }
-    fn eval_grad(&mut self, model: &dyn NlpModel, w: &Vec<f64>, g: &mut Vec<f64>) {
+    fn eval_grad(&mut self, model: &dyn NlpModel, w: &D::Vector, g: &mut D::Vector) {
         let n = self.n;
+        let w = &self.device.host(w)[..n];
+        let g = self.device.host_mut(g);
         self.timed(0, |s| {
             s.counts.grad += 1;
-            model.grad(&w[..n], &mut g[..n]);
+            model.grad(w, &mut g[..n]);
             g[n..].iter_mut().for_each(|v| *v = 0.0);
         })
     }
-    fn eval_residual(&mut self, model: &dyn NlpModel, w: &Vec<f64>, r: &mut Vec<f64>) {
+    fn eval_residual(&mut self, model: &dyn NlpModel, w: &D::Vector, r: &mut D::Vector) {
         let n = self.n;
+        let w = self.device.host(w);
+        let r = self.device.host_mut(r);
         self.timed(0, |s| {
             s.counts.cons += 1;
             model.cons(&w[..n], r);
@@ -543,18 +594,12 @@ impl Backend for CpuBackend {
             }
         })
     }
-    fn eval_cons(&mut self, model: &dyn NlpModel, w: &Vec<f64>, c: &mut Vec<f64>) {
-        let n = self.n;
-        self.timed(0, |s| {
-            s.counts.cons += 1;
-            model.cons(&w[..n], c);
-        })
-    }
     fn set_rhs(&mut self, rhs: &[f64]) {
         self.rhs.copy_from_slice(rhs);
     }
-    fn set_slacks_from_cons(&mut self, model: &dyn NlpModel, w: &mut Vec<f64>) {
+    fn set_slacks_from_cons(&mut self, model: &dyn NlpModel, w: &mut D::Vector) {
         let n = self.n;
+        let w = self.device.host_mut(w);
         self.timed(0, |s| {
             s.counts.cons += 1;
             model.cons(&w[..n], &mut s.cbuf);
@@ -563,26 +608,35 @@ impl Backend for CpuBackend {
             }
         })
     }
-    fn eval_jac(&mut self, model: &dyn NlpModel, w: &Vec<f64>) -> bool {
-        let n = self.n;
+    fn eval_jac(&mut self, model: &dyn NlpModel, w: &D::Vector) -> bool {
+        let w = &self.device.host(w)[..self.n];
         self.timed(0, |s| {
             s.counts.jac += 1;
             s.solver_matrix = None;
-            model.jac_coord(&w[..n], &mut s.jvals);
+            model.jac_coord(w, &mut s.jvals);
             s.jvals.iter().all(|v| v.is_finite())
         })
     }
-    fn eval_hess(&mut self, model: &dyn NlpModel, w: &Vec<f64>, y: &Vec<f64>, sigma: f64) -> bool {
-        let n = self.n;
+    fn eval_hess(
+        &mut self,
+        model: &dyn NlpModel,
+        w: &D::Vector,
+        y: &D::Vector,
+        sigma: f64,
+    ) -> bool {
+        let w = &self.device.host(w)[..self.n];
+        let y = self.device.host(y);
         self.timed(0, |s| {
             s.counts.hess += 1;
             s.solver_matrix = None;
-            model.hess_coord(&w[..n], y, sigma, &mut s.hvals);
+            model.hess_coord(w, y, sigma, &mut s.hvals);
             s.hvals.iter().all(|v| v.is_finite())
         })
     }
-    fn jt_mul(&self, a: f64, y: &Vec<f64>, b: f64, out: &mut Vec<f64>) {
+    fn jt_mul(&self, a: f64, y: &D::Vector, b: f64, out: &mut D::Vector) {
         let n = self.n;
+        let y = self.device.host(y);
+        let out = self.device.host_mut(out);
         out.iter_mut().for_each(|v| *v *= b);
         for (k, (&r, &c)) in self.jrows.iter().zip(&self.jcols).enumerate() {
             out[c] += a * self.jvals[k] * y[r];
@@ -598,11 +652,12 @@ impl Backend for CpuBackend {
 
     fn kkt_factorize(
         &mut self,
-        sigma: &Vec<f64>,
+        sigma: &D::Vector,
         delta_w: f64,
         delta_c: f64,
         hessian: bool,
     ) -> Result<KktStatus, SolverError> {
+        let sigma = self.device.host(sigma);
         self.timed(1, |s| {
             // Cause of this factorization (counts only): the first of a step is ordinary;
             // a repeat right after an inaccurate solve is the LBLᵀ switch or a larger δ_c;
@@ -743,11 +798,13 @@ impl Backend for CpuBackend {
 
     fn kkt_solve(
         &mut self,
-        rw: &Vec<f64>,
-        ry: &Vec<f64>,
-        dw: &mut Vec<f64>,
-        dy: &mut Vec<f64>,
+        rw: &D::Vector,
+        ry: &D::Vector,
+        dw: &mut D::Vector,
+        dy: &mut D::Vector,
     ) -> Result<bool, SolverError> {
+        let (rw, ry) = (self.device.host(rw), self.device.host(ry));
+        let (dw, dy) = (self.device.host_mut(dw), self.device.host_mut(dy));
         self.timed(2, |s| {
             let nw = s.nw;
             if s.solved_since_factorization {

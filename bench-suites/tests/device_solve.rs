@@ -1,0 +1,81 @@
+//! Whole solves of benchmark models on the emulated CUDA device (solver option
+//! `device = emu`) against the CPU: two Lukšan–Vlček problems at N = 20 and the bundled
+//! PGLIB-OPF cases case5_pjm and case14_ieee. Each pair must end with the same status
+//! after the same number of iterations, objective and `x` within 1e-9 relative.
+//!
+//! g++ is required (CI installs it); `SIMDNLP_SKIP_GXX=1` skips on a machine without it.
+#![cfg(feature = "solver")]
+
+use simdnlp_bench::lv;
+use simdnlp_bench::opf::{OpfData, bundled_pglib_dir, model::acopf};
+use simdnlp_device::DeviceError;
+use simdnlp_modeling::NlpModel;
+use simdnlp_solver::{DeviceKind, KktKind, Options, PrintLevel, SolveResult, SolverError, solve};
+
+/// `|a − b| / max(1, |a|)`.
+fn rel(a: f64, b: f64) -> f64 {
+    if a == b {
+        0.0
+    } else {
+        (a - b).abs() / a.abs().max(1.0)
+    }
+}
+
+/// Solves `model` on the CPU and on Emu with `kkt`; `None` when g++ is missing and
+/// `SIMDNLP_SKIP_GXX` is set.
+fn both(name: &str, model: &dyn NlpModel, kkt: KktKind) -> Option<(SolveResult, SolveResult)> {
+    let opts = |device| Options {
+        device,
+        kkt,
+        print_level: PrintLevel::None,
+        ..Options::default()
+    };
+    let cpu = solve(model, &opts(DeviceKind::Cpu)).expect("cpu solve");
+    let emu = match solve(model, &opts(DeviceKind::Emu)) {
+        Ok(r) => r,
+        Err(SolverError::Device(e @ DeviceError::Unavailable { .. })) => {
+            assert!(
+                std::env::var_os("SIMDNLP_SKIP_GXX").is_some(),
+                "g++ is required for this test: {e}"
+            );
+            eprintln!("g++ not available ({e}); skipping");
+            return None;
+        }
+        Err(e) => panic!("{name}: emu solve failed: {e}"),
+    };
+    assert_eq!(cpu.status, emu.status, "{name}: status");
+    assert!(cpu.status.is_success(), "{name}: {:?}", cpu.status);
+    assert_eq!(cpu.iterations, emu.iterations, "{name}: iterations");
+    let worst = cpu
+        .x
+        .iter()
+        .zip(&emu.x)
+        .fold(rel(cpu.objective, emu.objective), |w, (a, b)| {
+            w.max(rel(*a, *b))
+        });
+    println!(
+        "{name:<22} {kkt:?} {:?} iters {:3} f {:.10e} largest cpu/emu difference {worst:.1e}",
+        cpu.status, cpu.iterations, cpu.objective
+    );
+    assert!(worst <= 1e-9, "{name}: cpu and emu differ by {worst:e}");
+    Some((cpu, emu))
+}
+
+#[test]
+fn lv_and_opf_agree_with_the_cpu() {
+    for name in ["rosenbrock", "chained_hs46"] {
+        let m = lv::build(name, 20).unwrap();
+        for kkt in [KktKind::Augmented, KktKind::Condensed] {
+            if both(name, &m, kkt).is_none() {
+                return;
+            }
+        }
+    }
+    for case in ["pglib_opf_case5_pjm", "pglib_opf_case14_ieee"] {
+        let path = bundled_pglib_dir().join(format!("{case}.m"));
+        let m = acopf(&OpfData::read(path).unwrap()).unwrap();
+        if both(case, &m, KktKind::Augmented).is_none() {
+            return;
+        }
+    }
+}

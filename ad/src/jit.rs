@@ -6,7 +6,8 @@
 //! The loop runs [`LANES`] (4) points per iteration while that many are left, then one at
 //! a time: the body is the program unrolled per point, and each `exp`, `sin` and `cos` (and
 //! each `sin`/`cos` pair of one value) is one call of a lane function of [`crate::vmath`]
-//! for the four points (arguments and results in a stack slot; AVX2 where the CPU has it).
+//! for the four points (arguments in registers, results in a stack slot; AVX2 where the
+//! CPU has it).
 //! Between two such calls the instructions are emitted point after point, so fewer values
 //! are live across a call. The remainder points call the one-point versions, which are
 //! bitwise the lane functions' results per point.
@@ -451,9 +452,9 @@ struct Lower<'a, 'b> {
     sincos: HashMap<Value, (Value, Value)>,
     /// the two-value stack slot [`call_sincos`] writes (made on first use)
     sincos_slot: Option<ir::StackSlot>,
-    /// the `2 * LANES`-value stack slot the lane functions work in (made on first use)
+    /// the `2 * LANES`-value stack slot the lane functions write (made on first use)
     lane_slot: Option<ir::StackSlot>,
-    /// `fn(*mut vmath::Slot)`
+    /// `fn(f64, f64, f64, f64, *mut vmath::Slot)` (the lane functions)
     p_v: SigRef,
 }
 
@@ -488,6 +489,7 @@ impl<'a, 'b> Lower<'a, 'b> {
         };
         let p_v = {
             let mut s = Signature::new(call_conv);
+            s.params.extend([AbiParam::new(f64t); LANES]);
             s.params.push(AbiParam::new(i64t));
             b.import_signature(s)
         };
@@ -864,12 +866,11 @@ impl<'a, 'b> Lower<'a, 'b> {
                         slot
                     }
                 };
-                for (lane, &v) in args.iter().enumerate() {
-                    self.b.ins().stack_store(v, slot, (lane * 8) as i32);
-                }
                 let at = self.b.ins().stack_addr(types::I64, slot, 0);
                 let callee = self.fn_addr(f.address());
-                self.b.ins().call_indirect(self.p_v, callee, &[at]);
+                let mut call_args = args.to_vec();
+                call_args.push(at);
+                self.b.ins().call_indirect(self.p_v, callee, &call_args);
                 let mut r = args;
                 for (lane, r) in r.iter_mut().enumerate() {
                     let first = self.b.ins().stack_load(types::F64, slot, (lane * 8) as i32);

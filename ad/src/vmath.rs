@@ -12,7 +12,8 @@
 //!   are exact, the remainder kept as a double-double `hi + lo`;
 //! - a Taylor polynomial on the reduced argument (`|r| ≤ ln 2 / 2`: terms to `r¹³`;
 //!   `|r| ≤ π/4`: to `r¹⁷` for `sin`, `r¹⁶` for `cos`), truncation error below 10⁻¹⁷
-//!   relative, evaluated by Horner with the leading terms added last in double-double;
+//!   relative, evaluated by Horner for the leading terms and Estrin's scheme for the tail
+//!   (short dependency chains), the leading terms added last in double-double;
 //! - `exp`: the result scaled by `2ⁿ` built from its bits (exact: only normal results take
 //!   this path); `sin`/`cos`: both kernels every time, the quadrant `n mod 4` selects and
 //!   flips signs with bit masks.
@@ -102,18 +103,19 @@ fn exp_kernel(x: f64) -> f64 {
     let lo = n * LN2_LO;
     let r = hi - lo;
     let c = (hi - r) - lo;
-    let p = F2
-        + r * (F3
-            + r * (F4
-                + r * (F5
-                    + r * (F6
-                        + r * (F7
-                            + r * (F8
-                                + r * (F9 + r * (F10 + r * (F11 + r * (F12 + r * F13))))))))));
+    // p = Σ r^(k-2)/k!: Horner for the three leading terms, Estrin's scheme for the rest
+    // (shorter dependency chains; the tail is below 1/100 of the result)
+    let r2 = r * r;
+    let r4 = r2 * r2;
+    let r8 = r4 * r4;
+    let tail = ((F5 + F6 * r) + (F7 + F8 * r) * r2)
+        + ((F9 + F10 * r) + (F11 + F12 * r) * r2) * r4
+        + F13 * r8;
+    let p = F2 + r * (F3 + r * (F4 + r * tail));
     // e^(r + c) ≈ (1 + r) + (r² p + c) with 1 + r in double-double
     let one_r = 1.0 + r;
     let one_r_err = (1.0 - one_r) + r;
-    let e = one_r + (one_r_err + (r * r * p + c));
+    let e = one_r + (one_r_err + (r2 * p + c));
     let scale = f64::from_bits((ni.wrapping_add(1023) as u64) << 52);
     e * scale
 }
@@ -133,14 +135,19 @@ fn sin_cos_kernel(x: f64) -> (f64, f64) {
     let lo = tail - (hi - s2);
     let z = hi * hi;
     // sin(hi + lo) ≈ hi + hi z S(z) + lo (1 - z/2)
-    let s_poly =
-        -F3 + z * (F5 + z * (-F7 + z * (F9 + z * (-F11 + z * (F13 + z * (-F15 + z * F17))))));
+    // S(z) = Σ (-1)^k z^(k-1)/(2k+1)!, C(z) = Σ (-1)^k z^(k-2)/(2k)!: Horner for the
+    // leading terms, Estrin's scheme for the tails
+    let z2 = z * z;
+    let z4 = z2 * z2;
+    let s_tail = ((-F7 + F9 * z) + (-F11 + F13 * z) * z2) + (-F15 + F17 * z) * z4;
+    let s_poly = -F3 + z * (F5 + z * s_tail);
     let sin_r = hi + ((hi * z) * s_poly + lo * (1.0 - 0.5 * z));
     // cos(hi + lo) ≈ (1 - z/2) + z² C(z) - hi lo, with 1 - z/2 in double-double
-    let c_poly = F4 + z * (-F6 + z * (F8 + z * (-F10 + z * (F12 + z * (-F14 + z * F16)))));
+    let c_tail = ((F8 + -F10 * z) + (F12 + -F14 * z) * z2) + F16 * z4;
+    let c_poly = F4 + z * (-F6 + z * c_tail);
     let half_z = 0.5 * z;
     let w = 1.0 - half_z;
-    let cos_r = w + (((1.0 - w) - half_z) + (z * z * c_poly - hi * lo));
+    let cos_r = w + (((1.0 - w) - half_z) + (z2 * c_poly - hi * lo));
     // quadrant q: sin x = (sin r, cos r, -sin r, -cos r)[q], cos x = sin(x + π/2);
     // selects and sign flips as bit masks (no per-lane branch)
     let swap = 0u64.wrapping_sub(quadrant & 1);
@@ -319,70 +326,60 @@ slice_fn!(
 // ---- the JIT's entry points: `LANES` points in place in a stack slot ------------------------
 
 macro_rules! jit_fn {
-    ($(#[$m:meta])* $base:ident, $avx2:ident, $avx2_inner:ident, |$p:ident| $body:expr) => {
+    ($(#[$m:meta])* $base:ident, $avx2:ident, $avx2_inner:ident, |$x:ident, $out:ident| $body:expr) => {
         $(#[$m])*
-        extern "C" fn $base($p: *mut Slot) {
+        extern "C" fn $base(a0: f64, a1: f64, a2: f64, a3: f64, out: *mut Slot) {
             // SAFETY: the generated code passes its own 8-aligned stack slot of
             // `2 * LANES` doubles (a `Slot`), not aliased during the call.
-            let $p = unsafe { &mut *$p };
+            let $out = unsafe { &mut *out };
+            let $x = [a0, a1, a2, a3];
             $body
         }
 
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2")]
-        unsafe fn $avx2_inner($p: &mut Slot) {
+        unsafe fn $avx2_inner($x: [f64; LANES], $out: &mut Slot) {
             $body
         }
 
         #[cfg(target_arch = "x86_64")]
-        extern "C" fn $avx2($p: *mut Slot) {
+        extern "C" fn $avx2(a0: f64, a1: f64, a2: f64, a3: f64, out: *mut Slot) {
             // SAFETY: as in the baseline entry point; the JIT takes this address only when
-            // the CPU has AVX2 (`use_avx2`), the requirement of calling `$avx2_inner`.
-            unsafe { $avx2_inner(&mut *$p) }
+            // the CPU has AVX2 (`LaneFn::address`), the requirement of calling `$avx2_inner`.
+            unsafe { $avx2_inner([a0, a1, a2, a3], &mut *out) }
         }
     };
 }
 
-/// The stack slot the JIT passes: inputs in the first half, results in place (the `cos` of
-/// [`LaneFn::SinCos`] in the second half).
+/// The stack slot the JIT passes for the results (the `cos` of [`LaneFn::SinCos`] in the
+/// second half); the `LANES` arguments come in registers.
 pub(crate) type Slot = [[f64; LANES]; 2];
 
+// the entry points take the arguments as four parameters
+const _: () = assert!(LANES == 4);
+
 jit_fn!(
-    /// `p[l] = e^p[l]` for `l < LANES`.
-    jit_exp, jit_exp_avx2, jit_exp_avx2_inner, |p| {
-        let [x, out] = p;
-        exp_n(x, out);
-        *x = *out;
-    }
+    /// `out[0][l] = e^x[l]`.
+    jit_exp, jit_exp_avx2, jit_exp_avx2_inner, |x, out| exp_n(&x, &mut out[0])
 );
 jit_fn!(
-    /// `p[l] = sin p[l]` for `l < LANES`.
-    jit_sin, jit_sin_avx2, jit_sin_avx2_inner, |p| {
-        let [x, out] = p;
-        sin_n(x, out);
-        *x = *out;
-    }
+    /// `out[0][l] = sin x[l]`.
+    jit_sin, jit_sin_avx2, jit_sin_avx2_inner, |x, out| sin_n(&x, &mut out[0])
 );
 jit_fn!(
-    /// `p[l] = cos p[l]` for `l < LANES`.
-    jit_cos, jit_cos_avx2, jit_cos_avx2_inner, |p| {
-        let [x, out] = p;
-        cos_n(x, out);
-        *x = *out;
-    }
+    /// `out[0][l] = cos x[l]`.
+    jit_cos, jit_cos_avx2, jit_cos_avx2_inner, |x, out| cos_n(&x, &mut out[0])
 );
 jit_fn!(
-    /// `p[l], p[LANES + l] = sin p[l], cos p[l]` for `l < LANES`.
-    jit_sin_cos, jit_sin_cos_avx2, jit_sin_cos_avx2_inner, |p| {
-        let [x, cos] = p;
-        let mut sin = [0.0; LANES];
-        sin_cos_n(x, &mut sin, cos);
-        *x = sin;
+    /// `out[0][l], out[1][l] = sin x[l], cos x[l]`.
+    jit_sin_cos, jit_sin_cos_avx2, jit_sin_cos_avx2_inner, |x, out| {
+        let [sin, cos] = out;
+        sin_cos_n(&x, sin, cos)
     }
 );
 
-/// A lane function the JIT calls on a slot of `2 * LANES` doubles (inputs in the first
-/// `LANES`; results in place, `cos` of [`LaneFn::SinCos`] in the second half).
+/// A lane function the JIT calls as `f(x0, x1, x2, x3, slot)`, the results in the
+/// [`Slot`] (`cos` of [`LaneFn::SinCos`] in its second half).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum LaneFn {
     Exp,
@@ -394,7 +391,7 @@ pub(crate) enum LaneFn {
 impl LaneFn {
     /// The address of the C-ABI entry point for this CPU.
     pub(crate) fn address(self) -> usize {
-        type Entry = extern "C" fn(*mut Slot);
+        type Entry = extern "C" fn(f64, f64, f64, f64, *mut Slot);
         let base: Entry = match self {
             LaneFn::Exp => jit_exp,
             LaneFn::Sin => jit_sin,
@@ -414,13 +411,13 @@ impl LaneFn {
         base as usize
     }
 
-    /// Runs the entry point [`LaneFn::address`] gives on `slot` (for tests).
+    /// Runs the entry point [`LaneFn::address`] gives on `x` (for tests).
     #[cfg(test)]
-    fn call(self, slot: &mut Slot) {
-        type Entry = extern "C" fn(*mut Slot);
+    fn call(self, x: [f64; LANES], slot: &mut Slot) {
+        type Entry = extern "C" fn(f64, f64, f64, f64, *mut Slot);
         // SAFETY: `address` is the address of an `Entry` (see there).
         let f = unsafe { std::mem::transmute::<usize, Entry>(self.address()) };
-        f(slot)
+        f(x[0], x[1], x[2], x[3], slot)
     }
 }
 
@@ -431,16 +428,6 @@ impl LaneFn {
 pub(crate) fn c_source() -> String {
     // constants as shortest round-trip decimals (C parses them to the same doubles)
     let c = |v: f64| format!("({v:e})");
-    let horner = |var: &str, coefs: &[f64]| {
-        let mut e = c(coefs[coefs.len() - 1]);
-        for &k in coefs[..coefs.len() - 1].iter().rev() {
-            e = format!("{} + {var} * ({e})", c(k));
-        }
-        e
-    };
-    let exp_poly = horner("r", &[F2, F3, F4, F5, F6, F7, F8, F9, F10, F11, F12, F13]);
-    let sin_poly = horner("z", &[-F3, F5, -F7, F9, -F11, F13, -F15, F17]);
-    let cos_poly = horner("z", &[F4, -F6, F8, -F10, F12, -F14, F16]);
     format!(
         r#"#ifndef SIMDNLP_VMATH
 #define SIMDNLP_VMATH
@@ -455,10 +442,16 @@ __device__ inline double sn_exp(double x) {{
   double lo = n * {ln2_lo};
   double r = hi - lo;
   double c = (hi - r) - lo;
-  double p = {exp_poly};
+  double r2 = r * r;
+  double r4 = r2 * r2;
+  double r8 = r4 * r4;
+  double tail = (({f5} + {f6} * r) + ({f7} + {f8} * r) * r2)
+      + (({f9} + {f10} * r) + ({f11} + {f12} * r) * r2) * r4
+      + {f13} * r8;
+  double p = {f2} + r * ({f3} + r * ({f4} + r * tail));
   double one_r = 1.0 + r;
   double one_r_err = (1.0 - one_r) + r;
-  double e = one_r + (one_r_err + (r * r * p + c));
+  double e = one_r + (one_r_err + (r2 * p + c));
   return e * sn_from_bits((ni + 1023) << 52);
 }}
 __device__ inline void sn_sincos_kernel(double x, double* s, double* c) {{
@@ -478,12 +471,16 @@ __device__ inline void sn_sincos_kernel(double x, double* s, double* c) {{
   double hi = s2 + tail;
   double lo = tail - (hi - s2);
   double z = hi * hi;
-  double sp = {sin_poly};
+  double z2 = z * z;
+  double z4 = z2 * z2;
+  double s_tail = (({mf7} + {f9} * z) + ({mf11} + {f13} * z) * z2) + ({mf15} + {f17} * z) * z4;
+  double sp = {mf3} + z * ({f5} + z * s_tail);
   double sin_r = hi + ((hi * z) * sp + lo * (1.0 - 0.5 * z));
-  double cp = {cos_poly};
+  double c_tail = (({f8} + {mf10} * z) + ({f12} + {mf14} * z) * z2) + {f16} * z4;
+  double cp = {f4} + z * ({mf6} + z * c_tail);
   double half_z = 0.5 * z;
   double w = 1.0 - half_z;
-  double cos_r = w + (((1.0 - w) - half_z) + (z * z * cp - hi * lo));
+  double cos_r = w + (((1.0 - w) - half_z) + (z2 * cp - hi * lo));
   double sx = (q & 1) ? cos_r : sin_r;
   double cx = (q & 1) ? sin_r : cos_r;
   *s = (q & 2) ? -sx : sx;
@@ -518,6 +515,27 @@ __device__ inline double sn_cos(double x) {{
         pio2_4 = c(PIO2_4),
         trig_max = c(TRIG_MAX),
         trig_tiny = c(TRIG_TINY),
+        f2 = c(F2),
+        f3 = c(F3),
+        mf3 = c(-F3),
+        f4 = c(F4),
+        f5 = c(F5),
+        f6 = c(F6),
+        mf6 = c(-F6),
+        f7 = c(F7),
+        mf7 = c(-F7),
+        f8 = c(F8),
+        f9 = c(F9),
+        f10 = c(F10),
+        mf10 = c(-F10),
+        f11 = c(F11),
+        mf11 = c(-F11),
+        f12 = c(F12),
+        f13 = c(F13),
+        mf14 = c(-F14),
+        mf15 = c(-F15),
+        f16 = c(F16),
+        f17 = c(F17),
     )
 }
 

@@ -240,8 +240,8 @@ fn check_bitwise(xs: &[f64]) {
         let mut input = [0.5; LANES];
         input[..chunk.len()].copy_from_slice(chunk);
         for f in [LaneFn::Exp, LaneFn::Sin, LaneFn::Cos, LaneFn::SinCos] {
-            let mut slot = [input, [0.0; LANES]];
-            f.call(&mut slot);
+            let mut slot = [[0.0; LANES]; 2];
+            f.call(input, &mut slot);
             for (l, &x) in chunk.iter().enumerate() {
                 let want = match f {
                     LaneFn::Exp => vec![exp(x)],

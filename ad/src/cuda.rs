@@ -244,6 +244,7 @@ pub fn emit<T: Scalar>(pattern: &Pattern<T>, cb: Callback, name: &str) -> String
     };
     let ty = T::C_TYPE;
     let mut s = String::from(PRELUDE);
+    s.push_str(&crate::vmath::c_source());
     let mut seen = Vec::new();
     user_fns(p, &mut s, &mut seen);
     let _ = writeln!(

@@ -3,6 +3,15 @@
 //! the program's registers in SSA values (machine registers or spill slots, chosen by
 //! Cranelift's register allocator) and writes its outputs where the interpreter writes them.
 //!
+//! The loop runs [`LANES`] (4) points per iteration while that many are left, then one at
+//! a time: the body is the program unrolled per point, and each `exp`, `sin` and `cos` (and
+//! each `sin`/`cos` pair of one value) is one call of a lane function of [`crate::vmath`]
+//! for the four points (arguments in registers, results in a stack slot; AVX2 where the
+//! CPU has it).
+//! Between two such calls the instructions are emitted point after point, so fewer values
+//! are live across a call. The remainder points call the one-point versions, which are
+//! bitwise the lane functions' results per point.
+//!
 //! # Agreement with the interpreter
 //!
 //! The JIT computes exactly what the interpreter computes, instruction by instruction:
@@ -14,13 +23,17 @@
 //!   intermediate too, so they are bit-identical as well.
 //! - integer powers `a^k` are multiplied out inline with the products, in the order, of
 //!   the routine `f64::powi` calls at run time (`__powidf2`), so bit-identical to it.
-//! - every other function (`exp`, `sin`, `pow`, `atan2`, the special functions, user
+//! - `exp`, `sin` and `cos` are [`crate::vmath`]'s branch-free lane functions, which the
+//!   interpreter runs over its batches too: bitwise the same results whatever the number of
+//!   points per call or the vector width, and within 1 ulp of the platform libm (which
+//!   the evaluators called before; so results differ from those by at most 1 ulp per
+//!   `exp`, `sin` or `cos`). A `sin` and a `cos` of the same value (every derivative of a
+//!   `sin` or `cos` has both) are one call that returns both (the price of one); the
+//!   tests check that pair bitwise against the separate calls.
+//! - every other function (`pow`, `atan2`, `tan`, `log`, the special functions, user
 //!   functions, floor division of indices, ...) is a call to a C-ABI wrapper of the very
 //!   Rust function the interpreter runs ([`crate::Un::eval`], [`crate::Bin::eval`], ...):
-//!   one implementation set, bit-identical results. A `sin` and a `cos`
-//!   of the same value (every derivative of a `sin` or `cos` has both) are one call that
-//!   returns both ([`f64::sin_cos`], the C library's `sincos` where it has one: about the
-//!   cost of one of them); the tests check that pair bitwise against the separate calls.
+//!   one implementation set, bit-identical results.
 //! - out-of-range positions of `x` or `θ` read NaN, as in the interpreter.
 //!
 //! So every output is bit-identical to the interpreter's (the tests check this for every
@@ -34,6 +47,7 @@
 use crate::index::{floor_div, floor_rem};
 use crate::ops::{Bin, BinOp, BinaryFn, BinaryInner, Un, UnOp, UnaryFn, UnaryInner};
 use crate::program::{Ar, Fk, IOp, ISrc, Ins, Program, Src, U1};
+use crate::vmath::{self, LANES, LaneFn};
 use cranelift_codegen::ir;
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
@@ -313,10 +327,10 @@ extern "C" fn call_hypot(a: f64, b: f64) -> f64 {
 }
 
 /// `sin v` and `cos v` into `out[0]`, `out[1]`: the same values as [`Un::Sin`] and
-/// [`Un::Cos`] (the C library computes both for about the price of one where it has
-/// `sincos`; the tests check every pair bitwise against the separate calls).
+/// [`Un::Cos`] ([`vmath::sin_cos`] computes both for the price of one; the tests check
+/// every pair bitwise against the separate calls).
 extern "C" fn call_sincos(v: f64, out: *mut [f64; 2]) {
-    let (s, c) = v.sin_cos();
+    let (s, c) = vmath::sin_cos(v);
     // SAFETY: `out` is the 16-byte, 8-aligned stack slot the generated code passes.
     unsafe { *out = [s, c] };
 }
@@ -420,19 +434,28 @@ struct Lower<'a, 'b> {
     nan: Value,
     real_cols: HashMap<u32, Value>,
     int_cols: HashMap<u32, Value>,
-    /// the current point `k` and its offset `k - first` (inside the loop body)
-    k: Value,
-    rel: Value,
+    /// points per iteration of the body being emitted: [`LANES`], or 1 for the remainder
+    width: usize,
+    /// the lane whose instructions are being emitted
+    lane: usize,
+    /// per lane: the point `k` and its offset `k - first` (inside a loop body)
+    ks: [Value; LANES],
+    rels: [Value; LANES],
+    /// the registers of lane `l` at `l * nregs..` (`l * niregs..` for integers)
     regs: Vec<Option<Value>>,
     iregs: Vec<Option<Value>>,
-    /// integer column values of the current point
-    int_loads: HashMap<u32, Value>,
+    /// integer column values of the current points, per (column, lane)
+    int_loads: HashMap<(u32, usize), Value>,
     /// per instruction: a `sin` or `cos` whose argument also gets the other one
     paired: Vec<bool>,
     /// `(sin a, cos a)` already computed for argument `a`
     sincos: HashMap<Value, (Value, Value)>,
     /// the two-value stack slot [`call_sincos`] writes (made on first use)
     sincos_slot: Option<ir::StackSlot>,
+    /// the `2 * LANES`-value stack slot the lane functions write (made on first use)
+    lane_slot: Option<ir::StackSlot>,
+    /// `fn(f64, f64, f64, f64, *mut vmath::Slot)` (the lane functions)
+    p_v: SigRef,
 }
 
 impl<'a, 'b> Lower<'a, 'b> {
@@ -463,6 +486,12 @@ impl<'a, 'b> Lower<'a, 'b> {
                 s.params.push(AbiParam::new(i64t));
                 b.import_signature(s)
             },
+        };
+        let p_v = {
+            let mut s = Signature::new(call_conv);
+            s.params.extend([AbiParam::new(f64t); LANES]);
+            s.params.push(AbiParam::new(i64t));
+            b.import_signature(s)
         };
         let entry = b.create_block();
         b.append_block_params_for_function_params(entry);
@@ -533,14 +562,18 @@ impl<'a, 'b> Lower<'a, 'b> {
             nan,
             real_cols,
             int_cols,
-            k: zero,
-            rel: zero,
-            regs: vec![None; p.nregs],
-            iregs: vec![None; p.niregs],
+            width: 1,
+            lane: 0,
+            ks: [zero; LANES],
+            rels: [zero; LANES],
+            regs: vec![None; p.nregs * LANES],
+            iregs: vec![None; p.niregs * LANES],
             int_loads: HashMap::new(),
             paired: sincos_pairs(p),
             sincos: HashMap::new(),
             sincos_slot: None,
+            lane_slot: None,
+            p_v,
         })
     }
 
@@ -578,58 +611,54 @@ impl<'a, 'b> Lower<'a, 'b> {
         } else {
             None
         };
+        // two loops: `LANES` points per iteration while that many are left, then one
         let header = self.b.create_block();
         let k = self.b.append_block_param(header, i64t);
         let body = self.b.create_block();
+        let header1 = self.b.create_block();
+        let k1 = self.b.append_block_param(header1, i64t);
+        let body1 = self.b.create_block();
         let exit = self.b.create_block();
-        // the running sum of `Output::Sum`, carried through the loop
+        // the running sum of `Output::Sum`, carried through the loops
         let mut entry_args = vec![BlockArg::Value(first)];
-        let mut acc = None;
-        let mut acc_exit = None;
+        let (mut acc, mut acc1, mut acc_exit) = (None, None, None);
         if output == Output::Sum {
             let init = self.b.ins().load(f64t, self.mem, self.out, 0);
             entry_args.push(BlockArg::Value(init));
             acc = Some(self.b.append_block_param(header, f64t));
+            acc1 = Some(self.b.append_block_param(header1, f64t));
             acc_exit = Some(self.b.append_block_param(exit, f64t));
         }
         self.b.ins().jump(header, &entry_args);
+        // `LANES` points k..k + LANES
         self.b.switch_to_block(header);
-        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, k, last);
-        let exit_args: Vec<BlockArg> = acc.iter().map(|&a| BlockArg::Value(a)).collect();
-        self.b.ins().brif(more, body, &[], exit, &exit_args);
+        let some = self.b.ins().icmp(IntCC::UnsignedLessThan, k, last);
+        let left = self.b.ins().isub(last, k);
+        let enough = self
+            .b
+            .ins()
+            .icmp_imm(IntCC::UnsignedGreaterThanOrEqual, left, LANES as i64);
+        let more = self.b.ins().band(some, enough);
+        let mut to_header1 = vec![BlockArg::Value(k)];
+        to_header1.extend(acc.map(BlockArg::Value));
+        self.b.ins().brif(more, body, &[], header1, &to_header1);
         self.b.switch_to_block(body);
-        self.k = k;
-        self.rel = self.b.ins().isub(k, first);
-        let outs = self.body()?;
-        let next = self.b.ins().iadd_imm(k, 1);
+        let next = self.b.ins().iadd_imm(k, LANES as i64);
+        let acc = self.lanes_body(LANES, k, first, output, acc, scatter)?;
         let mut next_args = vec![BlockArg::Value(next)];
-        match (output, acc, scatter) {
-            (Output::Sum, Some(acc), _) => {
-                let sum = self.b.ins().fadd(acc, outs[0]);
-                next_args.push(BlockArg::Value(sum));
-            }
-            (Output::Scatter, _, Some((globals, out_len, sink))) => {
-                let row = self.row_addr(globals, (step * 8) as i64);
-                for (s, &v) in outs.iter().enumerate() {
-                    let g = self.b.ins().load(i64t, self.mem, row, (s * 8) as i32);
-                    let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, g, out_len);
-                    let byte = self.b.ins().ishl_imm(g, 3);
-                    let at = self.b.ins().iadd(self.out, byte);
-                    let at = self.b.ins().select(inside, at, sink);
-                    let old = self.b.ins().load(f64t, self.mem, at, 0);
-                    let new = self.b.ins().fadd(old, v);
-                    self.b.ins().store(self.mem, new, at, 0);
-                }
-            }
-            _ if step > 0 => {
-                let row = self.row_addr(self.out, (step * 8) as i64);
-                for (s, &v) in outs.iter().enumerate() {
-                    self.b.ins().store(self.mem, v, row, (s * 8) as i32);
-                }
-            }
-            _ => {}
-        }
+        next_args.extend(acc.map(BlockArg::Value));
         self.b.ins().jump(header, &next_args);
+        // the remaining points one at a time
+        self.b.switch_to_block(header1);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, k1, last);
+        let exit_args: Vec<BlockArg> = acc1.iter().map(|&a| BlockArg::Value(a)).collect();
+        self.b.ins().brif(more, body1, &[], exit, &exit_args);
+        self.b.switch_to_block(body1);
+        let next = self.b.ins().iadd_imm(k1, 1);
+        let acc1 = self.lanes_body(1, k1, first, output, acc1, scatter)?;
+        let mut next_args = vec![BlockArg::Value(next)];
+        next_args.extend(acc1.map(BlockArg::Value));
+        self.b.ins().jump(header1, &next_args);
         self.b.switch_to_block(exit);
         if let Some(sum) = acc_exit {
             self.b.ins().store(self.mem, sum, self.out, 0);
@@ -640,147 +669,334 @@ impl<'a, 'b> Lower<'a, 'b> {
         Ok(())
     }
 
-    /// The program's instructions for the current point; returns its outputs (weighted
-    /// when the program is).
-    fn body(&mut self) -> Result<Vec<Value>, JitError> {
+    /// One loop body over the `width` points `k..k + width`: the program, then the outputs
+    /// point by point in order; returns the running sum of [`Output::Sum`].
+    fn lanes_body(
+        &mut self,
+        width: usize,
+        k: Value,
+        first: Value,
+        output: Output,
+        mut acc: Option<Value>,
+        scatter: Option<(Value, Value, Value)>,
+    ) -> Result<Option<Value>, JitError> {
+        let i64t = types::I64;
+        let f64t = types::F64;
+        let step = self.p.out_regs.len();
+        // values of the other body do not dominate this one
+        self.regs.iter_mut().for_each(|r| *r = None);
+        self.iregs.iter_mut().for_each(|r| *r = None);
+        self.int_loads.clear();
+        self.sincos.clear();
+        self.width = width;
+        for lane in 0..width {
+            let kl = if lane == 0 {
+                k
+            } else {
+                self.b.ins().iadd_imm(k, lane as i64)
+            };
+            self.ks[lane] = kl;
+            self.rels[lane] = self.b.ins().isub(kl, first);
+        }
+        let outs = self.body()?;
+        for (lane, outs) in outs.iter().enumerate() {
+            self.lane = lane;
+            match (output, acc, scatter) {
+                (Output::Sum, Some(a), _) => {
+                    acc = Some(self.b.ins().fadd(a, outs[0]));
+                }
+                (Output::Scatter, _, Some((globals, out_len, sink))) => {
+                    let row = self.row_addr(globals, (step * 8) as i64);
+                    for (s, &v) in outs.iter().enumerate() {
+                        let g = self.b.ins().load(i64t, self.mem, row, (s * 8) as i32);
+                        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, g, out_len);
+                        let byte = self.b.ins().ishl_imm(g, 3);
+                        let at = self.b.ins().iadd(self.out, byte);
+                        let at = self.b.ins().select(inside, at, sink);
+                        let old = self.b.ins().load(f64t, self.mem, at, 0);
+                        let new = self.b.ins().fadd(old, v);
+                        self.b.ins().store(self.mem, new, at, 0);
+                    }
+                }
+                _ if step > 0 => {
+                    let row = self.row_addr(self.out, (step * 8) as i64);
+                    for (s, &v) in outs.iter().enumerate() {
+                        self.b.ins().store(self.mem, v, row, (s * 8) as i32);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(acc)
+    }
+
+    /// The program's instructions for the points of the current body (`self.width` of
+    /// them, lane by lane between the calls of the lane functions); returns each point's
+    /// outputs (weighted when the program is).
+    fn body(&mut self) -> Result<Vec<Vec<Value>>, JitError> {
         let p = self.p;
         for &(r, c) in &p.consts {
             let v = self.b.ins().f64const(c);
-            self.set(r, v)?;
-        }
-        for ins in &p.iins {
-            let a = self.isrc(ins.a)?;
-            let b = self.isrc(ins.b)?;
-            let v = match ins.op {
-                IOp::Add => self.b.ins().iadd(a, b),
-                IOp::Sub => self.b.ins().isub(a, b),
-                IOp::Mul => self.b.ins().imul(a, b),
-                IOp::FloorDiv => self.call_ii(call_floor_div, a, b),
-                IOp::Rem => self.call_ii(call_floor_rem, a, b),
-            };
-            *self
-                .iregs
-                .get_mut(ins.dst as usize)
-                .ok_or_else(|| err("integer register out of range"))? = Some(v);
-        }
-        for (at, ins) in p.ins.iter().enumerate() {
-            match ins {
-                Ins::Un {
-                    op: UnOp::B(u @ (Un::Sin | Un::Cos)),
-                    dst,
-                    a,
-                } if self.paired[at] => {
-                    let a = self.reg(*a)?;
-                    let (sin, cos) = self.sin_cos(a);
-                    self.set(*dst, if *u == Un::Sin { sin } else { cos })?;
-                }
-                Ins::X { dst, idx, off } => {
-                    let v = self.gather(self.x, self.x_len, *idx, *off)?;
-                    self.set(*dst, v)?;
-                }
-                Ins::P { dst, idx, off } => {
-                    let v = self.gather(self.theta, self.theta_len, *idx, *off)?;
-                    self.set(*dst, v)?;
-                }
-                Ins::D { dst, col } => {
-                    let base = *self
-                        .real_cols
-                        .get(col)
-                        .ok_or_else(|| err("unknown data column"))?;
-                    let v = self.load_row(base, types::F64);
-                    self.set(*dst, v)?;
-                }
-                Ins::I { dst, idx, off } => {
-                    let i = self.isrc(*idx)?;
-                    let i = self.b.ins().iadd_imm(i, *off);
-                    let v = self.b.ins().fcvt_from_sint(types::F64, i);
-                    self.set(*dst, v)?;
-                }
-                Ins::Fill { dst, c } => {
-                    let v = self.b.ins().f64const(*c);
-                    self.set(*dst, v)?;
-                }
-                Ins::Un { op, dst, a } => {
-                    let a = self.reg(*a)?;
-                    let v = self.unary(op, a);
-                    self.set(*dst, v)?;
-                }
-                Ins::Bin { op, dst, a, b } => {
-                    let a = self.src(*a)?;
-                    let b = self.src(*b)?;
-                    let v = self.binary(op, a, b);
-                    self.set(*dst, v)?;
-                }
-                Ins::Fused { kind, dst, a, b, c } => {
-                    let (a, b, c) = (self.reg(*a)?, self.reg(*b)?, self.reg(*c)?);
-                    let v = match *kind {
-                        Fk::BB(f, g, left) => {
-                            let t = self.ar(f, a, b);
-                            if left {
-                                self.ar(g, t, c)
-                            } else {
-                                self.ar(g, c, t)
-                            }
-                        }
-                        Fk::UB(u, g, left) => {
-                            let t = self.u1(u, a);
-                            if left {
-                                self.ar(g, t, c)
-                            } else {
-                                self.ar(g, c, t)
-                            }
-                        }
-                        Fk::BU(f, u) => {
-                            let t = self.ar(f, a, b);
-                            self.u1(u, t)
-                        }
-                        Fk::UU(u1, u2) => {
-                            let t = self.u1(u1, a);
-                            self.u1(u2, t)
-                        }
-                    };
-                    self.set(*dst, v)?;
-                }
-                Ins::Value { src } => {
-                    let v = self.src(*src)?;
-                    let at = self.row_addr(self.values, 8);
-                    self.b.ins().store(self.mem, v, at, 0);
-                }
+            for lane in 0..self.width {
+                self.lane = lane;
+                self.set(r, v)?;
             }
         }
+        for lane in 0..self.width {
+            self.lane = lane;
+            for ins in &p.iins {
+                let a = self.isrc(ins.a)?;
+                let b = self.isrc(ins.b)?;
+                let v = match ins.op {
+                    IOp::Add => self.b.ins().iadd(a, b),
+                    IOp::Sub => self.b.ins().isub(a, b),
+                    IOp::Mul => self.b.ins().imul(a, b),
+                    IOp::FloorDiv => self.call_ii(call_floor_div, a, b),
+                    IOp::Rem => self.call_ii(call_floor_rem, a, b),
+                };
+                let at = lane * p.niregs + ins.dst as usize;
+                *self
+                    .iregs
+                    .get_mut(at)
+                    .ok_or_else(|| err("integer register out of range"))? = Some(v);
+            }
+        }
+        // the instructions since the last lane-function call, emitted lane by lane at the
+        // next one (fewer values live across each call than in lockstep)
+        let mut pending: Vec<usize> = Vec::new();
+        for (at, ins) in p.ins.iter().enumerate() {
+            if let Ins::Un {
+                op: UnOp::B(u @ (Un::Exp | Un::Sin | Un::Cos)),
+                dst,
+                a,
+            } = ins
+            {
+                self.flush(&mut pending)?;
+                self.transcendental(*u, self.paired[at], *dst, *a)?;
+            } else {
+                pending.push(at);
+            }
+        }
+        self.flush(&mut pending)?;
         // outputs
         let step = p.out_regs.len();
         if i32::try_from(step * 8).is_err() {
             return Err(err("too many outputs"));
         }
-        let w = if self.weighted && step > 0 {
-            let at = self.row_addr(self.weights, 8);
-            Some(self.b.ins().load(types::F64, self.mem, at, 0))
-        } else {
-            None
-        };
-        let mut outs = Vec::with_capacity(step);
-        for &r in &p.out_regs {
-            let mut v = self.reg(r)?;
-            if let Some(w) = w {
-                v = self.b.ins().fmul(w, v);
+        let mut all = Vec::with_capacity(self.width);
+        for lane in 0..self.width {
+            self.lane = lane;
+            let w = if self.weighted && step > 0 {
+                let at = self.row_addr(self.weights, 8);
+                Some(self.b.ins().load(types::F64, self.mem, at, 0))
+            } else {
+                None
+            };
+            let mut outs = Vec::with_capacity(step);
+            for &r in &p.out_regs {
+                let mut v = self.reg(r)?;
+                if let Some(w) = w {
+                    v = self.b.ins().fmul(w, v);
+                }
+                outs.push(v);
             }
-            outs.push(v);
+            all.push(outs);
         }
-        Ok(outs)
+        Ok(all)
+    }
+
+    /// Emits the instructions `pending` (positions in the program) for every lane, lane by
+    /// lane, and empties it.
+    fn flush(&mut self, pending: &mut Vec<usize>) -> Result<(), JitError> {
+        for lane in 0..self.width {
+            self.lane = lane;
+            for &at in pending.iter() {
+                self.instruction(at)?;
+            }
+        }
+        pending.clear();
+        Ok(())
+    }
+
+    /// `dst = u(a)` for `exp`, `sin` or `cos` (`paired`: a `sin` or `cos` whose argument
+    /// also gets the other one): with [`LANES`] points one call of the lane function for
+    /// all of them, with one point the one-point function (bitwise the same per point).
+    fn transcendental(&mut self, u: Un, paired: bool, dst: u32, a: u32) -> Result<(), JitError> {
+        if self.width == 1 {
+            self.lane = 0;
+            let a = self.reg(a)?;
+            let v = if paired {
+                let (sin, cos) = self.sin_cos(a);
+                if u == Un::Sin { sin } else { cos }
+            } else {
+                self.call(self.sigs.f_f, u.c_fn() as usize, &[a])
+            };
+            return self.set(dst, v);
+        }
+        let mut args = [None; LANES];
+        for (lane, arg) in args.iter_mut().enumerate() {
+            self.lane = lane;
+            *arg = Some(self.reg(a)?);
+        }
+        let args = args.map(|v| v.unwrap_or(self.nan));
+        let cached: Option<Vec<(Value, Value)>> =
+            args.iter().map(|v| self.sincos.get(v).copied()).collect();
+        let results: [Value; LANES] = match (paired, cached) {
+            (true, Some(pairs)) => {
+                let mut r = args;
+                for (r, (sin, cos)) in r.iter_mut().zip(pairs) {
+                    *r = if u == Un::Sin { sin } else { cos };
+                }
+                r
+            }
+            _ => {
+                let f = match (u, paired) {
+                    (_, true) => LaneFn::SinCos,
+                    (Un::Exp, _) => LaneFn::Exp,
+                    (Un::Sin, _) => LaneFn::Sin,
+                    _ => LaneFn::Cos,
+                };
+                let slot = match self.lane_slot {
+                    Some(slot) => slot,
+                    None => {
+                        let size = std::mem::size_of::<vmath::Slot>() as u32;
+                        let data = ir::StackSlotData::new(ir::StackSlotKind::ExplicitSlot, size, 3);
+                        let slot = self.b.create_sized_stack_slot(data);
+                        self.lane_slot = Some(slot);
+                        slot
+                    }
+                };
+                let at = self.b.ins().stack_addr(types::I64, slot, 0);
+                let callee = self.fn_addr(f.address());
+                let mut call_args = args.to_vec();
+                call_args.push(at);
+                self.b.ins().call_indirect(self.p_v, callee, &call_args);
+                let mut r = args;
+                for (lane, r) in r.iter_mut().enumerate() {
+                    let first = self.b.ins().stack_load(types::F64, slot, (lane * 8) as i32);
+                    *r = first;
+                    if f == LaneFn::SinCos {
+                        let off = ((LANES + lane) * 8) as i32;
+                        let cos = self.b.ins().stack_load(types::F64, slot, off);
+                        self.sincos.insert(args[lane], (first, cos));
+                        if u == Un::Cos {
+                            *r = cos;
+                        }
+                    }
+                }
+                r
+            }
+        };
+        for (lane, v) in results.into_iter().enumerate() {
+            self.lane = lane;
+            self.set(dst, v)?;
+        }
+        Ok(())
+    }
+
+    /// Instruction `at` of the program for the current lane (not `exp`, `sin`, `cos`:
+    /// [`Lower::transcendental`]).
+    fn instruction(&mut self, at: usize) -> Result<(), JitError> {
+        let p = self.p;
+        let ins = p
+            .ins
+            .get(at)
+            .ok_or_else(|| err("instruction out of range"))?;
+        match ins {
+            Ins::X { dst, idx, off } => {
+                let v = self.gather(self.x, self.x_len, *idx, *off)?;
+                self.set(*dst, v)?;
+            }
+            Ins::P { dst, idx, off } => {
+                let v = self.gather(self.theta, self.theta_len, *idx, *off)?;
+                self.set(*dst, v)?;
+            }
+            Ins::D { dst, col } => {
+                let base = *self
+                    .real_cols
+                    .get(col)
+                    .ok_or_else(|| err("unknown data column"))?;
+                let v = self.load_row(base, types::F64);
+                self.set(*dst, v)?;
+            }
+            Ins::I { dst, idx, off } => {
+                let i = self.isrc(*idx)?;
+                let i = self.b.ins().iadd_imm(i, *off);
+                let v = self.b.ins().fcvt_from_sint(types::F64, i);
+                self.set(*dst, v)?;
+            }
+            Ins::Fill { dst, c } => {
+                let v = self.b.ins().f64const(*c);
+                self.set(*dst, v)?;
+            }
+            Ins::Un { op, dst, a } => {
+                let a = self.reg(*a)?;
+                let v = self.unary(op, a);
+                self.set(*dst, v)?;
+            }
+            Ins::Bin { op, dst, a, b } => {
+                let a = self.src(*a)?;
+                let b = self.src(*b)?;
+                let v = self.binary(op, a, b);
+                self.set(*dst, v)?;
+            }
+            Ins::Fused { kind, dst, a, b, c } => {
+                let (a, b, c) = (self.reg(*a)?, self.reg(*b)?, self.reg(*c)?);
+                let v = match *kind {
+                    Fk::BB(f, g, left) => {
+                        let t = self.ar(f, a, b);
+                        if left {
+                            self.ar(g, t, c)
+                        } else {
+                            self.ar(g, c, t)
+                        }
+                    }
+                    Fk::UB(u, g, left) => {
+                        let t = self.u1(u, a);
+                        if left {
+                            self.ar(g, t, c)
+                        } else {
+                            self.ar(g, c, t)
+                        }
+                    }
+                    Fk::BU(f, u) => {
+                        let t = self.ar(f, a, b);
+                        self.u1(u, t)
+                    }
+                    Fk::UU(u1, u2) => {
+                        let t = self.u1(u1, a);
+                        self.u1(u2, t)
+                    }
+                };
+                self.set(*dst, v)?;
+            }
+            Ins::Value { src } => {
+                let v = self.src(*src)?;
+                let at = self.row_addr(self.values, 8);
+                self.b.ins().store(self.mem, v, at, 0);
+            }
+        }
+        Ok(())
     }
 
     fn set(&mut self, r: u32, v: Value) -> Result<(), JitError> {
+        let at = self.lane * self.p.nregs + r as usize;
+        if r as usize >= self.p.nregs {
+            return Err(err("register out of range"));
+        }
         *self
             .regs
-            .get_mut(r as usize)
+            .get_mut(at)
             .ok_or_else(|| err("register out of range"))? = Some(v);
         Ok(())
     }
 
     fn reg(&self, r: u32) -> Result<Value, JitError> {
+        if r as usize >= self.p.nregs {
+            return Err(err("register out of range"));
+        }
         self.regs
-            .get(r as usize)
+            .get(self.lane * self.p.nregs + r as usize)
             .copied()
             .flatten()
             .ok_or_else(|| err("read of an unset register"))
@@ -796,14 +1012,15 @@ impl<'a, 'b> Lower<'a, 'b> {
     fn isrc(&mut self, s: ISrc) -> Result<Value, JitError> {
         match s {
             ISrc::C(c) => Ok(self.b.ins().iconst(types::I64, c)),
-            ISrc::R(r) => self
+            ISrc::R(r) if (r as usize) < self.p.niregs => self
                 .iregs
-                .get(r as usize)
+                .get(self.lane * self.p.niregs + r as usize)
                 .copied()
                 .flatten()
                 .ok_or_else(|| err("read of an unset integer register")),
+            ISrc::R(_) => Err(err("integer register out of range")),
             ISrc::F(c) => {
-                if let Some(&v) = self.int_loads.get(&c) {
+                if let Some(&v) = self.int_loads.get(&(c, self.lane)) {
                     return Ok(v);
                 }
                 let base = *self
@@ -811,22 +1028,22 @@ impl<'a, 'b> Lower<'a, 'b> {
                     .get(&c)
                     .ok_or_else(|| err("unknown integer column"))?;
                 let v = self.load_row(base, types::I64);
-                self.int_loads.insert(c, v);
+                self.int_loads.insert((c, self.lane), v);
                 Ok(v)
             }
         }
     }
 
-    /// `base[k]` (a data column at the current point).
+    /// `base[k]` (a data column at the current lane's point).
     fn load_row(&mut self, base: Value, ty: ir::Type) -> Value {
-        let off = self.b.ins().ishl_imm(self.k, 3);
+        let off = self.b.ins().ishl_imm(self.ks[self.lane], 3);
         let at = self.b.ins().iadd(base, off);
         self.b.ins().load(ty, self.mem, at, 0)
     }
 
-    /// `base + (k - first) * stride` (an output row of the current point).
+    /// `base + (k - first) * stride` (an output row of the current lane's point).
     fn row_addr(&mut self, base: Value, stride: i64) -> Value {
-        let off = self.b.ins().imul_imm(self.rel, stride);
+        let off = self.b.ins().imul_imm(self.rels[self.lane], stride);
         self.b.ins().iadd(base, off)
     }
 

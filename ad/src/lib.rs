@@ -46,6 +46,7 @@ mod pattern;
 mod print;
 mod program;
 mod scalar;
+mod vmath;
 
 pub mod cuda;
 

@@ -33,6 +33,13 @@ macro_rules! unary_table {
             /// Applies the function lane by lane: `dst[l] = f(src[l])`.
             #[inline]
             pub(crate) fn lanes<T: Scalar>(self, dst: &mut [T], src: &[T]) {
+                match self {
+                    // the lane-parallel implementations ([`Scalar::lanes_exp`], ...)
+                    Un::Exp => return T::lanes_exp(dst, src),
+                    Un::Sin => return T::lanes_sin(dst, src),
+                    Un::Cos => return T::lanes_cos(dst, src),
+                    _ => {}
+                }
                 match self { $( Un::$V => {
                     for (o, &arg) in dst.iter_mut().zip(src) { let $v = arg; *o = $e; }
                 } )* }
@@ -72,7 +79,7 @@ unary_table! {
     /// `-a`
     Neg => "-", |v| -v, "(-(A))";
     /// `e^a`
-    Exp => "exp", |v| v.exp(), "exp(A)";
+    Exp => "exp", |v| v.eval_exp(), "sn_exp(A)";
     /// `2^a`
     Exp2 => "exp2", |v| v.exp2(), "exp2(A)";
     /// `10^a`
@@ -92,15 +99,15 @@ unary_table! {
     /// cube root
     Cbrt => "cbrt", |v| v.cbrt(), "cbrt(A)";
     /// sine
-    Sin => "sin", |v| v.sin(), "sin(A)";
+    Sin => "sin", |v| v.eval_sin(), "sn_sin(A)";
     /// cosine
-    Cos => "cos", |v| v.cos(), "cos(A)";
+    Cos => "cos", |v| v.eval_cos(), "sn_cos(A)";
     /// tangent
     Tan => "tan", |v| v.tan(), "tan(A)";
     /// cosecant `1/sin`
-    Csc => "csc", |v| v.sin().recip(), "(1.0/sin(A))";
+    Csc => "csc", |v| v.eval_sin().recip(), "(1.0/sn_sin(A))";
     /// secant `1/cos`
-    Sec => "sec", |v| v.cos().recip(), "(1.0/cos(A))";
+    Sec => "sec", |v| v.eval_cos().recip(), "(1.0/sn_cos(A))";
     /// cotangent `1/tan`
     Cot => "cot", |v| v.tan().recip(), "(1.0/tan(A))";
     /// arcsine
@@ -112,15 +119,15 @@ unary_table! {
     /// arccotangent `atan(1/a)`
     Acot => "acot", |v| v.recip().atan(), "atan(1.0/(A))";
     /// sine of an angle in degrees
-    Sind => "sind", |v| (v * k::<T>(DEG)).sin(), "sin((A)*sn_deg)";
+    Sind => "sind", |v| (v * k::<T>(DEG)).eval_sin(), "sn_sin((A)*sn_deg)";
     /// cosine in degrees
-    Cosd => "cosd", |v| (v * k::<T>(DEG)).cos(), "cos((A)*sn_deg)";
+    Cosd => "cosd", |v| (v * k::<T>(DEG)).eval_cos(), "sn_cos((A)*sn_deg)";
     /// tangent in degrees
     Tand => "tand", |v| (v * k::<T>(DEG)).tan(), "tan((A)*sn_deg)";
     /// cosecant in degrees
-    Cscd => "cscd", |v| (v * k::<T>(DEG)).sin().recip(), "(1.0/sin((A)*sn_deg))";
+    Cscd => "cscd", |v| (v * k::<T>(DEG)).eval_sin().recip(), "(1.0/sn_sin((A)*sn_deg))";
     /// secant in degrees
-    Secd => "secd", |v| (v * k::<T>(DEG)).cos().recip(), "(1.0/cos((A)*sn_deg))";
+    Secd => "secd", |v| (v * k::<T>(DEG)).eval_cos().recip(), "(1.0/sn_cos((A)*sn_deg))";
     /// cotangent in degrees
     Cotd => "cotd", |v| (v * k::<T>(DEG)).tan().recip(), "(1.0/tan((A)*sn_deg))";
     /// arctangent in degrees

@@ -15,6 +15,8 @@
 //! - [`Emu`]: the CUDA C kernels of the GPU path ([`IPM_KERNELS`]) compiled by g++ at run
 //!   time and launched on the host through the `cuLaunchKernel` parameter ABI of
 //!   [`KernelRuntime`]; its buffers are host memory. (`Cuda` will run the same kernels.)
+//! - [`Nvrtc`] is not a device but the compile step of the coming `Cuda` device: NVIDIA's
+//!   run-time compiler, loaded dynamically, turns the same CUDA C modules into PTX.
 //!
 //! # Errors and synchronization
 //! Allocation and host transfers return [`DeviceError`] (a failed allocation says how many
@@ -58,12 +60,14 @@ mod cpu;
 mod emu;
 mod error;
 mod kernel;
+mod nvrtc;
 mod segments;
 
 pub use cpu::Cpu;
 pub use emu::{BLOCK, COMPILER_ENV, Emu, IPM_KERNELS};
 pub use error::DeviceError;
 pub use kernel::{KernelArg, KernelId, KernelRuntime, MAX_KERNEL_ARGS, ModuleId};
+pub use nvrtc::{NVRTC_LIB_ENV, Nvrtc, Ptx};
 pub use segments::{SegmentPlan, Segments};
 
 /// Vectors of `f64`, index lists and the kernels of the interior-point method on one

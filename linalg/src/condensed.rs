@@ -157,6 +157,23 @@ impl CondensedKkt {
         &self.diag_pos
     }
 
+    /// Position in the value array of each Hessian entry (in the COO order given to
+    /// [`CondensedKkt::new`]).
+    pub fn hessian_positions(&self) -> &[usize] {
+        &self.hess_pos
+    }
+
+    /// The Jacobian entry pairs of `Jᵀ D J`, row by row: first entries, second entries
+    /// and the position in the value array each product adds to (`d[row]·J_a·J_b`).
+    pub fn pairs(&self) -> (&[usize], &[usize], &[usize]) {
+        (&self.pair_a, &self.pair_b, &self.pair_pos)
+    }
+
+    /// Number of Jacobian entries the pattern was built from.
+    pub fn jac_nnz(&self) -> usize {
+        self.jac_nnz
+    }
+
     /// Number of Jacobian entry products evaluated per [`CondensedKkt::assemble`] (the cost
     /// of the `Jᵀ D J` part).
     pub fn n_products(&self) -> usize {

@@ -68,6 +68,7 @@
 
 pub mod assembly;
 pub mod condensed;
+pub mod condensed_device;
 #[cfg(feature = "cuda")]
 pub mod cudss;
 pub mod faer_backend;
@@ -78,6 +79,7 @@ pub mod symmetric;
 
 pub use assembly::{KktBuilder, SourceId, SymAssembly};
 pub use condensed::CondensedKkt;
+pub use condensed_device::{CondensedValues, DeviceCondensedKkt};
 pub use faer_backend::{DynamicRegularization, FaerLblt, FaerLdlt, FaerLlt, Parallelism};
 pub use ordering::FillOrdering;
 pub use refine::{

@@ -162,6 +162,30 @@ fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), Mode
     }
 }
 
+/// The CUDA C module of a model's kernels, as [`DeviceModel::new`] loads it: for every
+/// pattern `i` in declaration order, the value, gradient and Hessian kernels `sn_p{i}_v`,
+/// `sn_p{i}_g` and `sn_p{i}_h` ([`simdnlp_ad::cuda::emit`]). Any CUDA compiler takes it as
+/// it is (NVRTC for the GPU, g++ through [`simdnlp_device::Emu`]'s shim).
+///
+/// # Errors
+/// [`ModelError::MissingCudaBody`] when a user function has no CUDA body.
+pub fn cuda_module_source(model: &Model<f64>) -> Result<String, ModelError> {
+    let mut source = String::new();
+    for (i, p) in model.pats.iter().enumerate() {
+        for (callback, tag) in [
+            (Callback::Value, "v"),
+            (Callback::Gradient, "g"),
+            (Callback::Hessian, "h"),
+        ] {
+            source.push_str(&emit(&p.pattern, callback, &kernel_name(i, tag)));
+        }
+    }
+    match missing_user_function(&source) {
+        Some(function) => Err(ModelError::MissingCudaBody { function }),
+        None => Ok(source),
+    }
+}
+
 impl<'d, D: KernelRuntime> DeviceModel<'d, D> {
     /// Emit and load the model's kernels, upload its data and `θ`, and build the segment
     /// plans.
@@ -171,19 +195,7 @@ impl<'d, D: KernelRuntime> DeviceModel<'d, D> {
     /// [`ModelError::Device`] when compiling, allocating or uploading fails (a compile
     /// error carries the compiler's log).
     pub fn new(model: &Model<f64>, device: &'d D) -> Result<Self, ModelError> {
-        let mut source = String::new();
-        for (i, p) in model.pats.iter().enumerate() {
-            for (callback, tag) in [
-                (Callback::Value, "v"),
-                (Callback::Gradient, "g"),
-                (Callback::Hessian, "h"),
-            ] {
-                source.push_str(&emit(&p.pattern, callback, &kernel_name(i, tag)));
-            }
-        }
-        if let Some(function) = missing_user_function(&source) {
-            return Err(ModelError::MissingCudaBody { function });
-        }
+        let source = cuda_module_source(model)?;
         let module = device.load_module(&source).map_err(device_err)?;
         let kernel = |i: usize, tag: &str| device.kernel(module, &kernel_name(i, tag));
         let mut pats = Vec::with_capacity(model.pats.len());

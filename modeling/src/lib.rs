@@ -53,7 +53,7 @@ pub use builder::{BlockKind, Con, ExprBlock, ModelBuilder, Param, PatternHandle,
 pub use data::{
     ColumnAlloc, ColumnWriter, Columns, DataRow, DataSource, Field, Nested, field_name, nested,
 };
-pub use device::DeviceModel;
+pub use device::{DeviceModel, cuda_module_source};
 pub use error::{ModelError, NonFiniteDatum, OutOfRange};
 pub use index::{Dat, Idx, IndexArg, IntoIdx, IntoIndex};
 pub use model::{Evaluator, Model, Parallelism, Threads, default_evaluator, set_default_evaluator};

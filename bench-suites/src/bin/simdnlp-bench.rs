@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use simdnlp_bench::harness::cli::{Cli, Command, run_callbacks_until, run_solve_until};
+use simdnlp_bench::harness::kernels::run_kernels;
 use simdnlp_bench::harness::{Interrupt, Registry, solve::default_solver};
 
 /// Exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
@@ -26,6 +27,10 @@ fn main() -> ExitCode {
             }
             let reg = Registry::with_defaults(a.sel.pglib_dir.clone());
             run_callbacks_until(a, &reg, &mut stdout, &interrupt).map(|_| ())
+        }
+        Command::Kernels(a) => {
+            let reg = Registry::with_defaults(a.sel.pglib_dir.clone());
+            run_kernels(a, &reg, &mut stdout).map(|_| ())
         }
         Command::Solve(a) => {
             if a.verbose > 0 {

@@ -9,6 +9,8 @@
 //! simdnlp-bench callbacks --suite ... [--size ...] [--instance ...] [--threads K]
 //!                         [--backend auto|cpu|handcoded] [--seconds S] [--no-baseline]
 //!                         [--evaluator jit|interp] [--json FILE] [--plot FILE]
+//! simdnlp-bench kernels   --suite ... [--size ...] [--instance ...] [--nvrtc]
+//!                         [--arch compute_90] [--json FILE]
 //! ```
 
 use std::fs::File;
@@ -42,13 +44,16 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The two modes.
+/// The modes.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Solve each instance; report status, iterations, objective vs reference, times.
     Solve(SolveArgs),
     /// Time obj/cons/grad/jac_coord/hess_coord per instance (the paper's protocol).
     Callbacks(CallbacksArgs),
+    /// Compile the GPU path's CUDA C kernel modules (IPM kernels and each instance's
+    /// pattern kernels) with NVRTC (`--nvrtc`) or g++; fail if any does not compile.
+    Kernels(super::kernels::KernelsArgs),
 }
 
 /// Instance selection and outputs shared by both modes.
@@ -156,13 +161,13 @@ pub struct CallbacksArgs {
 }
 
 /// JSON Lines output: one object per line, flushed per instance.
-struct JsonLines {
+pub(crate) struct JsonLines {
     path: PathBuf,
     w: BufWriter<File>,
 }
 
 impl JsonLines {
-    fn create(path: Option<&PathBuf>) -> Result<Option<Self>, BenchError> {
+    pub(crate) fn create(path: Option<&PathBuf>) -> Result<Option<Self>, BenchError> {
         let Some(path) = path else { return Ok(None) };
         let f = File::create(path).map_err(|source| BenchError::Io {
             path: path.clone(),
@@ -174,7 +179,7 @@ impl JsonLines {
         }))
     }
 
-    fn write<T: Serialize>(&mut self, rec: &T) -> Result<(), BenchError> {
+    pub(crate) fn write<T: Serialize>(&mut self, rec: &T) -> Result<(), BenchError> {
         let io = |source| BenchError::Io {
             path: self.path.clone(),
             source,

@@ -4,6 +4,7 @@
 
 pub mod cli;
 pub mod interrupt;
+pub mod kernels;
 pub mod plot;
 pub mod registry;
 pub mod report;
@@ -78,6 +79,9 @@ pub enum BenchError {
     /// The solver rejected the solver options (unknown name, bad value, options file).
     #[error("solver options: {0}")]
     SolverOptions(String),
+    /// A device or kernel compiler is not available, or compiling failed.
+    #[error(transparent)]
+    Device(#[from] simdnlp_device::DeviceError),
     /// A command-line value is out of range.
     #[error("invalid argument: {0}")]
     Arg(String),

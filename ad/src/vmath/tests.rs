@@ -1,0 +1,333 @@
+//! The lane functions against the platform libm (at most 1 ulp apart over dense sweeps,
+//! random arguments and the special values) and against each other (bitwise: one point,
+//! `LANES` points, slices, the AVX2 and baseline copies, the JIT entry points).
+
+use super::*;
+use proptest::prelude::*;
+
+/// The distance in ulps between `a` and `b` (0 for two NaNs, `u64::MAX` for a NaN and a
+/// number).
+fn ulps(a: f64, b: f64) -> u64 {
+    if a.is_nan() || b.is_nan() {
+        return if a.is_nan() && b.is_nan() {
+            0
+        } else {
+            u64::MAX
+        };
+    }
+    // doubles in order as integers (−0 and +0 next to each other, one apart)
+    let ord = |v: f64| {
+        let b = v.to_bits() as i64;
+        if b < 0 { i64::MIN - b } else { b }
+    };
+    ord(a).abs_diff(ord(b))
+}
+
+/// The largest ulp distance of `ours` from `libm` over `xs`, and where.
+fn worst(xs: impl Iterator<Item = f64>, ours: fn(f64) -> f64, libm: fn(f64) -> f64) -> (u64, f64) {
+    let mut w = (0, f64::NAN);
+    for x in xs {
+        let d = ulps(ours(x), libm(x));
+        if d > w.0 {
+            w = (d, x);
+        }
+    }
+    w
+}
+
+fn libm_exp(x: f64) -> f64 {
+    x.exp()
+}
+fn libm_sin(x: f64) -> f64 {
+    x.sin()
+}
+fn libm_cos(x: f64) -> f64 {
+    x.cos()
+}
+
+/// `n` evenly spaced points over `[lo, hi]`.
+fn sweep(lo: f64, hi: f64, n: usize) -> impl Iterator<Item = f64> {
+    (0..=n).map(move |k| lo + (hi - lo) * (k as f64 / n as f64))
+}
+
+/// Special and boundary arguments of every function.
+fn specials() -> Vec<f64> {
+    let mut v = vec![
+        0.0,
+        -0.0,
+        f64::MIN_POSITIVE,
+        -f64::MIN_POSITIVE,
+        f64::from_bits(1),
+        -f64::from_bits(1),
+        f64::from_bits(0x000f_ffff_ffff_ffff),
+        f64::EPSILON,
+        TRIG_TINY,
+        -TRIG_TINY,
+        TRIG_TINY * (1.0 - f64::EPSILON),
+        1.0,
+        -1.0,
+        f64::MAX,
+        f64::MIN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        -f64::NAN,
+        EXP_MIN,
+        EXP_MAX,
+        -745.2,
+        -745.1,
+        -708.4,
+        -708.3,
+        709.7,
+        709.8,
+        710.0,
+        1e300,
+        -1e300,
+        TRIG_MAX,
+        -TRIG_MAX,
+        TRIG_MAX * (1.0 + f64::EPSILON),
+        1e6,
+        1e22,
+        -1e22,
+        std::f64::consts::FRAC_PI_4,
+        std::f64::consts::FRAC_PI_2,
+        std::f64::consts::PI,
+    ];
+    // around ±ln 2 / 2 · k and the fast-path limits, a few ulps either side
+    let mut around = Vec::new();
+    for &c in &v {
+        if c.is_finite() && c != 0.0 {
+            for d in 1..4u64 {
+                around.push(f64::from_bits(c.to_bits().wrapping_add(d)));
+                around.extend(c.to_bits().checked_sub(d).map(f64::from_bits));
+            }
+        }
+    }
+    v.extend(around);
+    v
+}
+
+/// Doubles nearest to `k π/2` (and a few ulps either side) for `k` up to the reduction
+/// limit: the arguments whose reduced value cancels most.
+fn near_multiples_of_half_pi() -> Vec<f64> {
+    let mut ks: Vec<u64> = (1..2000).collect();
+    let mut k = 2000u64;
+    while k < 600_000 {
+        ks.push(k);
+        k = k * 9 / 8 + 7;
+    }
+    // the largest k inside the fast path and a spread of pseudo-random ones
+    ks.extend([524_287, 524_288, 524_200, 300_007, 99_991, 65_536, 65_535]);
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..2000 {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ks.push((state >> 33) % 524_000 + 1);
+    }
+    let mut v = Vec::new();
+    for k in ks {
+        let x = k as f64 * std::f64::consts::FRAC_PI_2;
+        for d in -3i64..=3 {
+            let x = f64::from_bits((x.to_bits() as i64 + d) as u64);
+            v.push(x);
+            v.push(-x);
+        }
+    }
+    v
+}
+
+#[test]
+fn exp_within_one_ulp_of_libm() {
+    let mut points: Vec<f64> = sweep(-708.0, 709.0, 200_000).collect();
+    points.extend(sweep(-1.0, 1.0, 100_000));
+    points.extend(sweep(-1e-6, 1e-6, 10_000));
+    points.extend(sweep(-746.0, -700.0, 10_000));
+    points.extend(sweep(700.0, 711.0, 10_000));
+    points.extend(specials());
+    let (d, at) = worst(points.into_iter(), exp, libm_exp);
+    assert!(d <= 1, "exp: {d} ulps at {at:e}");
+}
+
+#[test]
+fn sin_cos_within_one_ulp_of_libm() {
+    let mut points: Vec<f64> = sweep(-10.0, 10.0, 200_000).collect();
+    points.extend(sweep(-1e-3, 1e-3, 10_000));
+    points.extend(sweep(-1000.0, 1000.0, 50_000));
+    points.extend(sweep(-TRIG_MAX * 1.01, TRIG_MAX * 1.01, 50_000));
+    points.extend(specials());
+    points.extend(near_multiples_of_half_pi());
+    for (name, ours, libm) in [
+        ("sin", sin as fn(f64) -> f64, libm_sin as fn(f64) -> f64),
+        ("cos", cos, libm_cos),
+    ] {
+        let (d, at) = worst(points.iter().copied(), ours, libm);
+        assert!(d <= 1, "{name}: {d} ulps at {at:e} ({at:?})");
+    }
+}
+
+#[test]
+fn special_values() {
+    assert_eq!(exp(0.0), 1.0);
+    assert_eq!(exp(-0.0), 1.0);
+    assert_eq!(exp(f64::INFINITY), f64::INFINITY);
+    assert_eq!(exp(f64::NEG_INFINITY), 0.0);
+    assert_eq!(exp(1000.0), f64::INFINITY);
+    assert_eq!(exp(-1000.0), 0.0);
+    assert!(exp(f64::NAN).is_nan());
+    assert_eq!(exp(-740.0), (-740.0f64).exp()); // subnormal result
+    for x in [
+        0.0,
+        -0.0,
+        1e-300,
+        -1e-300,
+        f64::from_bits(1),
+        -f64::from_bits(1),
+    ] {
+        assert_eq!(sin(x).to_bits(), x.to_bits(), "sin({x:e})");
+        assert_eq!(cos(x), 1.0, "cos({x:e})");
+    }
+    for x in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        assert!(sin(x).is_nan() && cos(x).is_nan(), "sin/cos({x})");
+    }
+    assert_eq!(sin(1e22), 1e22f64.sin());
+    assert_eq!(cos(1e22), 1e22f64.cos());
+}
+
+/// One point, `LANES` points (each lane alone and mixed with special lanes), slices (both
+/// copies), and the JIT entry points agree bitwise.
+fn check_bitwise(xs: &[f64]) {
+    let one = |f: fn(f64) -> f64| xs.iter().map(|&x| f(x).to_bits()).collect::<Vec<_>>();
+    let (e1, s1, c1) = (one(exp), one(sin), one(cos));
+    for (k, &x) in xs.iter().enumerate() {
+        let (s, c) = sin_cos(x);
+        assert_eq!((s.to_bits(), c.to_bits()), (s1[k], c1[k]), "sin_cos({x:e})");
+    }
+    type SliceFn = fn(&mut [f64], &[f64]);
+    let mut fns: Vec<(&str, SliceFn, SliceFn, SliceFn)> = vec![(
+        "dispatch",
+        exp_slice as SliceFn,
+        sin_slice as SliceFn,
+        cos_slice as SliceFn,
+    )];
+    fns.push(("base", exp_slice_base, sin_slice_base, cos_slice_base));
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        fn e(d: &mut [f64], s: &[f64]) {
+            // SAFETY: AVX2 was detected by the caller.
+            unsafe { exp_slice_avx2(d, s) }
+        }
+        fn si(d: &mut [f64], s: &[f64]) {
+            // SAFETY: AVX2 was detected by the caller.
+            unsafe { sin_slice_avx2(d, s) }
+        }
+        fn co(d: &mut [f64], s: &[f64]) {
+            // SAFETY: AVX2 was detected by the caller.
+            unsafe { cos_slice_avx2(d, s) }
+        }
+        fns.push(("avx2", e, si, co));
+    }
+    for (name, fe, fs, fc) in fns {
+        for (what, f, want) in [("exp", fe, &e1), ("sin", fs, &s1), ("cos", fc, &c1)] {
+            let mut out = vec![0.0; xs.len()];
+            f(&mut out, xs);
+            let got: Vec<u64> = out.iter().map(|v| v.to_bits()).collect();
+            assert_eq!(&got, want, "{name} {what}");
+        }
+    }
+    // the JIT entry points, LANES at a time (the last chunk padded)
+    for chunk in xs.chunks(LANES) {
+        let mut input = [0.5; LANES];
+        input[..chunk.len()].copy_from_slice(chunk);
+        for f in [LaneFn::Exp, LaneFn::Sin, LaneFn::Cos, LaneFn::SinCos] {
+            let mut slot = [[0.0; LANES]; 2];
+            f.call(input, &mut slot);
+            for (l, &x) in chunk.iter().enumerate() {
+                let want = match f {
+                    LaneFn::Exp => vec![exp(x)],
+                    LaneFn::Sin => vec![sin(x)],
+                    LaneFn::Cos => vec![cos(x)],
+                    LaneFn::SinCos => vec![sin(x), cos(x)],
+                };
+                let got: Vec<f64> = slot.iter().take(want.len()).map(|h| h[l]).collect();
+                let (w, g): (Vec<u64>, Vec<u64>) = (
+                    want.iter().map(|v| v.to_bits()).collect(),
+                    got.iter().map(|v| v.to_bits()).collect(),
+                );
+                assert_eq!(g, w, "{f:?} lane {l} at {x:e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn all_forms_bitwise_equal() {
+    let mut xs = specials();
+    xs.extend(sweep(-20.0, 20.0, 997));
+    xs.extend(sweep(-750.0, 750.0, 301));
+    // odd length: the slices have a remainder
+    if xs.len() % LANES == 0 {
+        xs.push(0.3);
+    }
+    check_bitwise(&xs);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn random_arguments(xs in prop::collection::vec(
+        prop_oneof![
+            -800.0..800.0f64,
+            -1e7..1e7f64,
+            -4.0..4.0f64,
+            any::<f64>(),
+            prop::num::f64::SUBNORMAL | prop::num::f64::ZERO,
+        ],
+        1..40,
+    )) {
+        for &x in &xs {
+            prop_assert!(ulps(exp(x), x.exp()) <= 1, "exp({:e})", x);
+            prop_assert!(ulps(sin(x), x.sin()) <= 1, "sin({:e})", x);
+            prop_assert!(ulps(cos(x), x.cos()) <= 1, "cos({:e})", x);
+        }
+        check_bitwise(&xs);
+    }
+}
+
+/// The largest differences from libm over long sweeps (for the report; run with
+/// `cargo test --release -p simdnlp-ad --lib vmath::tests::ulp_report -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn ulp_report() {
+    let n = 20_000_000;
+    let report = |name: &str, xs: Vec<f64>, ours: fn(f64) -> f64, libm: fn(f64) -> f64| {
+        let mut hist = [0usize; 3];
+        let mut w = (0u64, 0.0);
+        for &x in &xs {
+            let d = ulps(ours(x), libm(x));
+            hist[(d as usize).min(2)] += 1;
+            if d > w.0 {
+                w = (d, x);
+            }
+        }
+        println!(
+            "{name}: {} points, max {} ulp (at {:e}); 0 ulp {}, 1 ulp {}, >1 ulp {}",
+            xs.len(),
+            w.0,
+            w.1,
+            hist[0],
+            hist[1],
+            hist[2]
+        );
+    };
+    report("exp", sweep(-708.0, 709.0, n).collect(), exp, libm_exp);
+    report("exp |x|<1", sweep(-1.0, 1.0, n).collect(), exp, libm_exp);
+    let mut trig: Vec<f64> = sweep(-10.0, 10.0, n).collect();
+    trig.extend(near_multiples_of_half_pi());
+    report("sin", trig.clone(), sin, libm_sin);
+    report("cos", trig, cos, libm_cos);
+    let wide: Vec<f64> = sweep(-TRIG_MAX, TRIG_MAX, n).collect();
+    report("sin wide", wide.clone(), sin, libm_sin);
+    report("cos wide", wide, cos, libm_cos);
+}

@@ -296,3 +296,50 @@ fn human_mode_prints_one_json_line() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--option device=emu` runs the solve on the emulated CUDA device (the GPU path's CUDA C
+/// kernels through g++) with the same result as the CPU; a missing compiler is a one-line
+/// error naming the device and exit status 1. g++ is required (CI installs it);
+/// `SIMDNLP_SKIP_GXX=1` skips the emulated solve on a machine without it.
+#[test]
+fn human_mode_takes_the_device_option() {
+    let run = |device: &str, compiler: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_simdnlp"));
+        cmd.arg("solve")
+            .arg(fixtures().join("lv_rosenbrock_20.nl"))
+            .args(["--option", &format!("device={device}"), "--json", "-"]);
+        if let Some(c) = compiler {
+            // simdnlp_device::COMPILER_ENV
+            cmd.env("SIMDNLP_EMU_CXX", c);
+        }
+        cmd.output().unwrap()
+    };
+    let json = |out: &std::process::Output| -> serde_json::Value {
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let line = stdout.lines().rev().find(|l| l.starts_with('{')).unwrap();
+        serde_json::from_str(line).unwrap()
+    };
+    let missing = run("emu", Some("/nonexistent/g++"));
+    assert_eq!(missing.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        err.contains("emu") && err.contains("/nonexistent/g++"),
+        "{err}"
+    );
+    let emu = run("emu", None);
+    let stderr = String::from_utf8_lossy(&emu.stderr);
+    if !emu.status.success() && stderr.contains("not available") {
+        assert!(
+            std::env::var_os("SIMDNLP_SKIP_GXX").is_some(),
+            "g++ is required for this test: {stderr}"
+        );
+        eprintln!("skipped: human_mode_takes_the_device_option (g++ not available)");
+        return;
+    }
+    assert!(emu.status.success(), "{stderr}");
+    let (cpu, emu) = (json(&run("cpu", None)), json(&emu));
+    assert_eq!(cpu["success"], true);
+    for key in ["status", "iterations", "objective"] {
+        assert_eq!(cpu[key], emu[key], "{key}");
+    }
+}

@@ -79,3 +79,28 @@ fn lv_and_opf_agree_with_the_cpu() {
         }
     }
 }
+
+/// A missing C++ compiler is a typed solver error naming the device and the cause,
+/// reported in the instance's record (no panic, the run goes on).
+#[test]
+fn a_missing_compiler_is_a_typed_error() {
+    let json =
+        std::env::temp_dir().join(format!("simdnlp-device-solve-{}.jsonl", std::process::id()));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_simdnlp-bench"))
+        .args(["solve", "--suite", "lv", "--instance", "rosenbrock:20"])
+        .args(["--device", "emu", "--json"])
+        .arg(&json)
+        .env(simdnlp_device::COMPILER_ENV, "/nonexistent/g++")
+        .output()
+        .unwrap();
+    let text = std::fs::read_to_string(&json).unwrap();
+    let _ = std::fs::remove_file(&json);
+    assert!(out.status.success(), "{out:?}");
+    let record: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+    assert_eq!(record["status"], "error");
+    let error = record["error"].as_str().unwrap();
+    assert!(
+        error.contains("emu") && error.contains("/nonexistent/g++"),
+        "{error}"
+    );
+}

@@ -239,6 +239,6 @@ pub enum SolverError {
     #[error("linear algebra: {0}")]
     Linalg(#[from] simdnlp_linalg::LinalgError),
     /// The device failed (allocation, transfer, kernel).
-    #[error("device: {0}")]
+    #[error(transparent)]
     Device(#[from] simdnlp_device::DeviceError),
 }

@@ -108,27 +108,48 @@ fn hs_problems_agree_with_the_cpu() {
     if !emu_available() {
         return;
     }
-    let o = quiet();
+    let augmented = quiet();
     let condensed = Options {
         kkt: KktKind::Condensed,
         ..quiet()
     };
-    for (case, opts) in [
-        (hs71(), &o),
-        (hs71(), &condensed),
-        (hs76(), &o),
-        (hs76(), &condensed),
-    ] {
-        let (cpu, _) = both(&case.model.meta.name, &case.model, opts);
-        assert_eq!(cpu.status, Status::SolveSucceeded);
-        assert!((cpu.objective - case.f_opt).abs() < 1e-6 * case.f_opt.abs().max(1.0));
+    for o in [&augmented, &condensed] {
+        // the set of tests/hs.rs: every problem reaches its published optimum on both
+        check_set(|name, model, f_opt| {
+            let (cpu, _) = both(name, model, o);
+            assert_eq!(cpu.status, Status::SolveSucceeded, "{name} {:?}", o.kkt);
+            let err = (cpu.objective - f_opt).abs() / f_opt.abs().max(1.0);
+            assert!(err < 1e-6, "{name}: objective {} vs {f_opt}", cpu.objective);
+        });
     }
-    both("hs6", &hs6().model, &o);
-    both("hs14", &hs14().model, &o);
-    both("hs35", &hs35().model, &o);
-    both("hs43", &hs43().model, &o);
-    both("hs106", &hs106().model, &o);
-    both("hs118", &hs118().model, &o);
+}
+
+/// Calls `check(name, model, optimum)` on every problem of `tests/hs.rs`'s set.
+fn check_set(mut check: impl FnMut(&str, &dyn NlpModel, f64)) {
+    macro_rules! each {
+        ($($case:expr),+ $(,)?) => {$(
+            let case = $case;
+            check(&case.model.meta.name, &case.model, case.f_opt);
+        )+};
+    }
+    each!(
+        hs6(),
+        hs7(),
+        hs14(),
+        hs15(),
+        hs21(),
+        hs35(),
+        hs36(),
+        hs39(),
+        hs71(),
+        hs76(),
+        hs118(),
+        rosenbrock(),
+        hs23(),
+        hs43(),
+        hs113(),
+        hs106(),
+    );
 }
 
 #[test]

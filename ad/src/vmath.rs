@@ -338,7 +338,11 @@ macro_rules! jit_fn {
 
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2")]
-        unsafe fn $avx2_inner($x: [f64; LANES], $out: &mut Slot) {
+        // the arguments one by one (in registers, assembled here): an array argument would
+        // be stored lane by lane by the caller and loaded as one vector (a store-forwarding
+        // stall)
+        unsafe fn $avx2_inner(a0: f64, a1: f64, a2: f64, a3: f64, $out: &mut Slot) {
+            let $x = [a0, a1, a2, a3];
             $body
         }
 
@@ -346,7 +350,7 @@ macro_rules! jit_fn {
         extern "C" fn $avx2(a0: f64, a1: f64, a2: f64, a3: f64, out: *mut Slot) {
             // SAFETY: as in the baseline entry point; the JIT takes this address only when
             // the CPU has AVX2 (`LaneFn::address`), the requirement of calling `$avx2_inner`.
-            unsafe { $avx2_inner([a0, a1, a2, a3], &mut *out) }
+            unsafe { $avx2_inner(a0, a1, a2, a3, &mut *out) }
         }
     };
 }

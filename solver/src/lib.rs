@@ -136,7 +136,7 @@ pub use derivative_check::{
 pub use drive::{CancelToken, Hooks, IterationCallback, IterationRecord};
 pub use options::{
     FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy, OPTIONS, OptionError,
-    OptionInfo, OptionKind, Options, PrintLevel, ValidRange,
+    OptionInfo, OptionKind, Options, OrderingKind, PrintLevel, ValidRange,
 };
 pub use result::{CallbackCounts, SolveResult, SolverError, Status, Timings};
 pub use size::ProblemSize;

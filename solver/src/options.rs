@@ -219,6 +219,21 @@ pub enum LinearSolverKind {
     Lblt,
 }
 
+/// Fill-reducing ordering of the KKT factorization (the augmented system always puts each
+/// constraint after a matched variable on top of it, see `simdnlp_linalg::ordering`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
+pub enum OrderingKind {
+    /// Approximate minimum degree (faer's AMD).
+    #[default]
+    Amd,
+    /// METIS nested dissection.
+    NestedDissection,
+    /// Both at setup, keeping the one whose symbolic factorization predicts fewer flops
+    /// (one METIS call and one extra symbolic analysis per solve).
+    Auto,
+}
+
 /// How the barrier parameter μ is updated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[non_exhaustive]
@@ -441,6 +456,10 @@ options_table! {
         kkt: KktKind = KktKind::Augmented, (any);
         /// Factorization of the augmented system: `ldlt` or `lblt`.
         linear_solver: LinearSolverKind = LinearSolverKind::Ldlt, (any);
+        /// Fill-reducing ordering of the KKT factorization: `amd` (approximate minimum
+        /// degree), `nd` (METIS nested dissection) or `auto` (both at setup, keeping the
+        /// one whose symbolic factorization predicts fewer flops).
+        ordering: OrderingKind = OrderingKind::Amd, (any);
         /// Half-width of the range that replaces an equality row in the condensed formulation,
         /// relative to `max(1, |c|)` (the default is `bound_relax_factor`'s).
         equality_relax: f64 = 1e-8, (x > 0);

@@ -3,7 +3,9 @@
 
 use std::fmt;
 
-use super::{FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy, PrintLevel};
+use super::{
+    FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy, OrderingKind, PrintLevel,
+};
 use crate::derivative_check::DerivativeTest;
 
 /// The type of an option's value, as [`crate::Options::set`] parses it.
@@ -194,6 +196,11 @@ macro_rules! choice_value {
 
 choice_value!(KktKind, ["augmented" => KktKind::Augmented, "condensed" => KktKind::Condensed]);
 choice_value!(LinearSolverKind, ["ldlt" => LinearSolverKind::Ldlt, "lblt" => LinearSolverKind::Lblt]);
+choice_value!(OrderingKind, [
+    "amd" => OrderingKind::Amd,
+    "nd" => OrderingKind::NestedDissection,
+    "auto" => OrderingKind::Auto,
+]);
 choice_value!(FixedVariableTreatment, [
     "make_parameter" => FixedVariableTreatment::MakeParameter,
     "relax_bounds" => FixedVariableTreatment::RelaxBounds,

@@ -587,18 +587,108 @@ pub(crate) fn candidate_orderings(
     methods
         .into_iter()
         .map(|method| {
+            // AMD comes postordered from faer (and the KKT-matched delays move few
+            // constraints); METIS's orderings are postordered here.
             let fwd = match (method, n_primal) {
                 (FillMethod::Amd, None) => None,
                 (FillMethod::Amd, Some(np)) => Some(kkt_matched_ordering(n, np, col_ptr, row_idx)?),
-                (_, None) => Some(nested_dissection_ordering(n, col_ptr, row_idx)?),
+                (_, None) => {
+                    let nd = nested_dissection_ordering(n, col_ptr, row_idx)?;
+                    Some(etree_postorder(n, col_ptr, row_idx, &nd))
+                }
                 (_, Some(np)) => {
                     let base = nested_dissection_ordering(n, col_ptr, row_idx)?;
-                    Some(kkt_matched_ordering_on(n, np, col_ptr, row_idx, &base)?)
+                    let fwd = kkt_matched_ordering_on(n, np, col_ptr, row_idx, &base)?;
+                    Some(etree_postorder(n, col_ptr, row_idx, &fwd))
                 }
             };
             Ok((method, fwd))
         })
         .collect()
+}
+
+/// Reorders `fwd` (`fwd[new] = old`) by a postorder of the elimination tree of the
+/// permuted pattern: an equivalent ordering (the same fill and flops) in which every
+/// subtree is contiguous, so that faer's supernode detection, which takes a custom ordering
+/// as it is, finds the fundamental supernodes (faer postorders only its own AMD). Children
+/// keep their relative order. Every node stays after its etree descendants, which keeps
+/// the KKT-matched guarantee: a constraint eliminated after an adjacent (matched) variable
+/// is an etree ancestor of it.
+pub(crate) fn etree_postorder(
+    n: usize,
+    col_ptr: &[usize],
+    row_idx: &[usize],
+    fwd: &[usize],
+) -> Vec<usize> {
+    const NONE: usize = usize::MAX;
+    let inv = invert(fwd);
+    // For every new index k, its neighbours i < k in the permuted pattern.
+    let mut ptr = vec![0usize; n + 1];
+    for j in 0..n {
+        for &i in &row_idx[col_ptr[j]..col_ptr[j + 1]] {
+            if i != j {
+                ptr[inv[i].max(inv[j]) + 1] += 1;
+            }
+        }
+    }
+    for k in 0..n {
+        ptr[k + 1] += ptr[k];
+    }
+    let mut lower = vec![0usize; ptr[n]];
+    let mut next = ptr[..n].to_vec();
+    for j in 0..n {
+        for &i in &row_idx[col_ptr[j]..col_ptr[j + 1]] {
+            if i != j {
+                let (a, b) = (inv[i], inv[j]);
+                let hi = a.max(b);
+                lower[next[hi]] = a.min(b);
+                next[hi] += 1;
+            }
+        }
+    }
+    // Liu's elimination-tree algorithm with path compression.
+    let mut parent = vec![NONE; n];
+    let mut ancestor = vec![NONE; n];
+    for k in 0..n {
+        for &i in &lower[ptr[k]..ptr[k + 1]] {
+            let mut r = i;
+            while ancestor[r] != NONE && ancestor[r] != k {
+                let up = ancestor[r];
+                ancestor[r] = k;
+                r = up;
+            }
+            if ancestor[r] == NONE {
+                ancestor[r] = k;
+                parent[r] = k;
+            }
+        }
+    }
+    drop((ptr, lower, ancestor));
+    // Children lists (increasing order), then an iterative depth-first postorder.
+    let mut head = vec![NONE; n];
+    let mut sibling = next;
+    for k in (0..n).rev() {
+        if parent[k] != NONE {
+            sibling[k] = head[parent[k]];
+            head[parent[k]] = k;
+        }
+    }
+    let mut post = Vec::with_capacity(n);
+    let mut stack = Vec::new();
+    for root in (0..n).filter(|&k| parent[k] == NONE) {
+        stack.push(root);
+        while let Some(&top) = stack.last() {
+            let child = head[top];
+            if child != NONE {
+                head[top] = sibling[child];
+                stack.push(child);
+            } else {
+                stack.pop();
+                post.push(top);
+            }
+        }
+    }
+    post.into_iter().map(|k| fwd[k]).collect()
 }
 
 /// Inverse of a permutation given as `fwd[new] = old`.
@@ -659,6 +749,25 @@ mod tests {
             assert!(is_perm(&kkt_paired_ordering(3, np, &cp, &ri).unwrap(), 3));
         }
         assert!(kkt_matched_ordering(0, 0, &[0], &[]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn etree_postorder_makes_subtrees_contiguous() {
+        // Star-of-paths: 0-4, 1-3, 2-4, 3-4 eliminated in the order 0, 1, 2, 3, 4: etree
+        // parent(0) = 4, parent(1) = 3, parent(2) = 4, parent(3) = 4. Postorder: 0, 2, 1,
+        // 3, 4 (children of 4 in increasing order, the subtree {1, 3} contiguous).
+        let (cp, ri) = lower(5, &[(4, 0), (3, 1), (4, 2), (4, 3)]);
+        let fwd: Vec<usize> = (0..5).collect();
+        assert_eq!(etree_postorder(5, &cp, &ri, &fwd), vec![0, 2, 1, 3, 4]);
+        // Through a permutation: the same tree under relabelling.
+        let fwd = vec![4, 3, 2, 1, 0]; // new k is old 4 - k
+        let (cp, ri) = lower(5, &[(4, 0), (3, 0), (2, 1), (1, 0)]);
+        // new indices: old 0 = new 4; edges new (0,4), (1,4), (2,3), (3,4): parent(0) = 4,
+        // parent(1) = 4, parent(2) = 3, parent(3) = 4 → postorder new 0, 1, 2, 3, 4.
+        assert_eq!(etree_postorder(5, &cp, &ri, &fwd), fwd);
+        // A forest (no edges): unchanged.
+        let (cp, ri) = lower(3, &[]);
+        assert_eq!(etree_postorder(3, &cp, &ri, &[2, 0, 1]), vec![2, 0, 1]);
     }
 
     #[test]

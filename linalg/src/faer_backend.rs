@@ -60,7 +60,10 @@ use faer::sparse::linalg::cholesky::{
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMat, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par, Side, Spec};
 
-use crate::ordering::{FillMethod, FillOrdering, candidate_orderings, invert};
+use crate::ordering::{
+    AUTO_MAX_FLOP_RATIO, AUTO_MIN_FLOPS_PER_ROW, FillMethod, FillOrdering, candidate_methods,
+    candidate_ordering, invert,
+};
 use crate::sparse::{check_csc, check_len};
 use crate::{FactorStatus, Inertia, LinalgError, SymmetricSolver};
 
@@ -274,10 +277,18 @@ impl Core {
             },
             ..Default::default()
         };
-        // One candidate ordering, or two for `Auto`: keep the one whose symbolic
-        // factorization predicts fewer flops (the first on ties).
+        // One candidate ordering, or for `Auto` AMD and then, when AMD's factorization is
+        // expensive, nested dissection, kept when it predicts clearly fewer flops.
+        let methods = candidate_methods(self.ordering);
+        let auto = methods.len() > 1;
         let mut best: Option<(FillMethod, f64, SymbolicCholesky<usize>)> = None;
-        for (method, custom) in candidate_orderings(self.ordering, n, col_ptr, row_idx)? {
+        for method in methods {
+            if let Some((_, f, _)) = &best
+                && *f < AUTO_MIN_FLOPS_PER_ROW * n as f64
+            {
+                break;
+            }
+            let custom = candidate_ordering(self.ordering, method, n, col_ptr, row_idx)?;
             let symbolic = match &custom {
                 None => factorize_symbolic_cholesky(
                     pattern,
@@ -297,7 +308,12 @@ impl Core {
             }
             .map_err(|e| backend_err("symbolic factorization", e))?;
             let flops = predicted_flops(&symbolic);
-            if best.as_ref().is_none_or(|b| flops < b.1) {
+            let keep = match &best {
+                None => true,
+                Some((_, f, _)) if auto => flops <= AUTO_MAX_FLOP_RATIO * f,
+                Some((_, f, _)) => flops < *f,
+            };
+            if keep {
                 best = Some((method, flops, symbolic));
             }
         }

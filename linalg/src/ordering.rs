@@ -8,9 +8,10 @@
 //!   the graph of the off-diagonal pattern. It cuts the fill of 2-D / 3-D grid-like
 //!   patterns (PDE discretizations such as COPS `bearing`), where minimum degree is far from
 //!   optimal, and gives the supernodal factorization larger dense blocks.
-//! - [`FillMethod::Auto`]: computes both and keeps the one whose symbolic factorization
-//!   predicts fewer floating-point operations (ties go to AMD). The analysis then costs one
-//!   METIS call and a second symbolic factorization.
+//! - [`FillMethod::Auto`]: AMD first; when its symbolic factorization predicts at least
+//!   [`AUTO_MIN_FLOPS_PER_ROW`] flops per row, nested dissection too, kept when it predicts
+//!   at most [`AUTO_MAX_FLOP_RATIO`] of AMD's flops. The analysis then costs one METIS call
+//!   and a second symbolic factorization.
 //!
 //! [`FillOrdering::Amd`], [`FillOrdering::NestedDissection`] and [`FillOrdering::Auto`]
 //! apply a method to the whole pattern. For KKT matrices `[[H, Jᵀ], [J, −δc I]]` with
@@ -63,8 +64,9 @@ pub enum FillMethod {
     Amd,
     /// METIS nested dissection (`METIS_NodeND`).
     NestedDissection,
-    /// AMD and nested dissection both, keeping the one whose symbolic factorization
-    /// predicts fewer flops (ties go to AMD).
+    /// AMD, or nested dissection when AMD's factorization is expensive and nested
+    /// dissection predicts clearly fewer flops ([`AUTO_MIN_FLOPS_PER_ROW`],
+    /// [`AUTO_MAX_FLOP_RATIO`]).
     Auto,
 }
 
@@ -77,7 +79,7 @@ pub enum FillOrdering {
     Amd,
     /// METIS nested dissection on the whole pattern.
     NestedDissection,
-    /// AMD or nested dissection on the whole pattern, whichever predicts fewer
+    /// AMD or nested dissection on the whole pattern, chosen by the predicted
     /// factorization flops ([`FillMethod::Auto`]).
     Auto,
     /// AMD, then every constraint delayed to after its matched variable (see the module
@@ -89,8 +91,8 @@ pub enum FillOrdering {
     },
     /// [`FillOrdering::KktMatched`] on top of the given base method: the base ordering of
     /// the whole pattern, then every constraint delayed to after its matched variable.
-    /// With [`FillMethod::Auto`] both bases are matched and the one predicting fewer flops
-    /// is kept.
+    /// With [`FillMethod::Auto`] the base is chosen by the predicted flops of both matched
+    /// orderings (see [`FillMethod::Auto`]).
     KktMatchedWith {
         /// Number of primal variables (leading block size).
         n_primal: usize,
@@ -556,55 +558,68 @@ pub fn kkt_paired_ordering(
     Ok(fwd)
 }
 
-/// A candidate ordering: its base method and `perm_fwd` (`None`: faer's own AMD).
-pub(crate) type Candidate = (FillMethod, Option<Vec<usize>>);
+/// [`FillMethod::Auto`] tries nested dissection only when AMD's predicted factorization
+/// flops per row reach this: below it the factorization is cheap and METIS (measured about
+/// 5 µs per row) would cost more than it can save (rosenbrock:200000 KKT: 10 flops per
+/// row, METIS 1.5 s against a 0.02 s factorization).
+pub const AUTO_MIN_FLOPS_PER_ROW: f64 = 300.0;
 
-/// The candidate permutations (`perm_fwd`, or `None` for faer's own AMD) that `ordering`
-/// asks for, each labelled with its base method: one, or two for [`FillMethod::Auto`]
-/// (the caller keeps the one predicting fewer flops).
-pub(crate) fn candidate_orderings(
+/// [`FillMethod::Auto`] keeps nested dissection only when its predicted flops are at most
+/// this fraction of AMD's: faer's supernodal factorization runs METIS orderings at a lower
+/// flop rate than AMD's (measured on KKT systems of the large benchmark set: case4661_sdet
+/// 0.85 of AMD's flops but slower solves; case9591_goc 0.56, case10000_goc 0.67,
+/// bearing:320x320 0.58 and faster solves).
+pub const AUTO_MAX_FLOP_RATIO: f64 = 0.75;
+
+/// The base methods `ordering` tries, in order (AMD first for [`FillMethod::Auto`]).
+pub(crate) fn candidate_methods(ordering: FillOrdering) -> Vec<FillMethod> {
+    let method = match ordering {
+        FillOrdering::Amd | FillOrdering::KktMatched { .. } | FillOrdering::KktPaired { .. } => {
+            FillMethod::Amd
+        }
+        FillOrdering::NestedDissection => FillMethod::NestedDissection,
+        FillOrdering::Auto => FillMethod::Auto,
+        FillOrdering::KktMatchedWith { method, .. } => method,
+    };
+    match method {
+        FillMethod::Auto => vec![FillMethod::Amd, FillMethod::NestedDissection],
+        other => vec![other],
+    }
+}
+
+/// The permutation (`perm_fwd`, or `None` for faer's own AMD) of `ordering` on the base
+/// `method` (one of [`candidate_methods`]).
+pub(crate) fn candidate_ordering(
     ordering: FillOrdering,
+    method: FillMethod,
     n: usize,
     col_ptr: &[usize],
     row_idx: &[usize],
-) -> Result<Vec<Candidate>, LinalgError> {
-    let bases = |method: FillMethod| match method {
-        FillMethod::Amd => vec![FillMethod::Amd],
-        FillMethod::NestedDissection => vec![FillMethod::NestedDissection],
-        FillMethod::Auto => vec![FillMethod::Amd, FillMethod::NestedDissection],
-    };
-    let (methods, n_primal) = match ordering {
-        FillOrdering::Amd => (bases(FillMethod::Amd), None),
-        FillOrdering::NestedDissection => (bases(FillMethod::NestedDissection), None),
-        FillOrdering::Auto => (bases(FillMethod::Auto), None),
-        FillOrdering::KktMatched { n_primal } => (bases(FillMethod::Amd), Some(n_primal)),
-        FillOrdering::KktMatchedWith { n_primal, method } => (bases(method), Some(n_primal)),
+) -> Result<Option<Vec<usize>>, LinalgError> {
+    let n_primal = match ordering {
+        FillOrdering::Amd | FillOrdering::NestedDissection | FillOrdering::Auto => None,
+        FillOrdering::KktMatched { n_primal } | FillOrdering::KktMatchedWith { n_primal, .. } => {
+            Some(n_primal)
+        }
         FillOrdering::KktPaired { n_primal } => {
-            let fwd = kkt_paired_ordering(n, n_primal, col_ptr, row_idx)?;
-            return Ok(vec![(FillMethod::Amd, Some(fwd))]);
+            return Ok(Some(kkt_paired_ordering(n, n_primal, col_ptr, row_idx)?));
         }
     };
-    methods
-        .into_iter()
-        .map(|method| {
-            // AMD comes postordered from faer (and the KKT-matched delays move few
-            // constraints); METIS's orderings are postordered here.
-            let fwd = match (method, n_primal) {
-                (FillMethod::Amd, None) => None,
-                (FillMethod::Amd, Some(np)) => Some(kkt_matched_ordering(n, np, col_ptr, row_idx)?),
-                (_, None) => {
-                    let nd = nested_dissection_ordering(n, col_ptr, row_idx)?;
-                    Some(etree_postorder(n, col_ptr, row_idx, &nd))
-                }
-                (_, Some(np)) => {
-                    let base = nested_dissection_ordering(n, col_ptr, row_idx)?;
-                    let fwd = kkt_matched_ordering_on(n, np, col_ptr, row_idx, &base)?;
-                    Some(etree_postorder(n, col_ptr, row_idx, &fwd))
-                }
-            };
-            Ok((method, fwd))
-        })
-        .collect()
+    // AMD comes postordered from faer (and the KKT-matched delays move few constraints);
+    // METIS's orderings are postordered here.
+    Ok(match (method, n_primal) {
+        (FillMethod::Amd, None) => None,
+        (FillMethod::Amd, Some(np)) => Some(kkt_matched_ordering(n, np, col_ptr, row_idx)?),
+        (_, None) => {
+            let nd = nested_dissection_ordering(n, col_ptr, row_idx)?;
+            Some(etree_postorder(n, col_ptr, row_idx, &nd))
+        }
+        (_, Some(np)) => {
+            let base = nested_dissection_ordering(n, col_ptr, row_idx)?;
+            let fwd = kkt_matched_ordering_on(n, np, col_ptr, row_idx, &base)?;
+            Some(etree_postorder(n, col_ptr, row_idx, &fwd))
+        }
+    })
 }
 
 /// Reorders `fwd` (`fwd[new] = old`) by a postorder of the elimination tree of the

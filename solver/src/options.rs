@@ -225,12 +225,14 @@ pub enum LinearSolverKind {
 #[non_exhaustive]
 pub enum OrderingKind {
     /// Approximate minimum degree (faer's AMD).
-    #[default]
     Amd,
     /// METIS nested dissection.
     NestedDissection,
-    /// Both at setup, keeping the one whose symbolic factorization predicts fewer flops
-    /// (one METIS call and one extra symbolic analysis per solve).
+    /// AMD, or nested dissection when AMD's factorization is expensive (at least
+    /// `simdnlp_linalg::ordering::AUTO_MIN_FLOPS_PER_ROW` predicted flops per row) and
+    /// nested dissection predicts at most `AUTO_MAX_FLOP_RATIO` (0.75) of its flops: one
+    /// METIS call and one extra symbolic analysis at setup in that case (the default).
+    #[default]
     Auto,
 }
 
@@ -457,9 +459,10 @@ options_table! {
         /// Factorization of the augmented system: `ldlt` or `lblt`.
         linear_solver: LinearSolverKind = LinearSolverKind::Ldlt, (any);
         /// Fill-reducing ordering of the KKT factorization: `amd` (approximate minimum
-        /// degree), `nd` (METIS nested dissection) or `auto` (both at setup, keeping the
-        /// one whose symbolic factorization predicts fewer flops).
-        ordering: OrderingKind = OrderingKind::Amd, (any);
+        /// degree), `nd` (METIS nested dissection) or `auto` (AMD, or nested dissection
+        /// where AMD's factorization is expensive and nested dissection predicts at most
+        /// 0.75 of its flops).
+        ordering: OrderingKind = OrderingKind::Auto, (any);
         /// Half-width of the range that replaces an equality row in the condensed formulation,
         /// relative to `max(1, |c|)` (the default is `bound_relax_factor`'s).
         equality_relax: f64 = 1e-8, (x > 0);

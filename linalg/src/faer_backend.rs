@@ -2,8 +2,10 @@
 //! [`FaerLdlt`], and intranode Bunch–Kaufman LBLᵀ [`FaerLblt`].
 //!
 //! All three share one core built on `faer::sparse::linalg::cholesky`:
-//! - [`SymmetricSolver::analyze`] validates the lower-triangle CSC pattern, computes the AMD
-//!   fill-reducing ordering and the symbolic factorization (faer chooses simplicial or
+//! - [`SymmetricSolver::analyze`] validates the lower-triangle CSC pattern, computes the
+//!   fill-reducing ordering chosen with `set_ordering` (AMD by default; METIS nested
+//!   dissection, or for [`FillOrdering::Auto`] both, keeping the one whose symbolic
+//!   factorization predicts fewer flops) and the symbolic factorization (faer chooses simplicial or
 //!   supernodal by a flop-ratio heuristic; [`FaerLblt`] forces supernodal), and allocates
 //!   **once** the factor storage and a workspace (`MemBuffer`) large enough for both the
 //!   numeric factorization and a one-right-hand-side solve. It also builds the pattern of
@@ -58,7 +60,10 @@ use faer::sparse::linalg::cholesky::{
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMat, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par, Side, Spec};
 
-use crate::ordering::{FillOrdering, invert, kkt_matched_ordering, kkt_paired_ordering};
+use crate::ordering::{
+    AUTO_MAX_FLOP_RATIO, AUTO_MIN_FLOPS_PER_ROW, FillMethod, FillOrdering, candidate_methods,
+    candidate_ordering, invert,
+};
 use crate::sparse::{check_csc, check_len};
 use crate::{FactorStatus, Inertia, LinalgError, SymmetricSolver};
 
@@ -121,6 +126,10 @@ struct Core {
     par: Parallelism,
     zero_pivot_tol: f64,
     ordering: FillOrdering,
+    /// Base method of the ordering the last analysis used ([`FillMethod::Auto`] resolved).
+    method_used: Option<FillMethod>,
+    /// Predicted flops of one numeric factorization (see [`predicted_flops`]).
+    flops: f64,
     n: usize,
     /// Stored entries of the input pattern (the length `factorize` expects).
     input_nnz: usize,
@@ -194,6 +203,8 @@ impl Core {
             par,
             zero_pivot_tol: DEFAULT_ZERO_PIVOT_TOL,
             ordering: FillOrdering::Amd,
+            method_used: None,
+            flops: 0.0,
             n: 0,
             input_nnz: 0,
             permuted: None,
@@ -244,6 +255,8 @@ impl Core {
         self.inertia = None;
         self.symbolic = None;
         self.permuted = None;
+        self.method_used = None;
+        self.flops = 0.0;
         self.n = n;
         self.input_nnz = row_idx.len();
         if n == 0 {
@@ -264,30 +277,53 @@ impl Core {
             },
             ..Default::default()
         };
-        let custom = match self.ordering {
-            FillOrdering::Amd => None,
-            FillOrdering::KktMatched { n_primal } => {
-                Some(kkt_matched_ordering(n, n_primal, col_ptr, row_idx)?)
+        // One candidate ordering, or for `Auto` AMD and then, when AMD's factorization is
+        // expensive, nested dissection, kept when it predicts clearly fewer flops.
+        let methods = candidate_methods(self.ordering);
+        let auto = methods.len() > 1;
+        let mut best: Option<(FillMethod, f64, SymbolicCholesky<usize>)> = None;
+        for method in methods {
+            if let Some((_, f, _)) = &best
+                && *f < AUTO_MIN_FLOPS_PER_ROW * n as f64
+            {
+                break;
             }
-            FillOrdering::KktPaired { n_primal } => {
-                Some(kkt_paired_ordering(n, n_primal, col_ptr, row_idx)?)
-            }
-        };
-        let first = match &custom {
-            None => {
-                factorize_symbolic_cholesky(pattern, Side::Lower, SymmetricOrdering::Amd, params)
-            }
-            Some(fwd) => {
-                let inv = invert(fwd);
-                factorize_symbolic_cholesky(
+            let custom = candidate_ordering(self.ordering, method, n, col_ptr, row_idx)?;
+            let symbolic = match &custom {
+                None => factorize_symbolic_cholesky(
                     pattern,
                     Side::Lower,
-                    SymmetricOrdering::Custom(PermRef::new_checked(fwd, &inv, n)),
+                    SymmetricOrdering::Amd,
                     params,
-                )
+                ),
+                Some(fwd) => {
+                    let inv = invert(fwd);
+                    factorize_symbolic_cholesky(
+                        pattern,
+                        Side::Lower,
+                        SymmetricOrdering::Custom(PermRef::new_checked(fwd, &inv, n)),
+                        params,
+                    )
+                }
+            }
+            .map_err(|e| backend_err("symbolic factorization", e))?;
+            let flops = predicted_flops(&symbolic);
+            let keep = match &best {
+                None => true,
+                Some((_, f, _)) if auto => flops <= AUTO_MAX_FLOP_RATIO * f,
+                Some((_, f, _)) => flops < *f,
+            };
+            if keep {
+                best = Some((method, flops, symbolic));
             }
         }
-        .map_err(|e| backend_err("symbolic factorization", e))?;
+        let Some((method, flops, first)) = best else {
+            return Err(LinalgError::InvalidState(
+                "no candidate fill-reducing ordering".into(),
+            ));
+        };
+        self.method_used = Some(method);
+        self.flops = flops;
         let supernodal = matches!(first.raw(), SymbolicCholeskyRaw::Supernodal(_));
         (self.fill_fwd, self.fill_inv) = match first.perm() {
             Some(perm) => {
@@ -621,6 +657,34 @@ fn effective_kind(kind: Kind, symbolic: &SymbolicCholesky<usize>) -> Kind {
     }
 }
 
+/// Predicted floating-point operations of one numeric factorization: `Σ_j c_j²` over the
+/// columns of `L`, `c_j` the entries of column `j` (diagonal included). For a supernode of
+/// `w` columns and `r` rows below it, column `k` has `w − k + r` entries.
+fn predicted_flops(symbolic: &SymbolicCholesky<usize>) -> f64 {
+    let sum_squares = |x: f64| x * (x + 1.0) * (2.0 * x + 1.0) / 6.0;
+    match symbolic.raw() {
+        SymbolicCholeskyRaw::Simplicial(s) => s
+            .col_ptr()
+            .windows(2)
+            .map(|w| {
+                let c = (w[1] - w[0]) as f64;
+                c * c
+            })
+            .sum(),
+        SymbolicCholeskyRaw::Supernodal(s) => {
+            let (begin, end) = (s.supernode_begin(), s.supernode_end());
+            let rows = s.col_ptr_for_row_idx();
+            (0..s.n_supernodes())
+                .map(|sn| {
+                    let w = (end[sn] - begin[sn]) as f64;
+                    let r = (rows[sn + 1] - rows[sn]) as f64;
+                    sum_squares(w + r) - sum_squares(r)
+                })
+                .sum()
+        }
+    }
+}
+
 /// Iterates the diagonal `D` of an LDLᵀ factor (simplicial: first entry of each column of
 /// L; supernodal: diagonal of each supernode's dense diagonal block).
 fn ldlt_inertia(symbolic: &SymbolicCholesky<usize>, l_values: &[f64], tol: f64) -> Option<Inertia> {
@@ -754,8 +818,9 @@ macro_rules! backend {
 
             /// Chooses the fill-reducing ordering used by the next
             /// [`SymmetricSolver::analyze`] (default [`FillOrdering::Amd`]); see
-            /// [`crate::ordering`] for [`FillOrdering::KktMatched`], which makes KKT matrices
-            /// with a zero (2,2) block factorizable without pivoting.
+            /// [`crate::ordering`] for nested dissection, [`FillOrdering::Auto`] and
+            /// [`FillOrdering::KktMatched`], which makes KKT matrices with a zero (2,2) block
+            /// factorizable without pivoting.
             pub fn set_ordering(&mut self, ordering: FillOrdering) {
                 self.core.ordering = ordering;
             }
@@ -772,6 +837,20 @@ macro_rules! backend {
                     .symbolic
                     .as_ref()
                     .map(|s| matches!(s.raw(), SymbolicCholeskyRaw::Supernodal(_)))
+            }
+
+            /// Base method of the fill-reducing ordering the last analysis used
+            /// ([`FillMethod::Auto`] resolved to the method it kept; `None` before analysis
+            /// or for `n == 0`).
+            pub fn fill_method(&self) -> Option<FillMethod> {
+                self.core.method_used
+            }
+
+            /// Predicted floating-point operations of one numeric factorization after the
+            /// last analysis (`Σ_j c_j²`, `c_j` the entries of column `j` of `L`; the
+            /// measure [`FillMethod::Auto`] compares); 0 before analysis.
+            pub fn predicted_flops(&self) -> f64 {
+                self.core.flops
             }
 
             /// Number of stored values of the factor (fill-in measure); 0 before analysis.

@@ -11,8 +11,9 @@
 //!   `K = W + Σx + Jᵀ D J`.
 //! - [`faer_backend`]: [`FaerLlt`], [`FaerLdlt`], [`FaerLblt`] implementing
 //!   [`SymmetricSolver`] on faer's sparse Cholesky machinery.
-//! - [`ordering`]: fill-reducing orderings, including a KKT-aware matched ordering that
-//!   makes `[[H, Jᵀ], [J, 0]]` factorizable by LDLᵀ without pivoting.
+//! - [`ordering`]: fill-reducing orderings (AMD, METIS nested dissection, or the one that
+//!   predicts fewer flops), including a KKT-aware matched ordering that makes
+//!   `[[H, Jᵀ], [J, 0]]` factorizable by LDLᵀ without pivoting.
 //! - [`refine`]: the iterative-refinement driver (Ipopt's stopping rule, GMRES steps) on top
 //!   of any [`SymmetricSolver`] or any [`RefineSystem`].
 //! - `cudss` (feature `cuda`): NVIDIA cuDSS factorizations on device memory, loaded at run
@@ -81,7 +82,7 @@ pub use assembly::{KktBuilder, SourceId, SymAssembly};
 pub use condensed::CondensedKkt;
 pub use condensed_device::{CondensedValues, DeviceCondensedKkt};
 pub use faer_backend::{DynamicRegularization, FaerLblt, FaerLdlt, FaerLlt, Parallelism};
-pub use ordering::FillOrdering;
+pub use ordering::{FillMethod, FillOrdering};
 pub use refine::{
     RefineOptions, RefineStats, RefineSystem, RefineWork, iterative_refinement, refine_solution,
     refine_system,
@@ -133,6 +134,15 @@ pub enum LinalgError {
         /// The column where the problem was found.
         col: usize,
         /// What is wrong.
+        detail: String,
+    },
+    /// A fill-reducing ordering could not be computed (e.g. METIS reported an error status,
+    /// or the graph exceeds its 32-bit indices).
+    #[error("{method} ordering: {detail}")]
+    Ordering {
+        /// Which ordering method failed (`nested dissection`).
+        method: String,
+        /// What went wrong.
         detail: String,
     },
     /// A numeric input (value, tolerance, option) is not acceptable.

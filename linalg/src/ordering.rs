@@ -1,9 +1,23 @@
 //! Fill-reducing orderings for the faer backends.
 //!
-//! [`FillOrdering::Amd`] (default) is faer's approximate minimum degree on the whole
-//! pattern. For KKT matrices `[[H, Jᵀ], [J, −δc I]]` with `δc = 0` it can eliminate a
-//! constraint row before any of its variables — an exact zero pivot for LDLᵀ without
-//! pivoting, and for intranode LBLᵀ too when the constraint sits alone in its supernode.
+//! Two base methods compute a fill-reducing permutation of a symmetric pattern:
+//!
+//! - [`FillMethod::Amd`] (default): faer's approximate minimum degree.
+//! - [`FillMethod::NestedDissection`]: METIS's multilevel nested dissection
+//!   (`METIS_NodeND`, METIS 5 built from the sources vendored by the `metis-sys` crate) on
+//!   the graph of the off-diagonal pattern. It cuts the fill of 2-D / 3-D grid-like
+//!   patterns (PDE discretizations such as COPS `bearing`), where minimum degree is far from
+//!   optimal, and gives the supernodal factorization larger dense blocks.
+//! - [`FillMethod::Auto`]: AMD first; when its symbolic factorization predicts at least
+//!   [`AUTO_MIN_FLOPS_PER_ROW`] flops per row, nested dissection too, kept when it predicts
+//!   at most [`AUTO_MAX_FLOP_RATIO`] of AMD's flops. The analysis then costs one METIS call
+//!   and a second symbolic factorization.
+//!
+//! [`FillOrdering::Amd`], [`FillOrdering::NestedDissection`] and [`FillOrdering::Auto`]
+//! apply a method to the whole pattern. For KKT matrices `[[H, Jᵀ], [J, −δc I]]` with
+//! `δc = 0` such an ordering can eliminate a constraint row before any of its variables —
+//! an exact zero pivot for LDLᵀ without pivoting, and for intranode LBLᵀ too when the
+//! constraint sits alone in its supernode.
 //!
 //! Two KKT-aware orderings avoid that structurally. Both first match every constraint row
 //! `c >= n_primal` to a distinct variable `v < n_primal` it touches (maximum bipartite
@@ -11,10 +25,12 @@
 //! augmenting paths), and then guarantee that every constraint is eliminated **after** its
 //! matched variable:
 //!
-//! - [`FillOrdering::KktMatched`] (recommended): plain AMD on the whole pattern; the
-//!   matching prefers, for each constraint, the neighbour AMD eliminates first; a constraint
-//!   that AMD placed before its matched variable is delayed to right after it. The fill is
-//!   essentially AMD's (measured: within 1% on 2D-grid KKT systems).
+//! - [`FillOrdering::KktMatched`] (recommended) and [`FillOrdering::KktMatchedWith`]: the
+//!   base method (AMD, or the one named) on the whole pattern; the matching prefers, for
+//!   each constraint, the neighbour the base ordering eliminates first; a constraint that
+//!   the base ordering placed before its matched variable is delayed to right after it. The
+//!   fill is essentially the base ordering's (measured: within 1% of AMD's on 2D-grid KKT
+//!   systems).
 //! - [`FillOrdering::KktPaired`]: each matched pair `(v, c)` is compressed into one node, AMD
 //!   runs on the compressed graph and each pair is eliminated as `v` immediately followed by
 //!   `c` (the approach of compressed orderings for augmented systems). More fill (measured
@@ -26,16 +42,33 @@
 //! generically, every leading block is nonsingular and every LDLᵀ pivot is nonzero
 //! (variables positive, constraints negative). The guarantee is structural: a tiny matched
 //! entry of `J` gives a tiny pivot and some element growth (use iterative refinement).
-//! Constraints that cannot be matched (structurally rank-deficient `J`) are left where AMD
-//! puts them. A variable with a zero diagonal in `H + Σx` can still give a zero pivot (then
-//! regularize).
+//! Constraints that cannot be matched (structurally rank-deficient `J`) are left where the
+//! base ordering puts them. A variable with a zero diagonal in `H + Σx` can still give a
+//! zero pivot (then regularize).
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::sparse::SymbolicSparseColMatRef;
 use faer::sparse::linalg::amd;
 
+use metis_sys::idx_t;
+
 use crate::LinalgError;
-use crate::sparse::csc_map_from_coo;
+use crate::sparse::{check_csc, csc_map_from_coo};
+
+/// A base fill-reducing method (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum FillMethod {
+    /// faer's approximate minimum degree (the default).
+    #[default]
+    Amd,
+    /// METIS nested dissection (`METIS_NodeND`).
+    NestedDissection,
+    /// AMD, or nested dissection when AMD's factorization is expensive and nested
+    /// dissection predicts clearly fewer flops ([`AUTO_MIN_FLOPS_PER_ROW`],
+    /// [`AUTO_MAX_FLOP_RATIO`]).
+    Auto,
+}
 
 /// Which fill-reducing ordering the faer backends compute at analysis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -44,11 +77,27 @@ pub enum FillOrdering {
     /// faer's AMD on the whole pattern (the default).
     #[default]
     Amd,
+    /// METIS nested dissection on the whole pattern.
+    NestedDissection,
+    /// AMD or nested dissection on the whole pattern, chosen by the predicted
+    /// factorization flops ([`FillMethod::Auto`]).
+    Auto,
     /// AMD, then every constraint delayed to after its matched variable (see the module
-    /// docs). Indices `0..n_primal` are variables, `n_primal..n` constraints.
+    /// docs). Indices `0..n_primal` are variables, `n_primal..n` constraints. The same as
+    /// [`FillOrdering::KktMatchedWith`] with [`FillMethod::Amd`].
     KktMatched {
         /// Number of primal variables (leading block size).
         n_primal: usize,
+    },
+    /// [`FillOrdering::KktMatched`] on top of the given base method: the base ordering of
+    /// the whole pattern, then every constraint delayed to after its matched variable.
+    /// With [`FillMethod::Auto`] the base is chosen by the predicted flops of both matched
+    /// orderings (see [`FillMethod::Auto`]).
+    KktMatchedWith {
+        /// Number of primal variables (leading block size).
+        n_primal: usize,
+        /// Base fill-reducing method.
+        method: FillMethod,
     },
     /// AMD on the graph where each constraint is merged with its matched variable; each pair
     /// is eliminated as variable then constraint (see the module docs).
@@ -56,6 +105,22 @@ pub enum FillOrdering {
         /// Number of primal variables (leading block size).
         n_primal: usize,
     },
+}
+
+impl FillOrdering {
+    /// The ordering that applies `method` to the whole pattern.
+    pub fn of_method(method: FillMethod) -> Self {
+        match method {
+            FillMethod::Amd => FillOrdering::Amd,
+            FillMethod::NestedDissection => FillOrdering::NestedDissection,
+            FillMethod::Auto => FillOrdering::Auto,
+        }
+    }
+
+    /// The KKT-matched ordering ([`FillOrdering::KktMatchedWith`]) on top of `method`.
+    pub fn kkt_matched(n_primal: usize, method: FillMethod) -> Self {
+        FillOrdering::KktMatchedWith { n_primal, method }
+    }
 }
 
 /// faer's AMD on a (validated) lower-triangle pattern; returns `(perm, perm_inv)` with
@@ -225,9 +290,53 @@ pub fn kkt_matched_ordering(
 ) -> Result<Vec<usize>, LinalgError> {
     check_n_primal(n, n_primal)?;
     let (_, pos) = amd_order(n, col_ptr, row_idx)?;
-    let mate = match_constraints(n, n_primal, col_ptr, row_idx, Some(&pos));
-    // Sort key 2·pos, or 2·pos(mate) + 1 for a constraint AMD placed before its mate (odd
-    // keys are unique because the matching is one-to-one).
+    Ok(kkt_matched_from_positions(
+        n, n_primal, col_ptr, row_idx, &pos,
+    ))
+}
+
+/// The KKT-matched ordering on top of any base ordering `base_fwd` (`base_fwd[new] = old`,
+/// e.g. from [`nested_dissection_ordering`]): the matching prefers, for each constraint,
+/// the variable `base_fwd` eliminates first, and a constraint placed before its matched
+/// variable is delayed to right after it. Returns `perm_fwd` with `perm_fwd[new] = old`.
+/// The pattern is lower-triangle CSC, validated by the caller.
+///
+/// # Errors
+/// [`LinalgError::InvalidValue`] when `n_primal > n`; [`LinalgError::LengthMismatch`] when
+/// `base_fwd` does not have length `n`; [`LinalgError::InvalidPattern`] when it is not a
+/// permutation of `0..n`.
+pub fn kkt_matched_ordering_on(
+    n: usize,
+    n_primal: usize,
+    col_ptr: &[usize],
+    row_idx: &[usize],
+    base_fwd: &[usize],
+) -> Result<Vec<usize>, LinalgError> {
+    check_n_primal(n, n_primal)?;
+    if base_fwd.len() != n {
+        return Err(LinalgError::LengthMismatch {
+            what: "KKT-matched base ordering".into(),
+            expected: n,
+            got: base_fwd.len(),
+        });
+    }
+    let pos = checked_inverse(base_fwd, "KKT-matched base ordering")?;
+    Ok(kkt_matched_from_positions(
+        n, n_primal, col_ptr, row_idx, &pos,
+    ))
+}
+
+/// The KKT-matched ordering given the base elimination position `pos[old]` of every index.
+fn kkt_matched_from_positions(
+    n: usize,
+    n_primal: usize,
+    col_ptr: &[usize],
+    row_idx: &[usize],
+    pos: &[usize],
+) -> Vec<usize> {
+    let mate = match_constraints(n, n_primal, col_ptr, row_idx, Some(pos));
+    // Sort key 2·pos, or 2·pos(mate) + 1 for a constraint the base placed before its mate
+    // (odd keys are unique because the matching is one-to-one).
     let mut keyed: Vec<(usize, usize)> = (0..n)
         .map(|i| {
             let key = match i.checked_sub(n_primal).and_then(|c| mate[c]) {
@@ -238,7 +347,152 @@ pub fn kkt_matched_ordering(
         })
         .collect();
     keyed.sort_unstable();
-    Ok(keyed.into_iter().map(|(_, i)| i).collect())
+    keyed.into_iter().map(|(_, i)| i).collect()
+}
+
+/// Inverse of `fwd`, checking that it is a permutation of `0..fwd.len()`.
+fn checked_inverse(fwd: &[usize], what: &str) -> Result<Vec<usize>, LinalgError> {
+    let n = fwd.len();
+    let mut inv = vec![usize::MAX; n];
+    for (new, &old) in fwd.iter().enumerate() {
+        if old >= n || inv[old] != usize::MAX {
+            return Err(LinalgError::InvalidPattern {
+                what: what.into(),
+                col: new,
+                detail: format!("entry {old} is out of range or repeated: not a permutation"),
+            });
+        }
+        inv[old] = new;
+    }
+    Ok(inv)
+}
+
+/// Serializes calls into METIS (see [`nested_dissection_ordering`]).
+static METIS_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Maps a METIS status code to `Ok` or a typed error naming the call.
+fn metis_status(call: &str, status: std::os::raw::c_int) -> Result<(), LinalgError> {
+    let detail = match status {
+        metis_sys::rstatus_et_METIS_OK => return Ok(()),
+        metis_sys::rstatus_et_METIS_ERROR_INPUT => "METIS_ERROR_INPUT (invalid input graph)",
+        metis_sys::rstatus_et_METIS_ERROR_MEMORY => "METIS_ERROR_MEMORY (out of memory)",
+        metis_sys::rstatus_et_METIS_ERROR => "METIS_ERROR (unspecified METIS error)",
+        other => {
+            return Err(LinalgError::Ordering {
+                method: "nested dissection".into(),
+                detail: format!("{call} returned the unknown status {other}"),
+            });
+        }
+    };
+    Err(LinalgError::Ordering {
+        method: "nested dissection".into(),
+        detail: format!("{call} failed: {detail}"),
+    })
+}
+
+/// Computes the [`FillOrdering::NestedDissection`] ordering (METIS `METIS_NodeND` with its
+/// default options) of an `n × n` symmetric pattern given as its lower triangle in CSC
+/// form (sorted row indices, diagonal entries optional and ignored). Returns `perm_fwd`
+/// with `perm_fwd[new] = old`. A pattern without off-diagonal entries gets the identity
+/// (no fill whatever the order). Calls into METIS are serialized process-wide (its random
+/// generator is global state), so the result is deterministic.
+///
+/// # Errors
+/// [`LinalgError::InvalidPattern`] / [`LinalgError::IndexOutOfRange`] for a malformed
+/// pattern; [`LinalgError::Ordering`] when the graph exceeds METIS's 32-bit indices
+/// (`n` or twice the off-diagonal entries above `i32::MAX`), when METIS reports an error
+/// status (invalid input, out of memory) or returns something that is not a permutation.
+pub fn nested_dissection_ordering(
+    n: usize,
+    col_ptr: &[usize],
+    row_idx: &[usize],
+) -> Result<Vec<usize>, LinalgError> {
+    check_csc("nested dissection pattern", n, n, col_ptr, row_idx, true)?;
+    // Adjacency of the undirected graph (both directions, no self loops) in METIS's CSR.
+    let mut xadj = vec![0usize; n + 1];
+    for j in 0..n {
+        for &i in &row_idx[col_ptr[j]..col_ptr[j + 1]] {
+            if i != j {
+                xadj[i + 1] += 1;
+                xadj[j + 1] += 1;
+            }
+        }
+    }
+    for k in 0..n {
+        xadj[k + 1] += xadj[k];
+    }
+    let n_adj = xadj[n];
+    if n_adj == 0 {
+        return Ok((0..n).collect());
+    }
+    let limit = idx_t::MAX as usize;
+    if n > limit || n_adj > limit {
+        return Err(LinalgError::Ordering {
+            method: "nested dissection".into(),
+            detail: format!(
+                "graph with {n} vertices and {n_adj} adjacency entries exceeds METIS's \
+                 32-bit indices (at most {limit})"
+            ),
+        });
+    }
+    let to_idx = |k: usize| k as idx_t; // in range: checked against `limit` above
+    let mut next = xadj[..n].to_vec();
+    let mut adjncy: Vec<idx_t> = vec![0; n_adj];
+    for j in 0..n {
+        for &i in &row_idx[col_ptr[j]..col_ptr[j + 1]] {
+            if i != j {
+                adjncy[next[j]] = to_idx(i);
+                next[j] += 1;
+                adjncy[next[i]] = to_idx(j);
+                next[i] += 1;
+            }
+        }
+    }
+    drop(next);
+    let mut xadj: Vec<idx_t> = xadj.into_iter().map(to_idx).collect();
+    let mut options: [idx_t; metis_sys::METIS_NOPTIONS as usize] =
+        [0; metis_sys::METIS_NOPTIONS as usize];
+    // SAFETY: `options` has METIS_NOPTIONS entries, the length METIS_SetDefaultOptions
+    // writes.
+    let status = unsafe { metis_sys::METIS_SetDefaultOptions(options.as_mut_ptr()) };
+    metis_status("METIS_SetDefaultOptions", status)?;
+    options[metis_sys::moptions_et_METIS_OPTION_NUMBERING as usize] = 0;
+    let mut nvtxs = to_idx(n);
+    let mut perm: Vec<idx_t> = vec![0; n];
+    let mut iperm: Vec<idx_t> = vec![0; n];
+    // METIS seeds and draws from GKlib's random generator, whose state is a process-wide
+    // static: concurrent calls would race on it (and give thread-dependent orderings).
+    // One call at a time keeps METIS sound and its orderings reproducible. A poisoned lock
+    // only means another call panicked; the guarded state is METIS's, reset at each call.
+    let _serial = METIS_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    // SAFETY: `xadj` has n + 1 entries and `adjncy` xadj[n] entries (a symmetric adjacency
+    // without self loops, every index in 0..n, all within idx_t as checked above);
+    // `perm` and `iperm` have n entries each, `options` METIS_NOPTIONS entries; the null
+    // `vwgt` means unit vertex weights. METIS only reads the graph and options and writes
+    // `perm`/`iperm`, and keeps no pointer after returning; `METIS_LOCK` is held, so no
+    // other call shares its global random state.
+    let status = unsafe {
+        metis_sys::METIS_NodeND(
+            &mut nvtxs,
+            xadj.as_mut_ptr(),
+            adjncy.as_mut_ptr(),
+            std::ptr::null_mut(),
+            options.as_mut_ptr(),
+            perm.as_mut_ptr(),
+            iperm.as_mut_ptr(),
+        )
+    };
+    metis_status("METIS_NodeND", status)?;
+    // METIS: row `new` of the permuted matrix is row `perm[new]` of the original.
+    let fwd: Vec<usize> = perm
+        .into_iter()
+        .map(|p| usize::try_from(p).unwrap_or(usize::MAX))
+        .collect();
+    checked_inverse(&fwd, "METIS_NodeND permutation").map_err(|e| LinalgError::Ordering {
+        method: "nested dissection".into(),
+        detail: format!("METIS returned an invalid permutation ({e})"),
+    })?;
+    Ok(fwd)
 }
 
 /// Computes the [`FillOrdering::KktPaired`] ordering (see [`kkt_matched_ordering`] for the
@@ -304,6 +558,154 @@ pub fn kkt_paired_ordering(
     Ok(fwd)
 }
 
+/// [`FillMethod::Auto`] tries nested dissection only when AMD's predicted factorization
+/// flops per row reach this: below it the factorization is cheap and METIS (measured about
+/// 5 µs per row) would cost more than it can save (rosenbrock:200000 KKT: 10 flops per
+/// row, METIS 1.5 s against a 0.02 s factorization).
+pub const AUTO_MIN_FLOPS_PER_ROW: f64 = 300.0;
+
+/// [`FillMethod::Auto`] keeps nested dissection only when its predicted flops are at most
+/// this fraction of AMD's: faer's supernodal factorization runs METIS orderings at a lower
+/// flop rate than AMD's (measured on KKT systems of the large benchmark set: case4661_sdet
+/// 0.85 of AMD's flops but slower solves; case9591_goc 0.56, case10000_goc 0.67,
+/// bearing:320x320 0.58 and faster solves).
+pub const AUTO_MAX_FLOP_RATIO: f64 = 0.75;
+
+/// The base methods `ordering` tries, in order (AMD first for [`FillMethod::Auto`]).
+pub(crate) fn candidate_methods(ordering: FillOrdering) -> Vec<FillMethod> {
+    let method = match ordering {
+        FillOrdering::Amd | FillOrdering::KktMatched { .. } | FillOrdering::KktPaired { .. } => {
+            FillMethod::Amd
+        }
+        FillOrdering::NestedDissection => FillMethod::NestedDissection,
+        FillOrdering::Auto => FillMethod::Auto,
+        FillOrdering::KktMatchedWith { method, .. } => method,
+    };
+    match method {
+        FillMethod::Auto => vec![FillMethod::Amd, FillMethod::NestedDissection],
+        other => vec![other],
+    }
+}
+
+/// The permutation (`perm_fwd`, or `None` for faer's own AMD) of `ordering` on the base
+/// `method` (one of [`candidate_methods`]).
+pub(crate) fn candidate_ordering(
+    ordering: FillOrdering,
+    method: FillMethod,
+    n: usize,
+    col_ptr: &[usize],
+    row_idx: &[usize],
+) -> Result<Option<Vec<usize>>, LinalgError> {
+    let n_primal = match ordering {
+        FillOrdering::Amd | FillOrdering::NestedDissection | FillOrdering::Auto => None,
+        FillOrdering::KktMatched { n_primal } | FillOrdering::KktMatchedWith { n_primal, .. } => {
+            Some(n_primal)
+        }
+        FillOrdering::KktPaired { n_primal } => {
+            return Ok(Some(kkt_paired_ordering(n, n_primal, col_ptr, row_idx)?));
+        }
+    };
+    // AMD comes postordered from faer (and the KKT-matched delays move few constraints);
+    // METIS's orderings are postordered here.
+    Ok(match (method, n_primal) {
+        (FillMethod::Amd, None) => None,
+        (FillMethod::Amd, Some(np)) => Some(kkt_matched_ordering(n, np, col_ptr, row_idx)?),
+        (_, None) => {
+            let nd = nested_dissection_ordering(n, col_ptr, row_idx)?;
+            Some(etree_postorder(n, col_ptr, row_idx, &nd))
+        }
+        (_, Some(np)) => {
+            let base = nested_dissection_ordering(n, col_ptr, row_idx)?;
+            let fwd = kkt_matched_ordering_on(n, np, col_ptr, row_idx, &base)?;
+            Some(etree_postorder(n, col_ptr, row_idx, &fwd))
+        }
+    })
+}
+
+/// Reorders `fwd` (`fwd[new] = old`) by a postorder of the elimination tree of the
+/// permuted pattern: an equivalent ordering (the same fill and flops) in which every
+/// subtree is contiguous, so that faer's supernode detection, which takes a custom ordering
+/// as it is, finds the fundamental supernodes (faer postorders only its own AMD). Children
+/// keep their relative order. Every node stays after its etree descendants, which keeps
+/// the KKT-matched guarantee: a constraint eliminated after an adjacent (matched) variable
+/// is an etree ancestor of it.
+pub(crate) fn etree_postorder(
+    n: usize,
+    col_ptr: &[usize],
+    row_idx: &[usize],
+    fwd: &[usize],
+) -> Vec<usize> {
+    const NONE: usize = usize::MAX;
+    let inv = invert(fwd);
+    // For every new index k, its neighbours i < k in the permuted pattern.
+    let mut ptr = vec![0usize; n + 1];
+    for j in 0..n {
+        for &i in &row_idx[col_ptr[j]..col_ptr[j + 1]] {
+            if i != j {
+                ptr[inv[i].max(inv[j]) + 1] += 1;
+            }
+        }
+    }
+    for k in 0..n {
+        ptr[k + 1] += ptr[k];
+    }
+    let mut lower = vec![0usize; ptr[n]];
+    let mut next = ptr[..n].to_vec();
+    for j in 0..n {
+        for &i in &row_idx[col_ptr[j]..col_ptr[j + 1]] {
+            if i != j {
+                let (a, b) = (inv[i], inv[j]);
+                let hi = a.max(b);
+                lower[next[hi]] = a.min(b);
+                next[hi] += 1;
+            }
+        }
+    }
+    // Liu's elimination-tree algorithm with path compression.
+    let mut parent = vec![NONE; n];
+    let mut ancestor = vec![NONE; n];
+    for k in 0..n {
+        for &i in &lower[ptr[k]..ptr[k + 1]] {
+            let mut r = i;
+            while ancestor[r] != NONE && ancestor[r] != k {
+                let up = ancestor[r];
+                ancestor[r] = k;
+                r = up;
+            }
+            if ancestor[r] == NONE {
+                ancestor[r] = k;
+                parent[r] = k;
+            }
+        }
+    }
+    drop((ptr, lower, ancestor));
+    // Children lists (increasing order), then an iterative depth-first postorder.
+    let mut head = vec![NONE; n];
+    let mut sibling = next;
+    for k in (0..n).rev() {
+        if parent[k] != NONE {
+            sibling[k] = head[parent[k]];
+            head[parent[k]] = k;
+        }
+    }
+    let mut post = Vec::with_capacity(n);
+    let mut stack = Vec::new();
+    for root in (0..n).filter(|&k| parent[k] == NONE) {
+        stack.push(root);
+        while let Some(&top) = stack.last() {
+            let child = head[top];
+            if child != NONE {
+                head[top] = sibling[child];
+                stack.push(child);
+            } else {
+                stack.pop();
+                post.push(top);
+            }
+        }
+    }
+    post.into_iter().map(|k| fwd[k]).collect()
+}
+
 /// Inverse of a permutation given as `fwd[new] = old`.
 pub(crate) fn invert(fwd: &[usize]) -> Vec<usize> {
     let mut inv = vec![0usize; fwd.len()];
@@ -362,6 +764,46 @@ mod tests {
             assert!(is_perm(&kkt_paired_ordering(3, np, &cp, &ri).unwrap(), 3));
         }
         assert!(kkt_matched_ordering(0, 0, &[0], &[]).unwrap().is_empty());
+    }
+
+    #[test]
+    fn etree_postorder_makes_subtrees_contiguous() {
+        // Star-of-paths: 0-4, 1-3, 2-4, 3-4 eliminated in the order 0, 1, 2, 3, 4: etree
+        // parent(0) = 4, parent(1) = 3, parent(2) = 4, parent(3) = 4. Postorder: 0, 2, 1,
+        // 3, 4 (children of 4 in increasing order, the subtree {1, 3} contiguous).
+        let (cp, ri) = lower(5, &[(4, 0), (3, 1), (4, 2), (4, 3)]);
+        let fwd: Vec<usize> = (0..5).collect();
+        assert_eq!(etree_postorder(5, &cp, &ri, &fwd), vec![0, 2, 1, 3, 4]);
+        // Through a permutation: the same tree under relabelling.
+        let fwd = vec![4, 3, 2, 1, 0]; // new k is old 4 - k
+        let (cp, ri) = lower(5, &[(4, 0), (3, 0), (2, 1), (1, 0)]);
+        // new indices: old 0 = new 4; edges new (0,4), (1,4), (2,3), (3,4): parent(0) = 4,
+        // parent(1) = 4, parent(2) = 3, parent(3) = 4 → postorder new 0, 1, 2, 3, 4.
+        assert_eq!(etree_postorder(5, &cp, &ri, &fwd), fwd);
+        // A forest (no edges): unchanged.
+        let (cp, ri) = lower(3, &[]);
+        assert_eq!(etree_postorder(3, &cp, &ri, &[2, 0, 1]), vec![2, 0, 1]);
+    }
+
+    #[test]
+    fn metis_status_codes_are_typed_errors() {
+        assert!(metis_status("METIS_NodeND", metis_sys::rstatus_et_METIS_OK).is_ok());
+        for (code, text) in [
+            (metis_sys::rstatus_et_METIS_ERROR_INPUT, "METIS_ERROR_INPUT"),
+            (
+                metis_sys::rstatus_et_METIS_ERROR_MEMORY,
+                "METIS_ERROR_MEMORY",
+            ),
+            (metis_sys::rstatus_et_METIS_ERROR, "METIS_ERROR"),
+            (17, "unknown status 17"),
+        ] {
+            match metis_status("METIS_NodeND", code) {
+                Err(LinalgError::Ordering { detail, .. }) => {
+                    assert!(detail.contains(text), "{detail}")
+                }
+                other => panic!("status {code}: {other:?}"),
+            }
+        }
     }
 
     #[test]

@@ -12,11 +12,11 @@
 
 use crate::backend::{Backend, KktStatus};
 use crate::layout::Layout;
-use crate::options::{KktKind, LinearSolverKind, Options};
+use crate::options::{KktKind, LinearSolverKind, Options, OrderingKind};
 use crate::result::{CallbackCounts, SolverError};
 use simdnlp_device::{Device, HostBuffers};
 use simdnlp_linalg::condensed::CondensedKkt;
-use simdnlp_linalg::ordering::FillOrdering;
+use simdnlp_linalg::ordering::{FillMethod, FillOrdering};
 use simdnlp_linalg::refine::DEFAULT_KRYLOV_DIM;
 use simdnlp_linalg::sparse::sym_lower_matvec;
 use simdnlp_linalg::{
@@ -90,6 +90,7 @@ pub struct HostKktBackend<D: Device + HostBuffers> {
     pivoting_requested: bool,
     linear_solver: LinearSolverKind,
     factorization_threads: usize,
+    ordering: OrderingKind,
     kvals: Vec<f64>,
     diag_w: Vec<f64>,
     diag_c: Vec<f64>,
@@ -158,6 +159,7 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
             condensed,
             nw,
             opts.factorization_threads,
+            opts.ordering,
         )?;
         let (kkt, nk) = if condensed {
             let pat = CondensedKkt::new(n, m, &hrows, &hcols, &jrows, &jcols)?;
@@ -211,6 +213,7 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
             pivoting_requested: false,
             linear_solver: opts.linear_solver,
             factorization_threads: opts.factorization_threads,
+            ordering: opts.ordering,
             kvals: vec![0.0; nk],
             diag_w: vec![0.0; nw],
             diag_c: vec![0.0; m],
@@ -358,18 +361,25 @@ fn make_solver(
     condensed: bool,
     n_primal: usize,
     threads: usize,
+    ordering: OrderingKind,
 ) -> Result<Box<dyn SymmetricSolver>, SolverError> {
     let par = if threads == 1 {
         Parallelism::Sequential
     } else {
         Parallelism::Rayon(threads)
     };
+    let method = match ordering {
+        OrderingKind::Amd => FillMethod::Amd,
+        OrderingKind::NestedDissection => FillMethod::NestedDissection,
+        OrderingKind::Auto => FillMethod::Auto,
+    };
     if condensed {
         let mut s = FaerLlt::new(par);
+        s.set_ordering(FillOrdering::of_method(method));
         s.set_zero_pivot_tol(ZERO_PIVOT_TOL)?;
         return Ok(Box::new(s));
     }
-    let ord = FillOrdering::KktMatched { n_primal };
+    let ord = FillOrdering::kkt_matched(n_primal, method);
     Ok(match kind {
         LinearSolverKind::Ldlt => {
             let mut s = FaerLdlt::new(par);
@@ -779,6 +789,7 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                 false,
                 self.nw,
                 self.factorization_threads,
+                self.ordering,
             )?;
             p.analyze(self.nw + self.m, asm.col_ptr(), asm.row_idx())?;
             self.pivoting = Some(p);

@@ -234,6 +234,23 @@ pub enum LinearSolverKind {
     Lblt,
 }
 
+/// Fill-reducing ordering of the KKT factorization (the augmented system always puts each
+/// constraint after a matched variable on top of it, see `simdnlp_linalg::ordering`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
+pub enum OrderingKind {
+    /// Approximate minimum degree (faer's AMD).
+    Amd,
+    /// METIS nested dissection.
+    NestedDissection,
+    /// AMD, or nested dissection when AMD's factorization is expensive (at least
+    /// `simdnlp_linalg::ordering::AUTO_MIN_FLOPS_PER_ROW` predicted flops per row) and
+    /// nested dissection predicts at most `AUTO_MAX_FLOP_RATIO` (0.75) of its flops: one
+    /// METIS call and one extra symbolic analysis at setup in that case (the default).
+    #[default]
+    Auto,
+}
+
 /// How the barrier parameter μ is updated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[non_exhaustive]
@@ -460,6 +477,11 @@ options_table! {
         kkt: KktKind = KktKind::Augmented, (any);
         /// Factorization of the augmented system: `ldlt` or `lblt`.
         linear_solver: LinearSolverKind = LinearSolverKind::Ldlt, (any);
+        /// Fill-reducing ordering of the KKT factorization: `amd` (approximate minimum
+        /// degree), `nd` (METIS nested dissection) or `auto` (AMD, or nested dissection
+        /// where AMD's factorization is expensive and nested dissection predicts at most
+        /// 0.75 of its flops).
+        ordering: OrderingKind = OrderingKind::Auto, (any);
         /// Half-width of the range that replaces an equality row in the condensed formulation,
         /// relative to `max(1, |c|)` (the default is `bound_relax_factor`'s).
         equality_relax: f64 = 1e-8, (x > 0);

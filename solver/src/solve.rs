@@ -50,6 +50,7 @@ struct Caches {
 struct BackendKey {
     kkt: crate::options::KktKind,
     linear_solver: crate::options::LinearSolverKind,
+    ordering: crate::options::OrderingKind,
     threads: usize,
     refinement: (usize, usize, f64),
     equality_relax: f64,
@@ -60,6 +61,7 @@ impl BackendKey {
         Self {
             kkt: o.kkt,
             linear_solver: o.linear_solver,
+            ordering: o.ordering,
             threads: o.factorization_threads,
             refinement: (
                 o.min_refinement_steps,

@@ -4,7 +4,8 @@
 use std::fmt;
 
 use super::{
-    DeviceKind, FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy, PrintLevel,
+    DeviceKind, FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy, OrderingKind,
+    PrintLevel,
 };
 use crate::derivative_check::DerivativeTest;
 
@@ -197,6 +198,11 @@ macro_rules! choice_value {
 choice_value!(DeviceKind, ["cpu" => DeviceKind::Cpu, "emu" => DeviceKind::Emu]);
 choice_value!(KktKind, ["augmented" => KktKind::Augmented, "condensed" => KktKind::Condensed]);
 choice_value!(LinearSolverKind, ["ldlt" => LinearSolverKind::Ldlt, "lblt" => LinearSolverKind::Lblt]);
+choice_value!(OrderingKind, [
+    "amd" => OrderingKind::Amd,
+    "nd" => OrderingKind::NestedDissection,
+    "auto" => OrderingKind::Auto,
+]);
 choice_value!(FixedVariableTreatment, [
     "make_parameter" => FixedVariableTreatment::MakeParameter,
     "relax_bounds" => FixedVariableTreatment::RelaxBounds,

@@ -20,23 +20,84 @@ use simdnlp_linalg::ordering::{FillMethod, FillOrdering};
 use simdnlp_linalg::refine::DEFAULT_KRYLOV_DIM;
 use simdnlp_linalg::sparse::sym_lower_matvec;
 use simdnlp_linalg::{
-    FactorStatus, FaerLblt, FaerLdlt, FaerLlt, KktBuilder, Parallelism, RefineOptions,
-    RefineSystem, RefineWork, SymAssembly, SymmetricSolver, refine_system,
+    CondensedValues, DeviceCondensedKkt, FactorStatus, FaerLblt, FaerLdlt, FaerLlt, KktBuilder,
+    Parallelism, RefineOptions, RefineSystem, RefineWork, SymAssembly, SymmetricSolver,
+    refine_system,
 };
 use simdnlp_modeling::NlpModel;
 use std::sync::Arc;
 use std::time::Instant;
 
 /// The augmented or condensed KKT machinery of the backend.
-enum Kkt {
+enum Kkt<D: Device> {
     /// `[[W + Σ + δw, Jᵀ], [J, −δc]]` over `(w, y)`.
     Augmented {
         asm: SymAssembly,
         /// Constant −1 values of the slack columns of `J`.
         minus_ones: Vec<f64>,
     },
-    /// `K = W + Σx + δw + Jᵀ D J` over `x`, every row carrying a slack.
-    Condensed { pat: CondensedKkt },
+    /// `K = W + Σx + δw + Jᵀ D J` over `x`, every row carrying a slack (row `j` has slack
+    /// `j`), with `D = Σ'/(1 + δc Σ')`, `Σ' = Σs + δw`: assembled, reduced and expanded
+    /// by the device kernels of [`DeviceCondensedKkt`].
+    Condensed(Box<CondensedOnDevice<D>>),
+}
+
+/// The condensed system's vectors on the device: plans, the values the kernels read
+/// (mirrored from the host Hessian, Jacobian and diagonal at each factorization), `K`'s
+/// values, and the parts of a right-hand side while it is reduced and expanded.
+struct CondensedOnDevice<D: Device> {
+    plans: DeviceCondensedKkt<D>,
+    /// Hessian values `W` (or zeros without the Hessian), length nnzh.
+    hess: D::Vector,
+    /// Jacobian values, length nnzj.
+    jac: D::Vector,
+    /// `Σx + δw`, length n.
+    sigma_x: D::Vector,
+    /// `Σ' = Σs + δw`, length m.
+    sigma_s: D::Vector,
+    /// `q = 1/(1 + δc Σ')` and `D = Σ' q`, length m.
+    q: D::Vector,
+    d: D::Vector,
+    /// δc of the last factorization.
+    delta_c: f64,
+    /// `K`'s values (lower CSC order of the pattern).
+    kvals: D::Vector,
+    /// Right-hand side parts `(bx, bs, by)` and solution parts `(dx, ds, dy)`.
+    bx: D::Vector,
+    bs: D::Vector,
+    by: D::Vector,
+    dx: D::Vector,
+    ds: D::Vector,
+    dy: D::Vector,
+}
+
+impl<D: Device> CondensedOnDevice<D> {
+    fn new(
+        device: &D,
+        pattern: &CondensedKkt,
+        jrows: &[usize],
+        jcols: &[usize],
+        nnzh: usize,
+    ) -> Result<Self, SolverError> {
+        let (n, m) = (pattern.n(), pattern.m());
+        Ok(Self {
+            plans: DeviceCondensedKkt::new(device, pattern, jrows, jcols)?,
+            hess: device.zeros(nnzh)?,
+            jac: device.zeros(jrows.len())?,
+            sigma_x: device.zeros(n)?,
+            sigma_s: device.zeros(m)?,
+            q: device.zeros(m)?,
+            d: device.zeros(m)?,
+            delta_c: 0.0,
+            kvals: device.zeros(pattern.nnz())?,
+            bx: device.zeros(n)?,
+            bs: device.zeros(m)?,
+            by: device.zeros(m)?,
+            dx: device.zeros(n)?,
+            ds: device.zeros(m)?,
+            dy: device.zeros(m)?,
+        })
+    }
 }
 
 /// [`Backend`] on a device `D` whose vectors are host memory: vector algebra and the
@@ -63,7 +124,7 @@ pub struct HostKktBackend<D: Device + HostBuffers> {
     hess_used: bool,
     /// Model row values `c(x)` (slack initialization).
     cbuf: Vec<f64>,
-    kkt: Kkt,
+    kkt: Kkt<D>,
     solver: Box<dyn SymmetricSolver>,
     /// Bunch–Kaufman LBLᵀ of the augmented matrix, built on first need when the configured
     /// LDLᵀ (no pivoting) leaves a solve inaccurate ([`Backend::kkt_increase_quality`]).
@@ -97,8 +158,6 @@ pub struct HostKktBackend<D: Device + HostBuffers> {
     /// Solution and right-hand side `(w, y)` of a KKT solve.
     sol: Vec<f64>,
     rhs_full: Vec<f64>,
-    /// Right-hand side of a condensed solve while it is reduced and expanded.
-    scratch: Vec<f64>,
     /// Last factorization parameters (for residuals of the condensed system).
     delta: (f64, f64),
     refine_opts: RefineOptions,
@@ -164,8 +223,9 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
         let (kkt, nk) = if condensed {
             let pat = CondensedKkt::new(n, m, &hrows, &hcols, &jrows, &jcols)?;
             solver.analyze(n, pat.col_ptr(), pat.row_idx())?;
-            let nk = pat.nnz();
-            (Kkt::Condensed { pat }, nk)
+            let on_device = CondensedOnDevice::new(&*device, &pat, &jrows, &jcols, meta.nnzh)?;
+            // K's values live on the device: no host copy
+            (Kkt::Condensed(Box::new(on_device)), 0)
         } else {
             let mut b = KktBuilder::new(nw + m);
             b.block(&hrows, &hcols, 0, 0)?;
@@ -219,11 +279,6 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
             diag_c: vec![0.0; m],
             sol: vec![0.0; nw + m],
             rhs_full: vec![0.0; nw + m],
-            scratch: if condensed {
-                vec![0.0; nw + m]
-            } else {
-                Vec::new()
-            },
             delta: (0.0, 0.0),
             refine_opts: RefineOptions {
                 residual_ratio_max: opts.residual_ratio_max,
@@ -259,7 +314,7 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
             Kkt::Augmented { asm, .. } => {
                 sym_lower_matvec(asm.col_ptr(), asm.row_idx(), &self.kvals, x, out)?;
             }
-            Kkt::Condensed { .. } => {
+            Kkt::Condensed(_) => {
                 let (vw, vy) = x.split_at(nw);
                 let (ow, oy) = out.split_at_mut(nw);
                 ow.iter_mut().for_each(|a| *a = 0.0);
@@ -294,43 +349,45 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
     }
 
     /// Solve with the factorization only (no refinement): `v ← K⁻¹ v` (for the condensed
-    /// form: reduce, solve, expand; `scratch` holds the right-hand side meanwhile).
+    /// form: reduce on the device, solve, expand on the device).
     fn raw_solve(&mut self, v: &mut [f64]) -> Result<(), SolverError> {
         let (n, nw) = (self.n, self.nw);
         self.counts.solves += 1;
-        match &self.kkt {
+        match &mut self.kkt {
             Kkt::Augmented { .. } => {
                 active(&mut self.solver, &mut self.pivoting, self.use_pivoting)
                     .solve_in_place(v)?;
             }
-            Kkt::Condensed { .. } => {
-                // b = (b_x, b_s, b_y); every row j has slack k with row slack_rows[k] = j
-                // (condensed layouts put every row in order). D = Σ_s + δw.
-                self.scratch.copy_from_slice(v);
-                let (bw, by) = self.scratch.split_at(nw);
-                let (cx, rest) = v.split_at_mut(n);
-                let (cs, cy) = rest.split_at_mut(nw - n);
-                // t_j = D_j b_y_j + b_s_j  (stored in cy temporarily)
-                for (k, &j) in self.slack_rows.iter().enumerate() {
-                    cy[j] = self.diag_w[n + k] * by[j] + bw[n + k];
-                }
-                cx.copy_from_slice(&bw[..n]);
-                for (k, (&r, &c)) in self.jrows.iter().zip(&self.jcols).enumerate() {
-                    cx[c] += self.jvals[k] * cy[r];
-                }
-                self.solver.solve_in_place(cx)?;
-                // ds = J dx − b_y ; dy = D ds − b_s
-                for v in cy.iter_mut() {
-                    *v = 0.0;
-                }
-                for (k, (&r, &c)) in self.jrows.iter().zip(&self.jcols).enumerate() {
-                    cy[r] += self.jvals[k] * cx[c];
-                }
-                for (k, &j) in self.slack_rows.iter().enumerate() {
-                    let ds = cy[j] - by[j];
-                    cs[k] = ds;
-                    cy[j] = self.diag_w[n + k] * ds - bw[n + k];
-                }
+            Kkt::Condensed(on_device) => {
+                // v = (bx, bs, by): row j has slack j (condensed layouts put every row in
+                // order)
+                let dev = &mut **on_device;
+                let device = &*self.device;
+                let (bx, rest) = v.split_at_mut(n);
+                let (bs, by) = rest.split_at_mut(nw - n);
+                device.host_mut(&mut dev.bx).copy_from_slice(bx);
+                device.host_mut(&mut dev.bs).copy_from_slice(bs);
+                device.host_mut(&mut dev.by).copy_from_slice(by);
+                let values = CondensedValues {
+                    jac_vals: &dev.jac,
+                    d: &dev.d,
+                    q: &dev.q,
+                    delta_c: dev.delta_c,
+                };
+                dev.plans
+                    .reduce(device, &values, [&dev.bx, &dev.bs, &dev.by], &mut dev.dx)?;
+                self.solver.solve_in_place(device.host_mut(&mut dev.dx))?;
+                dev.plans.expand(
+                    device,
+                    &values,
+                    &dev.dx,
+                    [&dev.bs, &dev.by],
+                    &mut dev.ds,
+                    &mut dev.dy,
+                )?;
+                bx.copy_from_slice(device.host(&dev.dx));
+                bs.copy_from_slice(device.host(&dev.ds));
+                by.copy_from_slice(device.host(&dev.dy));
             }
         }
         Ok(())
@@ -697,7 +754,7 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                 // wrong inertia so the correction loop ends in ErrorInStepComputation.
                 return Ok(KktStatus::WrongInertia);
             }
-            let st = match &s.kkt {
+            let st = match &mut s.kkt {
                 Kkt::Augmented { asm, minus_ones } => {
                     asm.assemble(
                         &[h, &s.jvals, minus_ones, &s.diag_w, &s.diag_c],
@@ -739,23 +796,41 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                         )?
                     }
                 }
-                Kkt::Condensed { pat } => {
+                Kkt::Condensed(on_device) => {
+                    // the device mirrors Σx + δw, Σ' = Σs + δw (slack j of row j), W and
+                    // J; D and q carry δc; K is assembled there
+                    let dev = &mut **on_device;
+                    let device = &*s.device;
                     let n = s.n;
-                    // D_j = Σ_s + δw of the slack of row j (every row has one, in order).
-                    for (k, &j) in s.slack_rows.iter().enumerate() {
-                        s.diag_c[j] = s.diag_w[n + k];
-                    }
-                    pat.assemble(h, &s.diag_w[..n], &s.jvals, &s.diag_c, &mut s.kvals)?;
-                    s.solver.factorize(&s.kvals)?
+                    device
+                        .host_mut(&mut dev.sigma_x)
+                        .copy_from_slice(&s.diag_w[..n]);
+                    device
+                        .host_mut(&mut dev.sigma_s)
+                        .copy_from_slice(&s.diag_w[n..]);
+                    device.host_mut(&mut dev.hess).copy_from_slice(h);
+                    device.host_mut(&mut dev.jac).copy_from_slice(&s.jvals);
+                    dev.delta_c = delta_c;
+                    dev.plans
+                        .weights(device, &dev.sigma_s, delta_c, &mut dev.q, &mut dev.d)?;
+                    dev.plans.assemble(
+                        device,
+                        &dev.hess,
+                        &dev.sigma_x,
+                        &dev.jac,
+                        &dev.d,
+                        &mut dev.kvals,
+                    )?;
+                    s.solver.factorize(device.host(&dev.kvals))?
                 }
             };
             let nk = match &s.kkt {
                 Kkt::Augmented { .. } => (s.nw, s.m),
-                Kkt::Condensed { .. } => (s.n, 0),
+                Kkt::Condensed(_) => (s.n, 0),
             };
-            if matches!(s.kkt, Kkt::Condensed { .. }) {
-                // No δ_c in the condensed form: a failed Cholesky is "wrong inertia".
-                s.delta.1 = 0.0;
+            if matches!(s.kkt, Kkt::Condensed(_)) {
+                // Cholesky cannot tell a singular matrix from a wrong inertia: a failure is
+                // "wrong inertia" (the algorithm adds δ_c after repeated ones).
                 return Ok(match st {
                     FactorStatus::Success => KktStatus::Correct,
                     _ => KktStatus::WrongInertia,

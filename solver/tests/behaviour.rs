@@ -68,17 +68,7 @@ fn rank_deficient_equalities_are_solved() {
 
 #[test]
 fn nan_at_trial_point_is_survived() {
-    // f is NaN for x1 ≥ 3 (log of a negative number); the first Newton step lands near 10.
-    let m = AdModel::new(
-        "nan trial",
-        [0.0, 0.0],
-        [-INF; 2],
-        [INF; 2],
-        vec![0.0],
-        vec![0.0],
-        |x| (x[0] - 10.0).sq() + x[1].sq() - (3.0 - x[0]).ln() * 0.01,
-        |x, c| c.push(x[0] - x[1] * 2.0),
-    );
+    let m = nan_trial();
     let r = solve(&m, &quiet()).unwrap();
     println!("nan: {:?} iters {} x {:?}", r.status, r.iterations, r.x);
     assert_eq!(r.status, Status::SolveSucceeded);

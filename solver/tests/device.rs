@@ -176,17 +176,7 @@ fn nan_at_a_trial_point_agrees_with_the_cpu() {
     if !emu_available() {
         return;
     }
-    // f is NaN for x1 ≥ 3; the first Newton step lands near 10
-    let m = AdModel::new(
-        "nan trial",
-        [0.0, 0.0],
-        [-INF; 2],
-        [INF; 2],
-        vec![0.0],
-        vec![0.0],
-        |x| (x[0] - 10.0).sq() + x[1].sq() - (3.0 - x[0]).ln() * 0.01,
-        |x, c| c.push(x[0] - x[1] * 2.0),
-    );
+    let m = nan_trial();
     let (cpu, _) = both("nan trial", &m, &quiet());
     assert_eq!(cpu.status, Status::SolveSucceeded);
 }

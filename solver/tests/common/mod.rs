@@ -630,6 +630,22 @@ pub fn infeasible_disk() -> AdModel<2> {
     )
 }
 
+/// min (x1 − 10)² + x2² − 0.01 ln(3 − x1) s.t. x1 − 2 x2 = 0: f is NaN for x1 ≥ 3 (log of
+/// a negative number), and the first Newton step lands near 10, so the line search meets a
+/// NaN trial point.
+pub fn nan_trial() -> AdModel<2> {
+    AdModel::new(
+        "nan trial",
+        [0.0, 0.0],
+        [-INF; 2],
+        [INF; 2],
+        vec![0.0],
+        vec![0.0],
+        |x| (x[0] - 10.0).sq() + x[1].sq() - (3.0 - x[0]).ln() * 0.01,
+        |x, c| c.push(x[0] - x[1] * 2.0),
+    )
+}
+
 pub fn rosenbrock() -> Case<2> {
     let model = AdModel::new(
         "rosenbrock",

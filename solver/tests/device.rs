@@ -324,6 +324,28 @@ fn pattern_model_warm_resolve_on_the_kernels() {
 }
 
 #[test]
+fn a_model_whose_kernels_cannot_be_built_is_a_typed_error_on_emu() {
+    if !emu_available() {
+        return;
+    }
+    // a user function without a CUDA body: fine on the CPU, a typed error on emu
+    let cube = simdnlp_ad::UnaryFn::new("cube", |v| v * v * v, |v| 3.0 * v * v, |v| 6.0 * v);
+    let mut m = ModelBuilder::new();
+    let x = m.var(0..2).start(1.0).named("x");
+    m.minimize(0..2, |i| cube.call(&(x.at(i) - 2.0)).powi(2));
+    let model = m.build().unwrap();
+    let cpu = solve(&model, &quiet()).expect("cpu solve");
+    assert_eq!(cpu.status, Status::SolveSucceeded);
+    match solve(&model, &on(DeviceKind::Emu, &quiet())) {
+        Err(SolverError::DeviceModel(simdnlp_modeling::ModelError::MissingCudaBody {
+            function,
+        })) => assert!(function.starts_with("user_cube_"), "{function}"),
+        Err(e) => panic!("unexpected error {e}"),
+        Ok(r) => panic!("solved without kernels: {:?}", r.status),
+    }
+}
+
+#[test]
 fn device_option_by_name() {
     let mut o = Options::default();
     o.set("device", "emu").unwrap();

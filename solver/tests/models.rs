@@ -3,14 +3,19 @@
 
 mod common;
 use common::*;
-use simdnlp_device::Cpu;
+use simdnlp_device::{Cpu, DeviceError};
 use simdnlp_modeling::NlpModel;
 use simdnlp_solver::DerivativeCheckOptions;
+use simdnlp_solver::SolverError;
+use simdnlp_solver::backend::Backend;
 use simdnlp_solver::derivative_check::{DifferenceScheme, check_derivatives_at};
 use simdnlp_solver::evaluate::{DeviceNlp, HostNlp};
+use simdnlp_solver::host_kkt::HostKktBackend;
+use simdnlp_solver::layout::Layout;
 use simdnlp_solver::models::{
     FixedAsParameters, FixedOnDevice, RestoModel, RestoOnDevice, ScaledModel, ScaledOnDevice,
 };
+use std::sync::Arc;
 
 /// Checks gradient, Jacobian and Hessian of `m` at `x` (with multipliers `y`, objective
 /// weight `w`) with the solver's derivative checker: central differences of step 1e-6, every
@@ -212,4 +217,68 @@ fn device_wrappers_equal_the_host_wrappers_bitwise_on_the_cpu() {
     assert_eq!(resto.meta().x0, resto_d.meta().x0);
     let xr = [1.25, 4.1, 1.7, 0.3, 0.2, 0.1, 0.4];
     assert_same_values(&resto, &resto_d, &xr, &[0.3, -2.0], 1.0);
+}
+
+/// A model whose device evaluation fails: every value callback returns an error.
+struct FailingOnDevice(simdnlp_modeling::NlpMeta<f64>);
+
+impl DeviceNlp<Cpu> for FailingOnDevice {
+    fn meta(&self) -> &simdnlp_modeling::NlpMeta<f64> {
+        &self.0
+    }
+    fn jac_structure(&self, _rows: &mut [usize], _cols: &mut [usize]) {}
+    fn hess_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+        rows[0] = 0;
+        cols[0] = 0;
+    }
+    fn obj(&self, _x: &Vec<f64>) -> Result<f64, SolverError> {
+        Err(SolverError::Device(DeviceError::Launch {
+            device: "test",
+            kernel: "objective".into(),
+            reason: "illegal address".into(),
+        }))
+    }
+    fn grad(&self, x: &Vec<f64>, _g: &mut Vec<f64>) -> Result<(), SolverError> {
+        self.obj(x).map(|_| ())
+    }
+    fn cons(&self, x: &Vec<f64>, _c: &mut Vec<f64>) -> Result<(), SolverError> {
+        self.obj(x).map(|_| ())
+    }
+    fn jac_coord(&self, x: &Vec<f64>, _vals: &mut Vec<f64>) -> Result<(), SolverError> {
+        self.obj(x).map(|_| ())
+    }
+    fn hess_coord(
+        &self,
+        x: &Vec<f64>,
+        _y: &Vec<f64>,
+        _obj_weight: f64,
+        _vals: &mut Vec<f64>,
+    ) -> Result<(), SolverError> {
+        self.obj(x).map(|_| ())
+    }
+}
+
+#[test]
+fn a_device_failure_while_evaluating_is_reported_at_the_next_synchronize() {
+    let mut meta = simdnlp_modeling::NlpMeta::new(1, 0);
+    meta.nnzh = 1;
+    let model = FailingOnDevice(meta);
+    let o = simdnlp_solver::Options::default();
+    let lay = Layout::new(model.meta(), &o);
+    let mut be = HostKktBackend::new(Arc::new(Cpu), &model, &lay, &o).unwrap();
+    let w = be.zeros(1).unwrap();
+    let mut g = be.vector_from_host(&[3.0]).unwrap();
+    // the values of a failed evaluation reject the point: NaN, `false`
+    assert!(be.eval_obj(&model, &w).is_nan());
+    be.eval_grad(&model, &w, &mut g);
+    assert!(g[0].is_nan());
+    assert!(!be.eval_jac(&model, &w));
+    // the first failure is the error, once
+    match be.synchronize() {
+        Err(SolverError::Device(DeviceError::Launch { kernel, .. })) => {
+            assert_eq!(kernel, "objective")
+        }
+        other => panic!("expected the launch failure, got {other:?}"),
+    }
+    assert!(be.synchronize().is_ok());
 }

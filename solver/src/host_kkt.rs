@@ -1,7 +1,12 @@
 //! The interior-point backend over a device whose buffers are host memory ([`Cpu`] and the
-//! emulated CUDA device [`simdnlp_device::Emu`]): vectors and kernels of the device, model
-//! evaluation and the KKT system (assembly, faer factorizations through
-//! [`simdnlp_linalg`], iterative refinement) on the host slices of the device's vectors.
+//! emulated CUDA device [`simdnlp_device::Emu`]): vectors and kernels of the device, the
+//! model evaluated into device vectors through [`DeviceNlp`] (the Jacobian and Hessian
+//! values are kept in device vectors), and the KKT system (assembly, faer factorizations
+//! through [`simdnlp_linalg`], iterative refinement) and the constraint residual's
+//! right-hand side and slack terms on the host slices of the device's vectors.
+//!
+//! A device failure while evaluating the model makes the value NaN (a rejected point) and is
+//! reported by the next [`Backend::synchronize`].
 //!
 //! The backend reads and writes the device's vectors in place ([`HostBuffers`]) without
 //! synchronizing first, so the device must finish a kernel before its method returns
@@ -102,8 +107,8 @@ impl<D: Device> CondensedOnDevice<D> {
 }
 
 /// [`Backend`] on a device `D` whose vectors are host memory: vector algebra and the
-/// interior-point kernels run on `D`, model callbacks and the KKT algorithm on the host
-/// slices of `D`'s vectors.
+/// interior-point kernels run on `D`, the model on `D`'s vectors ([`DeviceNlp`]), the KKT
+/// algorithm on the host slices of `D`'s vectors.
 pub struct HostKktBackend<D: Device + HostBuffers> {
     /// The device, shared with the backends of restoration problems
     /// ([`Backend::for_model`]).

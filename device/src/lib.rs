@@ -14,9 +14,13 @@
 //!   `1e-15` relative for the plain sums (`dot`, `norm_1`, `sum`, `sum_ln`).
 //! - [`Emu`]: the CUDA C kernels of the GPU path ([`IPM_KERNELS`]) compiled by g++ at run
 //!   time and launched on the host through the `cuLaunchKernel` parameter ABI of
-//!   [`KernelRuntime`]; its buffers are host memory. (`Cuda` will run the same kernels.)
-//! - [`Nvrtc`] is not a device but the compile step of the coming `Cuda` device: NVIDIA's
-//!   run-time compiler, loaded dynamically, turns the same CUDA C modules into PTX.
+//!   [`KernelRuntime`]; its buffers are host memory.
+//! - `Cuda` (feature `cuda`): the same kernels compiled by [`Nvrtc`] and launched on an
+//!   NVIDIA GPU through the CUDA driver (cudarc, loaded at run time: the feature builds
+//!   without CUDA, and without a driver `Cuda::new` is a typed
+//!   [`DeviceError::Unavailable`]). Its [`Device`] methods are the very code of [`Emu`]'s.
+//! - [`Nvrtc`] is not a device but the compile step of `Cuda`: NVIDIA's run-time
+//!   compiler, loaded dynamically, turns the same CUDA C modules into PTX.
 //!
 //! # Errors and synchronization
 //! Allocation and host transfers return [`DeviceError`] (a failed allocation says how many
@@ -57,13 +61,18 @@
 #![deny(missing_docs)]
 
 mod cpu;
+#[cfg(feature = "cuda")]
+mod cuda;
 mod emu;
 mod error;
 mod kernel;
+mod launched;
 mod nvrtc;
 mod segments;
 
 pub use cpu::Cpu;
+#[cfg(feature = "cuda")]
+pub use cuda::{Cuda, CudaIndex, CudaInfo, CudaVector, CudaWords, driver_present};
 pub use emu::{BLOCK, COMPILER_ENV, Emu, IPM_KERNELS};
 pub use error::DeviceError;
 pub use kernel::{KernelArg, KernelId, KernelRuntime, MAX_KERNEL_ARGS, ModuleId};

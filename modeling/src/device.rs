@@ -111,6 +111,8 @@ pub struct DeviceModel<'d, D: KernelRuntime> {
     con_plan: Segments<D::Index>,
     doubled: D::Index,
     doubled_values: D::Vector,
+    /// Whether `grad`, `cons`, `jac_coord` and `hess_coord` wait for their kernels.
+    synchronize_each: bool,
 }
 
 /// The kernel names of pattern `i`.
@@ -312,6 +314,7 @@ impl<'d, D: KernelRuntime> DeviceModel<'d, D> {
                 .index_from_host(&model.hess_double)
                 .map_err(device_err)?,
             doubled_values: device.zeros(model.hess_double.len()).map_err(device_err)?,
+            synchronize_each: true,
         })
     }
 }
@@ -320,6 +323,25 @@ impl<D: KernelRuntime> DeviceModel<'_, D> {
     /// The device the model runs on.
     pub fn device(&self) -> &D {
         self.device
+    }
+
+    /// Whether `grad`, `cons`, `jac_coord` and `hess_coord` call
+    /// [`Device::synchronize`](simdnlp_device::Device::synchronize) before returning
+    /// (`true`, the default: their launch failures are their errors). With `false` they
+    /// only queue their kernels, and a failure is reported by the device's next
+    /// synchronize: for timing back-to-back launches on an asynchronous device. `obj`
+    /// always waits (it copies the value to the host).
+    pub fn set_synchronize_each(&mut self, each_call: bool) {
+        self.synchronize_each = each_call;
+    }
+
+    /// Wait for the queued kernels when [`DeviceModel::set_synchronize_each`] says so.
+    fn finish(&self) -> Result<(), ModelError> {
+        if self.synchronize_each {
+            self.device.synchronize().map_err(device_err)
+        } else {
+            Ok(())
+        }
     }
 
     /// Re-upload `θ` from `model` (after [`Model::set_value`](crate::Model::set_value));
@@ -418,7 +440,7 @@ impl<D: KernelRuntime> DeviceModel<'_, D> {
         }
         let d = self.device;
         d.seg_sum(1.0, &self.grad_values, &self.grad_plan, 0.0, g);
-        d.synchronize().map_err(device_err)
+        self.finish()
     }
 
     /// The constraint values `c(x)` into `c` (`ncon` entries).
@@ -438,7 +460,7 @@ impl<D: KernelRuntime> DeviceModel<'_, D> {
         }
         let d = self.device;
         d.seg_sum(1.0, &self.con_values, &self.con_plan, 0.0, c);
-        d.synchronize().map_err(device_err)
+        self.finish()
     }
 
     /// The Jacobian values into `vals` (`nnzj` entries, the layout of
@@ -454,7 +476,7 @@ impl<D: KernelRuntime> DeviceModel<'_, D> {
             // SAFETY: the pattern owns `len · nslots` entries of `vals` from `jac_off`.
             unsafe { self.launch(p, self.pats[p].gradient, x, 0, out) }?;
         }
-        self.device.synchronize().map_err(device_err)
+        self.finish()
     }
 
     /// The values of the Lagrangian Hessian `σ ∇²f + Σ y_i ∇²c_i` into `vals` (`nnzh`
@@ -498,6 +520,6 @@ impl<D: KernelRuntime> DeviceModel<'_, D> {
             d.gather(&mut self.doubled_values, vals, &self.doubled);
             d.scatter_add(1.0, &self.doubled_values, &self.doubled, vals);
         }
-        d.synchronize().map_err(device_err)
+        self.finish()
     }
 }

@@ -8,7 +8,8 @@
 //!                         [--options-file FILE] [--option NAME=VALUE]...
 //! simdnlp-bench callbacks --suite ... [--size ...] [--instance ...] [--threads K]
 //!                         [--backend auto|cpu|handcoded] [--seconds S] [--no-baseline]
-//!                         [--evaluator jit|interp] [--json FILE] [--plot FILE]
+//!                         [--evaluator jit|interp] [--device cpu|emu|cuda]
+//!                         [--json FILE] [--plot FILE]
 //! simdnlp-bench kernels   --suite ... [--size ...] [--instance ...] [--nvrtc]
 //!                         [--arch compute_90] [--json FILE]
 //! ```
@@ -31,7 +32,7 @@ use super::report::{
     solve_table, summarize, summary_table,
 };
 use super::solve::{DeviceChoice, KktChoice, LinearSolverChoice, SolveBackend, SolveSettings};
-use super::timing::{TimingConfig, time_callbacks};
+use super::timing::{TimingConfig, time_callbacks, time_device_callbacks};
 use super::{BenchError, plot};
 use simdnlp_modeling::Evaluator;
 
@@ -158,6 +159,97 @@ pub struct CallbacksArgs {
     /// at model build (jit) or the batch interpreter (interp).
     #[arg(long, default_value = "jit")]
     pub evaluator: Evaluator,
+    /// Where the modeling layer's callbacks run: the CPU, the emulated CUDA device (g++)
+    /// or the CUDA device (a GPU; needs the build feature `cuda`). On emu and cuda the
+    /// pattern kernels are timed by the GPU protocol (N back-to-back calls, one
+    /// synchronize, best of 3); hand-coded instances and baselines are skipped there.
+    #[arg(long, value_enum, default_value = "cpu")]
+    pub device: CallbackDevice,
+}
+
+/// Device of `callbacks --device`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CallbackDevice {
+    /// The CPU callbacks of each model (`--evaluator`).
+    Cpu,
+    /// The emulated CUDA device (the pattern kernels compiled by g++, run on the host).
+    Emu,
+    /// The CUDA device (the pattern kernels compiled by NVRTC, run on GPU 0).
+    Cuda,
+}
+
+impl CallbackDevice {
+    fn as_str(self) -> &'static str {
+        match self {
+            CallbackDevice::Cpu => "cpu",
+            CallbackDevice::Emu => "emu",
+            CallbackDevice::Cuda => "cuda",
+        }
+    }
+}
+
+/// A kernel device opened for `callbacks --device`.
+enum KernelDevice {
+    Emu(Box<simdnlp_device::Emu>),
+    #[cfg(feature = "cuda")]
+    Cuda(Box<simdnlp_device::Cuda>),
+}
+
+impl KernelDevice {
+    fn open(choice: CallbackDevice) -> Result<Option<Self>, BenchError> {
+        match choice {
+            CallbackDevice::Cpu => Ok(None),
+            CallbackDevice::Emu => Ok(Some(KernelDevice::Emu(Box::new(
+                simdnlp_device::Emu::new()?
+            )))),
+            #[cfg(feature = "cuda")]
+            CallbackDevice::Cuda => Ok(Some(KernelDevice::Cuda(Box::new(
+                simdnlp_device::Cuda::new(0)?,
+            )))),
+            #[cfg(not(feature = "cuda"))]
+            CallbackDevice::Cuda => Err(BenchError::Device(
+                simdnlp_device::DeviceError::Unavailable {
+                    device: "cuda",
+                    reason: "simdnlp-bench was built without the CUDA device: build it with \
+                             `--features cuda`"
+                        .into(),
+                },
+            )),
+        }
+    }
+
+    /// The device's own name for the records.
+    fn describe(&self) -> String {
+        match self {
+            KernelDevice::Emu(emu) => format!("emu ({})", emu.compiler().display()),
+            #[cfg(feature = "cuda")]
+            KernelDevice::Cuda(cuda) => {
+                let info = cuda.info();
+                format!(
+                    "{} (sm_{}{}, driver CUDA {}.{}, NVRTC {}.{})",
+                    info.name,
+                    info.compute_capability.0,
+                    info.compute_capability.1,
+                    info.driver_version / 1000,
+                    (info.driver_version % 1000) / 10,
+                    info.nvrtc_version.0,
+                    info.nvrtc_version.1
+                )
+            }
+        }
+    }
+
+    fn time(
+        &self,
+        model: &simdnlp_modeling::Model,
+        cfg: &TimingConfig,
+    ) -> Result<super::stats::CallbackWeights, simdnlp_modeling::ModelError> {
+        match self {
+            KernelDevice::Emu(emu) => time_device_callbacks(emu.as_ref(), model, cfg),
+            #[cfg(feature = "cuda")]
+            KernelDevice::Cuda(cuda) => time_device_callbacks(cuda.as_ref(), model, cfg),
+        }
+    }
 }
 
 /// JSON Lines output: one object per line, flushed per instance.
@@ -267,8 +359,19 @@ pub fn run_callbacks_until(
     if !(args.seconds > 0.0 && args.seconds.is_finite()) {
         return Err(BenchError::Arg("--seconds must be positive".into()));
     }
+    let kernel_device = KernelDevice::open(args.device)?;
+    let device_name = kernel_device
+        .as_ref()
+        .map_or(String::new(), KernelDevice::describe);
     let mut instances = Vec::new();
     for inst in select(reg, &args.sel)? {
+        if kernel_device.is_some() {
+            // only modeling-layer models have pattern kernels
+            if inst.backend == Backend::Cpu {
+                instances.push(inst);
+            }
+            continue;
+        }
         let base = (!args.no_baseline && inst.backend == Backend::Cpu)
             .then(|| reg.counterpart(&inst, Backend::Handcoded))
             .flatten();
@@ -308,7 +411,16 @@ pub fn run_callbacks_until(
             );
         }
         let meta = model.meta();
-        let times = pool.install(|| time_callbacks(model.as_ref(), &cfg));
+        let times = match &kernel_device {
+            None => pool.install(|| time_callbacks(model.as_ref(), &cfg)),
+            Some(device) => {
+                let pattern = super::kernels::pattern_model(inst, args.sel.pglib_dir.as_deref())?;
+                device.time(&pattern, &cfg).map_err(|e| BenchError::Model {
+                    instance: inst.label(),
+                    msg: format!("on {}: {e}", args.device.as_str()),
+                })?
+            }
+        };
         let mut rec = CallbackRecord {
             suite: inst.suite.to_string(),
             instance: inst.name.clone(),
@@ -327,7 +439,7 @@ pub fn run_callbacks_until(
             jac_s: 0.0,
             hess_s: 0.0,
             composite_s: 0.0,
-            evaluator: if inst.backend == Backend::Cpu {
+            evaluator: if inst.backend == Backend::Cpu && kernel_device.is_none() {
                 args.evaluator.to_string()
             } else {
                 String::new()
@@ -338,6 +450,8 @@ pub fn run_callbacks_until(
             } else {
                 0.0
             },
+            device: args.device.as_str().to_string(),
+            device_name: device_name.clone(),
         };
         rec.set_times(&times);
         if let Some(j) = json.as_mut() {
@@ -351,6 +465,9 @@ pub fn run_callbacks_until(
         path: PathBuf::from("<stdout>"),
         source,
     };
+    if !device_name.is_empty() {
+        writeln!(out, "device: {device_name}").map_err(io)?;
+    }
     write!(out, "{}", callbacks_table(&recs)).map_err(io)?;
     for r in recs.iter().filter(|r| r.jit_patterns > 0) {
         writeln!(
@@ -711,6 +828,7 @@ mod tests {
             seconds: 1e-4,
             no_baseline: false,
             evaluator: Evaluator::Jit,
+            device: CallbackDevice::Cpu,
         };
         let mut out = Vec::new();
         let recs = run_callbacks(&args, &reg, &mut out).unwrap();
@@ -751,6 +869,7 @@ mod tests {
             seconds: 1e-4,
             no_baseline,
             evaluator: Evaluator::Jit,
+            device: CallbackDevice::Cpu,
         };
         let mut out = Vec::new();
         let recs = run_callbacks(&mk(false), &reg, &mut out).unwrap();
@@ -875,6 +994,7 @@ mod tests {
             seconds: 1e-4,
             no_baseline: true,
             evaluator: Evaluator::Jit,
+            device: CallbackDevice::Cpu,
         };
         let interrupt = Interrupt::new();
         interrupt.interrupt();

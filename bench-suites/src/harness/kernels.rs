@@ -96,7 +96,7 @@ fn declared_kernels(source: &str) -> usize {
 }
 
 /// The modeling-layer model of an instance (the one `--backend cpu` runs).
-fn pattern_model(
+pub(crate) fn pattern_model(
     inst: &Instance,
     reg_pglib: Option<&std::path::Path>,
 ) -> Result<Model, BenchError> {

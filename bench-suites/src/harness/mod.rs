@@ -1,8 +1,10 @@
 //! The `simdnlp-bench` harness: instance registry ([`registry`]), the paper's callback
 //! timing protocol ([`timing`], [`stats`]), the solver seam ([`solve`]), records, tables
-//! and plots ([`report`], [`plot`]) and the command line ([`cli`]).
+//! and plots ([`report`], [`plot`]), the command line ([`cli`]) and the device
+//! verification of the `gpu-check` binary ([`gpu_check`]).
 
 pub mod cli;
+pub mod gpu_check;
 pub mod interrupt;
 pub mod kernels;
 pub mod plot;

@@ -356,6 +356,8 @@ mod tests {
             evaluator: String::new(),
             jit_patterns: 0,
             jit_ms_per_pattern: 0.0,
+            device: "cpu".into(),
+            device_name: String::new(),
         };
         let w = CallbackWeights {
             obj: t,

@@ -53,6 +53,11 @@ pub struct CallbackRecord {
     pub jit_patterns: u64,
     /// Mean JIT compile time per pattern (ms; 0 with the interpreter).
     pub jit_ms_per_pattern: f64,
+    /// Where the callbacks ran (`--device`): `cpu`, `emu` or `cuda`.
+    pub device: String,
+    /// The device's own name (the GPU's, e.g. `NVIDIA H100 80GB HBM3`, with its driver's
+    /// CUDA version; empty on the CPU).
+    pub device_name: String,
 }
 
 impl CallbackRecord {
@@ -196,7 +201,11 @@ pub fn callbacks_table(recs: &[CallbackRecord]) -> String {
             "{:<24} {:<6} {:<9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10}",
             label(&r.instance, &r.param),
             r.size.as_str(),
-            r.backend,
+            if r.device.is_empty() || r.device == "cpu" {
+                r.backend.clone()
+            } else {
+                format!("{}@{}", r.backend, r.device)
+            },
             r.nvar,
             r.ncon,
             r.nnzj,
@@ -438,6 +447,8 @@ mod tests {
             evaluator: String::new(),
             jit_patterns: 0,
             jit_ms_per_pattern: 0.0,
+            device: "cpu".into(),
+            device_name: String::new(),
         };
         r.set_times(&CallbackWeights {
             obj: t,

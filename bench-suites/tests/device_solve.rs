@@ -1,7 +1,8 @@
 //! Whole solves of benchmark models on the emulated CUDA device (solver option
 //! `device = emu`) against the CPU: two Lukšan–Vlček problems at N = 20 and the bundled
 //! PGLIB-OPF cases case5_pjm and case14_ieee. Each pair must end with the same status
-//! after the same number of iterations, objective and `x` within 1e-9 relative.
+//! after the same number of iterations, objective and `x` within 1e-9 relative. On Emu these
+//! `Model`s are evaluated by their emitted kernels on device vectors (`DeviceModel`).
 //!
 //! g++ is required (CI installs it); `SIMDNLP_SKIP_GXX=1` skips on a machine without it.
 #![cfg(feature = "solver")]

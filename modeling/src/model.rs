@@ -402,6 +402,10 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
         &self.meta
     }
 
+    fn as_pattern_model(&self) -> Option<&Model<f64>> {
+        (self as &dyn std::any::Any).downcast_ref::<Model<f64>>()
+    }
+
     fn var_block(&self, j: usize) -> Option<BlockPosition> {
         block_position(&self.vars, j)
     }

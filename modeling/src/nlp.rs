@@ -227,6 +227,13 @@ pub trait NlpModel<T: Real = f64> {
         let _ = i;
         None
     }
+
+    /// The pattern-based [`crate::Model`] this is, if it is one ([`crate::Model<f64>`]
+    /// answers itself; pointers forward): lets a solver evaluate it with its emitted
+    /// device kernels ([`crate::DeviceModel`]) instead of the callbacks. `None` by default.
+    fn as_pattern_model(&self) -> Option<&crate::Model<f64>> {
+        None
+    }
 }
 
 /// Forwards every [`NlpModel`] method of a pointer type (`&M`, `Box<M>`) to the model it
@@ -273,6 +280,9 @@ macro_rules! forward_nlp_model {
             }
             fn con_block(&self, i: usize) -> Option<BlockPosition> {
                 (**self).con_block(i)
+            }
+            fn as_pattern_model(&self) -> Option<&crate::Model<f64>> {
+                (**self).as_pattern_model()
             }
         }
     )*};

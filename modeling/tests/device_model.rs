@@ -135,3 +135,20 @@ fn vectors_of_the_wrong_length_are_typed_errors() {
         Err(ModelError::Device(_))
     ));
 }
+
+/// What lets a solver pick the kernels: a `Model<f64>` answers itself, through `&` and
+/// `Box` too; a `Model<f32>` and a hand-written model answer `None`.
+#[test]
+fn pattern_models_are_recognized_through_pointers() {
+    let (m, _) = model(&cube_with_cuda());
+    let by_ref: &dyn NlpModel = &m;
+    assert!(std::ptr::eq(by_ref.as_pattern_model().unwrap(), &m));
+    assert!((&by_ref).as_pattern_model().is_some());
+    let boxed: Box<dyn NlpModel> = Box::new(m);
+    assert!(boxed.as_pattern_model().is_some());
+    let mut single = ModelBuilder::<f32>::default();
+    let x = single.var(0..2).named("x");
+    single.minimize(0..2, |i| x.at(i).powi(2));
+    let single = single.build().unwrap();
+    assert!(NlpModel::<f32>::as_pattern_model(&single).is_none());
+}

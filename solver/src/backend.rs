@@ -16,10 +16,10 @@
 //! compressed: `lower_idx` lists the components with a finite lower bound, `upper_idx`
 //! those with a finite upper bound.
 
+use crate::evaluate::DeviceNlp;
 use crate::layout::Layout;
 use crate::options::Options;
 use crate::result::{CallbackCounts, SolverError};
-use simdnlp_modeling::NlpModel;
 
 /// Outcome of a KKT factorization as the inertia-correction logic sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,13 +43,19 @@ pub trait Backend {
     type Vector;
     /// A list of indices on the device (for gathers and scatters).
     type Index;
+    /// The device the vectors live on; models are evaluated on its vectors
+    /// ([`DeviceNlp`]).
+    type Device: simdnlp_device::Device<Vector = Self::Vector, Index = Self::Index>;
+
+    /// The device the vectors live on.
+    fn device(&self) -> &Self::Device;
 
     /// A backend on the same device for another model laid out as `layout` (the
     /// restoration problem; symbolic analysis of its KKT pattern happens here). Vectors
     /// and index lists of either backend work with the other.
     fn for_model(
         &self,
-        model: &dyn NlpModel,
+        model: &dyn DeviceNlp<Self::Device>,
         layout: &Layout,
         opts: &Options,
     ) -> Result<Self, SolverError>
@@ -160,24 +166,36 @@ pub trait Backend {
     fn max_rel_step(&self, dx: &Self::Vector, x: &Self::Vector) -> f64;
 
     // ------------------------------------------------------------ model evaluation
+    // A device failure while evaluating makes the value NaN (the point is rejected) and is
+    // reported by the next [`Backend::synchronize`].
     /// Objective `f(x)` at `w = (x, s)` (as the model returns it).
-    fn eval_obj(&mut self, model: &dyn NlpModel, w: &Self::Vector) -> f64;
+    fn eval_obj(&mut self, model: &dyn DeviceNlp<Self::Device>, w: &Self::Vector) -> f64;
     /// Objective gradient into the `x` part of `g` (zero on the slack part).
-    fn eval_grad(&mut self, model: &dyn NlpModel, w: &Self::Vector, g: &mut Self::Vector);
+    fn eval_grad(
+        &mut self,
+        model: &dyn DeviceNlp<Self::Device>,
+        w: &Self::Vector,
+        g: &mut Self::Vector,
+    );
     /// Constraint residual `r(w)` (see the module docs).
-    fn eval_residual(&mut self, model: &dyn NlpModel, w: &Self::Vector, r: &mut Self::Vector);
+    fn eval_residual(
+        &mut self,
+        model: &dyn DeviceNlp<Self::Device>,
+        w: &Self::Vector,
+        r: &mut Self::Vector,
+    );
     /// Replace the equality right-hand sides `b` of the residual (setup of a re-solve whose
     /// equality values changed; length `m`, zero for rows with a slack).
     fn set_rhs(&mut self, rhs: &[f64]);
     /// Set the slack part of `w` to the model's row values `c_j(x)` of the slack rows.
-    fn set_slacks_from_cons(&mut self, model: &dyn NlpModel, w: &mut Self::Vector);
+    fn set_slacks_from_cons(&mut self, model: &dyn DeviceNlp<Self::Device>, w: &mut Self::Vector);
     /// Evaluate and keep the Jacobian at `w`; `false` when a value is NaN/∞.
-    fn eval_jac(&mut self, model: &dyn NlpModel, w: &Self::Vector) -> bool;
+    fn eval_jac(&mut self, model: &dyn DeviceNlp<Self::Device>, w: &Self::Vector) -> bool;
     /// Evaluate and keep the Lagrangian Hessian `σ∇²f + Σ y_j ∇²c_j` at `w`; `false` when a
     /// value is NaN/∞.
     fn eval_hess(
         &mut self,
-        model: &dyn NlpModel,
+        model: &dyn DeviceNlp<Self::Device>,
         w: &Self::Vector,
         y: &Self::Vector,
         sigma: f64,

@@ -1,7 +1,12 @@
 //! The interior-point backend over a device whose buffers are host memory ([`Cpu`] and the
-//! emulated CUDA device [`simdnlp_device::Emu`]): vectors and kernels of the device, model
-//! evaluation and the KKT system (assembly, faer factorizations through
-//! [`simdnlp_linalg`], iterative refinement) on the host slices of the device's vectors.
+//! emulated CUDA device [`simdnlp_device::Emu`]): vectors and kernels of the device, the
+//! model evaluated into device vectors through [`DeviceNlp`] (the Jacobian and Hessian
+//! values are kept in device vectors), and the KKT system (assembly, faer factorizations
+//! through [`simdnlp_linalg`], iterative refinement) and the constraint residual's
+//! right-hand side and slack terms on the host slices of the device's vectors.
+//!
+//! A device failure while evaluating the model makes the value NaN (a rejected point) and is
+//! reported by the next [`Backend::synchronize`].
 //!
 //! The backend reads and writes the device's vectors in place ([`HostBuffers`]) without
 //! synchronizing first, so the device must finish a kernel before its method returns
@@ -11,6 +16,7 @@
 //! [`Cpu`]: simdnlp_device::Cpu
 
 use crate::backend::{Backend, KktStatus};
+use crate::evaluate::DeviceNlp;
 use crate::layout::Layout;
 use crate::options::{KktKind, LinearSolverKind, Options, OrderingKind};
 use crate::result::{CallbackCounts, SolverError};
@@ -24,7 +30,7 @@ use simdnlp_linalg::{
     Parallelism, RefineOptions, RefineSystem, RefineWork, SymAssembly, SymmetricSolver,
     refine_system,
 };
-use simdnlp_modeling::NlpModel;
+use std::cell::Cell;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -101,8 +107,8 @@ impl<D: Device> CondensedOnDevice<D> {
 }
 
 /// [`Backend`] on a device `D` whose vectors are host memory: vector algebra and the
-/// interior-point kernels run on `D`, model callbacks and the KKT algorithm on the host
-/// slices of `D`'s vectors.
+/// interior-point kernels run on `D`, the model on `D`'s vectors ([`DeviceNlp`]), the KKT
+/// algorithm on the host slices of `D`'s vectors.
 pub struct HostKktBackend<D: Device + HostBuffers> {
     /// The device, shared with the backends of restoration problems
     /// ([`Backend::for_model`]).
@@ -114,16 +120,21 @@ pub struct HostKktBackend<D: Device + HostBuffers> {
     rhs: Vec<f64>,
     jrows: Vec<usize>,
     jcols: Vec<usize>,
-    jvals: Vec<f64>,
+    /// Jacobian values of the model (device vector, read on the host).
+    jvals: D::Vector,
     hrows: Vec<usize>,
     hcols: Vec<usize>,
-    hvals: Vec<f64>,
+    /// Hessian values of the model (device vector, read on the host).
+    hvals: D::Vector,
     /// Zero Hessian values, assembled instead of `hvals` when a factorization asks for no
     /// Hessian (the least-squares multiplier estimate).
     hzero: Vec<f64>,
     hess_used: bool,
     /// Model row values `c(x)` (slack initialization).
-    cbuf: Vec<f64>,
+    cbuf: D::Vector,
+    /// The first device failure of a model evaluation since the last
+    /// [`Backend::synchronize`] (which reports it).
+    eval_error: Cell<Option<SolverError>>,
     kkt: Kkt<D>,
     solver: Box<dyn SymmetricSolver>,
     /// Bunch–Kaufman LBLᵀ of the augmented matrix, built on first need when the configured
@@ -198,7 +209,7 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
     /// entry above the diagonal), [`SolverError::Linalg`] when the analysis fails.
     pub fn new(
         device: Arc<D>,
-        model: &dyn NlpModel,
+        model: &dyn DeviceNlp<D>,
         lay: &Layout,
         opts: &Options,
     ) -> Result<Self, SolverError> {
@@ -246,6 +257,11 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
                 nk,
             )
         };
+        let (jvals, hvals, cbuf) = (
+            device.zeros(meta.nnzj)?,
+            device.zeros(meta.nnzh)?,
+            device.zeros(m)?,
+        );
         Ok(Self {
             device,
             n,
@@ -255,13 +271,14 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
             rhs: lay.rhs.clone(),
             jrows,
             jcols,
-            jvals: vec![0.0; meta.nnzj],
-            hvals: vec![0.0; meta.nnzh],
+            jvals,
+            hvals,
             hrows,
             hcols,
             hess_used: false,
             hzero: vec![0.0; meta.nnzh],
-            cbuf: vec![0.0; m],
+            cbuf,
+            eval_error: Cell::new(None),
             kkt,
             solver,
             pivoting: None,
@@ -295,9 +312,17 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
         })
     }
 
-    /// The device the vectors live on.
-    pub fn device(&self) -> &Arc<D> {
-        &self.device
+    /// Keeps the first evaluation failure for [`Backend::synchronize`]; the value of a
+    /// failed evaluation is `failed`.
+    fn settle<T>(&mut self, result: Result<T, SolverError>, failed: T) -> T {
+        match result {
+            Ok(v) => v,
+            Err(e) => {
+                let first = self.eval_error.take().unwrap_or(e);
+                self.eval_error.set(Some(first));
+                failed
+            }
+        }
     }
 
     fn timed<R>(&mut self, slot: usize, f: impl FnOnce(&mut Self) -> R) -> R {
@@ -319,9 +344,10 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
                 let (ow, oy) = out.split_at_mut(nw);
                 ow.iter_mut().for_each(|a| *a = 0.0);
                 oy.iter_mut().for_each(|a| *a = 0.0);
+                let (hvals, jvals) = (self.device.host(&self.hvals), self.device.host(&self.jvals));
                 if self.hess_used {
                     for (k, (&r, &c)) in self.hrows.iter().zip(&self.hcols).enumerate() {
-                        let h = self.hvals[k];
+                        let h = hvals[k];
                         ow[r] += h * vw[c];
                         if r != c {
                             ow[c] += h * vw[r];
@@ -332,7 +358,7 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
                     ow[i] += self.diag_w[i] * vw[i];
                 }
                 for (k, (&r, &c)) in self.jrows.iter().zip(&self.jcols).enumerate() {
-                    let a = self.jvals[k];
+                    let a = jvals[k];
                     oy[r] += a * vw[c];
                     ow[c] += a * vy[r];
                 }
@@ -505,10 +531,15 @@ fn classify(
 impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
     type Vector = D::Vector;
     type Index = D::Index;
+    type Device = D;
+
+    fn device(&self) -> &D {
+        &self.device
+    }
 
     fn for_model(
         &self,
-        model: &dyn NlpModel,
+        model: &dyn DeviceNlp<D>,
         lay: &Layout,
         opts: &Options,
     ) -> Result<Self, SolverError> {
@@ -531,6 +562,9 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
         Ok(self.device.copy_from_host(v, src)?)
     }
     fn synchronize(&self) -> Result<(), SolverError> {
+        if let Some(e) = self.eval_error.take() {
+            return Err(e);
+        }
         Ok(self.device.synchronize()?)
     }
 
@@ -629,30 +663,36 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
         self.device.max_rel_step(dx, x)
     }
 
-    fn eval_obj(&mut self, model: &dyn NlpModel, w: &D::Vector) -> f64 {
-        let w = &self.device.host(w)[..self.n];
+    fn eval_obj(&mut self, model: &dyn DeviceNlp<D>, w: &D::Vector) -> f64 {
         self.timed(0, |s| {
             s.counts.obj += 1;
-            model.obj(w)
+            let f = model.obj(w);
+            s.settle(f, f64::NAN)
         })
     }
-    fn eval_grad(&mut self, model: &dyn NlpModel, w: &D::Vector, g: &mut D::Vector) {
+    fn eval_grad(&mut self, model: &dyn DeviceNlp<D>, w: &D::Vector, g: &mut D::Vector) {
         let n = self.n;
-        let w = &self.device.host(w)[..n];
-        let g = self.device.host_mut(g);
         self.timed(0, |s| {
             s.counts.grad += 1;
-            model.grad(w, &mut g[..n]);
-            g[n..].iter_mut().for_each(|v| *v = 0.0);
+            let done = model.grad(w, g);
+            if done.is_err() {
+                s.device.fill(g, f64::NAN);
+            }
+            s.settle(done, ());
+            s.device.host_mut(g)[n..].iter_mut().for_each(|v| *v = 0.0);
         })
     }
-    fn eval_residual(&mut self, model: &dyn NlpModel, w: &D::Vector, r: &mut D::Vector) {
+    fn eval_residual(&mut self, model: &dyn DeviceNlp<D>, w: &D::Vector, r: &mut D::Vector) {
         let n = self.n;
-        let w = self.device.host(w);
-        let r = self.device.host_mut(r);
         self.timed(0, |s| {
             s.counts.cons += 1;
-            model.cons(&w[..n], r);
+            let done = model.cons(w, r);
+            if done.is_err() {
+                s.device.fill(r, f64::NAN);
+            }
+            s.settle(done, ());
+            let w = s.device.host(w);
+            let r = s.device.host_mut(r);
             for (rj, bj) in r.iter_mut().zip(&s.rhs) {
                 *rj -= bj;
             }
@@ -664,49 +704,54 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
     fn set_rhs(&mut self, rhs: &[f64]) {
         self.rhs.copy_from_slice(rhs);
     }
-    fn set_slacks_from_cons(&mut self, model: &dyn NlpModel, w: &mut D::Vector) {
+    fn set_slacks_from_cons(&mut self, model: &dyn DeviceNlp<D>, w: &mut D::Vector) {
         let n = self.n;
-        let w = self.device.host_mut(w);
         self.timed(0, |s| {
             s.counts.cons += 1;
-            model.cons(&w[..n], &mut s.cbuf);
+            let done = model.cons(w, &mut s.cbuf);
+            if done.is_err() {
+                s.device.fill(&mut s.cbuf, f64::NAN);
+            }
+            s.settle(done, ());
+            let w = s.device.host_mut(w);
+            let c = s.device.host(&s.cbuf);
             for (k, &j) in s.slack_rows.iter().enumerate() {
-                w[n + k] = s.cbuf[j];
+                w[n + k] = c[j];
             }
         })
     }
-    fn eval_jac(&mut self, model: &dyn NlpModel, w: &D::Vector) -> bool {
-        let w = &self.device.host(w)[..self.n];
+    fn eval_jac(&mut self, model: &dyn DeviceNlp<D>, w: &D::Vector) -> bool {
         self.timed(0, |s| {
             s.counts.jac += 1;
             s.solver_matrix = None;
-            model.jac_coord(w, &mut s.jvals);
-            s.jvals.iter().all(|v| v.is_finite())
+            let done = model.jac_coord(w, &mut s.jvals);
+            s.settle(done.map(|()| true), false)
+                && s.device.host(&s.jvals).iter().all(|v| v.is_finite())
         })
     }
     fn eval_hess(
         &mut self,
-        model: &dyn NlpModel,
+        model: &dyn DeviceNlp<D>,
         w: &D::Vector,
         y: &D::Vector,
         sigma: f64,
     ) -> bool {
-        let w = &self.device.host(w)[..self.n];
-        let y = self.device.host(y);
         self.timed(0, |s| {
             s.counts.hess += 1;
             s.solver_matrix = None;
-            model.hess_coord(w, y, sigma, &mut s.hvals);
-            s.hvals.iter().all(|v| v.is_finite())
+            let done = model.hess_coord(w, y, sigma, &mut s.hvals);
+            s.settle(done.map(|()| true), false)
+                && s.device.host(&s.hvals).iter().all(|v| v.is_finite())
         })
     }
     fn jt_mul(&self, a: f64, y: &D::Vector, b: f64, out: &mut D::Vector) {
         let n = self.n;
         let y = self.device.host(y);
         let out = self.device.host_mut(out);
+        let jvals = self.device.host(&self.jvals);
         out.iter_mut().for_each(|v| *v *= b);
         for (k, (&r, &c)) in self.jrows.iter().zip(&self.jcols).enumerate() {
-            out[c] += a * self.jvals[k] * y[r];
+            out[c] += a * jvals[k] * y[r];
         }
         for (k, &j) in self.slack_rows.iter().enumerate() {
             out[n + k] -= a * y[j];
@@ -747,7 +792,11 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                 *d = v + delta_w;
             }
             s.diag_c.iter_mut().for_each(|v| *v = -delta_c);
-            let h: &[f64] = if hessian { &s.hvals } else { &s.hzero };
+            let h: &[f64] = if hessian {
+                s.device.host(&s.hvals)
+            } else {
+                &s.hzero
+            };
             s.hess_used = hessian;
             if !s.diag_w.iter().all(|v| v.is_finite()) {
                 // An overflowing barrier diagonal cannot be repaired by δ_w: report it as
@@ -757,7 +806,7 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
             let st = match &mut s.kkt {
                 Kkt::Augmented { asm, minus_ones } => {
                     asm.assemble(
-                        &[h, &s.jvals, minus_ones, &s.diag_w, &s.diag_c],
+                        &[h, s.device.host(&s.jvals), minus_ones, &s.diag_w, &s.diag_c],
                         &mut s.kvals,
                     )?;
                     let nk = (s.nw, s.m);
@@ -809,7 +858,7 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                         .host_mut(&mut dev.sigma_s)
                         .copy_from_slice(&s.diag_w[n..]);
                     device.host_mut(&mut dev.hess).copy_from_slice(h);
-                    device.host_mut(&mut dev.jac).copy_from_slice(&s.jvals);
+                    device.copy(&mut dev.jac, &s.jvals);
                     dev.delta_c = delta_c;
                     dev.plans
                         .weights(device, &dev.sigma_s, delta_c, &mut dev.q, &mut dev.d)?;

@@ -7,11 +7,11 @@
 
 use crate::backend::{Backend, KktStatus};
 use crate::drive::{Driver, IterationRecord};
+use crate::evaluate::DeviceNlp;
 use crate::layout::Layout;
-use crate::models::RestoModel;
+use crate::models::RestoOnDevice;
 use crate::options::{MuStrategy, Options, PrintLevel};
 use crate::result::{CallbackCounts, SolverError, Status};
-use simdnlp_modeling::NlpModel;
 use std::time::Instant;
 
 /// How the iterate is initialized (host data, in the scaled problem's units).
@@ -71,7 +71,9 @@ enum Ls {
 /// Interior-point state on one backend for one (scaled) model.
 pub(crate) struct Ipm<'a, B: Backend> {
     be: &'a mut B,
-    model: &'a dyn NlpModel,
+    /// The device of `be` (the restoration problem is built on it).
+    device: &'a B::Device,
+    model: &'a dyn DeviceNlp<B::Device>,
     lay: &'a Layout,
     o: &'a Options,
     /// Signed objective scaling of `model` relative to the user's objective.
@@ -211,7 +213,8 @@ impl<'a, B: Backend> Ipm<'a, B> {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         be: &'a mut B,
-        model: &'a dyn NlpModel,
+        device: &'a B::Device,
+        model: &'a dyn DeviceNlp<B::Device>,
         lay: &'a Layout,
         o: &'a Options,
         obj_scale: f64,
@@ -329,6 +332,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             last_dnorm: 0.0,
             host_w: vec![0.0; nw],
             be,
+            device,
             model,
             lay,
             o,
@@ -1396,8 +1400,10 @@ impl<'a, B: Backend> Ipm<'a, B> {
             lcon[j] = lay.lo[n + k];
             ucon[j] = lay.up[n + k];
         }
-        let model: &'a dyn NlpModel = self.model;
-        let resto = RestoModel::new(
+        let model: &'a dyn DeviceNlp<B::Device> = self.model;
+        let device: &'a B::Device = self.device;
+        let resto = RestoOnDevice::new(
+            device,
             model,
             rho,
             self.mu,
@@ -1408,7 +1414,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             &ucon,
             &p0,
             &n0,
-        );
+        )?;
         let mut ro = o.clone();
         ro.restoration = false;
         ro.nlp_scaling = false;
@@ -1482,7 +1488,9 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let map_l_d = rbe.index_from_host(&map_l)?;
         let map_u_d = rbe.index_from_host(&map_u)?;
         let theta_r = theta;
-        let mut inner = Ipm::new(&mut rbe, &resto, &rlay, &ro, 1.0, &ones_w, &ones_m, "r")?;
+        let mut inner = Ipm::new(
+            &mut rbe, device, &resto, &rlay, &ro, 1.0, &ones_w, &ones_m, "r",
+        )?;
         inner.max_iter = self.max_iter.saturating_sub(self.iter);
         inner.t0 = self.t0;
         inner.iter_offset = self.iter_offset + self.iter + 1;

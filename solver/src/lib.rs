@@ -16,6 +16,12 @@
 //!   vectors are host memory, with the KKT system on faer (through `simdnlp-linalg`). The
 //!   option `device` picks the device: `cpu` (the default) or `emu`, the CUDA C kernels of
 //!   the GPU path compiled by g++ and run on the host.
+//! - The model is evaluated on the device's vectors through [`evaluate::DeviceNlp`]: any
+//!   [`simdnlp_modeling::NlpModel`] by its callbacks on the vectors' host slices
+//!   ([`evaluate::HostNlp`], no copies); on `emu`, a pattern-based
+//!   [`simdnlp_modeling::Model`] by its emitted CUDA C kernels ([`evaluate::KernelNlp`]).
+//!   Scaling, fixed variables and the restoration problem are device-side wrappers
+//!   ([`models`]).
 //!
 //! # Example
 //! ```
@@ -87,15 +93,15 @@
 //!    bounds, second-order corrections, the filter-reset heuristic, tiny-step handling and
 //!    an optional watchdog; NaN/∞ from a callback at a trial point only shortens the step;
 //! 5. when the step size falls below α_min, the ℓ1 feasibility-restoration problem
-//!    ([`models::RestoModel`]) is solved by the same machinery until the original filter
+//!    ([`models::RestoOnDevice`]) is solved by the same machinery until the original filter
 //!    accepts a point; if it converges to an infeasible stationary point the problem is
 //!    reported [`Status::InfeasibleProblemDetected`].
 //!
 //! Initialization follows Ipopt: `bound_push`/`bound_frac`, slacks at `g(x0)`, least-squares
 //! multipliers (dropped above `constr_mult_init_max`), `z0 = 1`, gradient-based NLP scaling
-//! ([`models::ScaledModel`]) and relative bound relaxation (`bound_relax_factor`). Fixed
+//! ([`models::ScaledOnDevice`]) and relative bound relaxation (`bound_relax_factor`). Fixed
 //! variables are removed and held at their value as parameters
-//! ([`models::FixedAsParameters`], Ipopt's `fixed_variable_treatment make_parameter`; with
+//! ([`models::FixedOnDevice`], Ipopt's `fixed_variable_treatment make_parameter`; with
 //! `relax_bounds` they are relaxed to a tiny interior instead) and returned at exactly
 //! their value with Ipopt's `make_parameter` bound multipliers: `z_L − z_U` is the
 //! Lagrangian gradient's component, at most one of them nonzero.
@@ -120,6 +126,7 @@
 pub mod backend;
 pub mod derivative_check;
 pub mod drive;
+pub mod evaluate;
 mod fixed;
 pub mod host_kkt;
 mod ipm;

@@ -2,9 +2,14 @@
 //! parameters ([`FixedAsParameters`]), gradient-based NLP scaling ([`ScaledModel`]) and the
 //! ℓ1 feasibility-restoration problem ([`RestoModel`]).
 //!
-//! Both are plain [`NlpModel`]s, so the interior-point machinery runs on them unchanged.
-//! Their buffers are allocated when they are built; their callbacks allocate nothing.
+//! These are plain [`NlpModel`]s on the host. The solver evaluates their device-side twins
+//! ([`FixedOnDevice`], [`ScaledOnDevice`], [`RestoOnDevice`]: [`DeviceNlp`]s over the
+//! model's [`DeviceNlp`], built from device kernels), which give bitwise the same values
+//! on the CPU. Buffers are allocated when a wrapper is built; callbacks allocate nothing.
 
+use crate::evaluate::DeviceNlp;
+use crate::result::SolverError;
+use simdnlp_device::Device;
 use simdnlp_modeling::{NlpMeta, NlpModel};
 use std::cell::RefCell;
 
@@ -218,13 +223,7 @@ impl<'a> ScaledModel<'a> {
     /// `y0` of the wrapped meta is replaced by `y0_scaled` (length `ncon`).
     pub fn new(inner: &'a dyn NlpModel, obj_scale: f64, con_scale: Vec<f64>) -> Self {
         let im = inner.meta();
-        let mut meta = im.clone();
-        for j in 0..im.ncon {
-            meta.lcon[j] = im.lcon[j] * con_scale[j];
-            meta.ucon[j] = im.ucon[j] * con_scale[j];
-            meta.y0[j] = im.y0[j] * obj_scale.abs() / con_scale[j];
-        }
-        meta.minimize = true;
+        let meta = scaled_meta(im, obj_scale, &con_scale);
         let mut jac_rows = vec![0; im.nnzj];
         let mut jac_cols = vec![0; im.nnzj];
         inner.jac_structure(&mut jac_rows, &mut jac_cols);
@@ -331,24 +330,8 @@ impl<'a> RestoModel<'a> {
         n0: &[f64],
     ) -> Self {
         let im = inner.meta();
-        let (n, m) = (im.nvar, im.ncon);
-        let nv = n + 2 * m;
-        let mut meta = NlpMeta::new(nv, m);
-        meta.nnzj = im.nnzj + 2 * m;
-        meta.nnzh = im.nnzh + n;
-        meta.x0[..n].copy_from_slice(x_ref);
-        meta.x0[n..n + m].copy_from_slice(p0);
-        meta.x0[n + m..].copy_from_slice(n0);
-        meta.lvar[..n].copy_from_slice(lvar);
-        meta.uvar[..n].copy_from_slice(uvar);
-        meta.lvar[n..].iter_mut().for_each(|v| *v = 0.0);
-        meta.lcon.copy_from_slice(lcon);
-        meta.ucon.copy_from_slice(ucon);
-        meta.name = format!("{} (restoration)", im.name);
-        let d2 = x_ref
-            .iter()
-            .map(|&v| (1.0f64 / v.abs().max(1.0)).powi(2))
-            .collect();
+        let meta = resto_meta(im, x_ref, lvar, uvar, lcon, ucon, p0, n0);
+        let d2 = x_ref.iter().map(|&v| resto_weight(v)).collect();
         Self {
             inner,
             meta,
@@ -397,12 +380,7 @@ impl NlpModel for RestoModel<'_> {
     fn jac_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
         let (n, m, k) = (self.n(), self.meta.ncon, self.nnzj_in);
         self.inner.jac_structure(&mut rows[..k], &mut cols[..k]);
-        for j in 0..m {
-            rows[k + j] = j;
-            cols[k + j] = n + j;
-            rows[k + m + j] = j;
-            cols[k + m + j] = n + m + j;
-        }
+        resto_jac_tail(n, m, &mut rows[k..], &mut cols[k..]);
     }
     fn jac_coord(&self, x: &[f64], vals: &mut [f64]) {
         let (n, m, k) = (self.n(), self.meta.ncon, self.nnzj_in);
@@ -447,5 +425,468 @@ impl NlpModel for RestoModel<'_> {
             hv[i] += obj_weight * self.zeta * self.d2[i] * v[i];
         }
         hv[n..].iter_mut().for_each(|a| *a = 0.0);
+    }
+}
+
+/// The meta data of the restoration problem of a model with meta data `im` (see
+/// [`RestoModel`]).
+#[allow(clippy::too_many_arguments)]
+fn resto_meta(
+    im: &NlpMeta<f64>,
+    x_ref: &[f64],
+    lvar: &[f64],
+    uvar: &[f64],
+    lcon: &[f64],
+    ucon: &[f64],
+    p0: &[f64],
+    n0: &[f64],
+) -> NlpMeta<f64> {
+    let (n, m) = (im.nvar, im.ncon);
+    let mut meta = NlpMeta::new(n + 2 * m, m);
+    meta.nnzj = im.nnzj + 2 * m;
+    meta.nnzh = im.nnzh + n;
+    meta.x0[..n].copy_from_slice(x_ref);
+    meta.x0[n..n + m].copy_from_slice(p0);
+    meta.x0[n + m..].copy_from_slice(n0);
+    meta.lvar[..n].copy_from_slice(lvar);
+    meta.uvar[..n].copy_from_slice(uvar);
+    meta.lvar[n..].iter_mut().for_each(|v| *v = 0.0);
+    meta.lcon.copy_from_slice(lcon);
+    meta.ucon.copy_from_slice(ucon);
+    meta.name = format!("{} (restoration)", im.name);
+    meta
+}
+
+/// The proximity weight `D_i² = min(1, 1/|x_R,i|)²` of the restoration objective.
+fn resto_weight(x_ref: f64) -> f64 {
+    (1.0f64 / x_ref.abs().max(1.0)).powi(2)
+}
+
+/// The Jacobian entries of the `(p, n)` columns of the restoration problem: row `j` has
+/// `−1` in column `n + j` (`p_j`), then `+1` in column `n + m + j` (`n_j`).
+fn resto_jac_tail(n: usize, m: usize, rows: &mut [usize], cols: &mut [usize]) {
+    for j in 0..m {
+        rows[j] = j;
+        cols[j] = n + j;
+        rows[m + j] = j;
+        cols[m + j] = n + m + j;
+    }
+}
+
+/// The fixed variables of the model as parameters on the device: the device-side twin of
+/// [`FixedAsParameters`] (which gives the meta data, structure and index lists), over a
+/// [`DeviceNlp`] of the full model. The free components of a point are scattered into a
+/// full-length point whose fixed components hold their value; gradients, Jacobian and
+/// Hessian values are gathered back by index lists on the device.
+pub struct FixedOnDevice<'a, D: Device> {
+    device: &'a D,
+    inner: &'a dyn DeviceNlp<D>,
+    host: &'a FixedAsParameters<'a>,
+    free: D::Index,
+    jac_keep: D::Index,
+    hess_keep: D::Index,
+    scratch: RefCell<FixedScratch<D>>,
+}
+
+/// Work vectors of [`FixedOnDevice`].
+struct FixedScratch<D: Device> {
+    /// The free components of the point.
+    x_free: D::Vector,
+    /// The full-length point (fixed components at their value).
+    x_full: D::Vector,
+    g_full: D::Vector,
+    g_free: D::Vector,
+    jac_full: D::Vector,
+    hess_full: D::Vector,
+}
+
+impl<'a, D: Device> FixedOnDevice<'a, D> {
+    /// `host` (built over the same model as `inner`) on the device.
+    ///
+    /// # Errors
+    /// [`SolverError::Device`] when an allocation or upload fails.
+    pub fn new(
+        device: &'a D,
+        inner: &'a dyn DeviceNlp<D>,
+        host: &'a FixedAsParameters<'a>,
+    ) -> Result<Self, SolverError> {
+        let im = inner.meta();
+        let nfree = host.free.len();
+        Ok(Self {
+            device,
+            inner,
+            host,
+            free: device.index_from_host(&host.free)?,
+            jac_keep: device.index_from_host(&host.jac_keep)?,
+            hess_keep: device.index_from_host(&host.hess_keep)?,
+            scratch: RefCell::new(FixedScratch {
+                x_free: device.zeros(nfree)?,
+                x_full: device.vector_from_host(&im.lvar)?,
+                g_full: device.zeros(im.nvar)?,
+                g_free: device.zeros(nfree)?,
+                jac_full: device.zeros(im.nnzj)?,
+                hess_full: device.zeros(im.nnzh)?,
+            }),
+        })
+    }
+
+    /// The scratch vectors with the full-length point of `x` in `x_full`.
+    fn at(&self, x: &D::Vector) -> std::cell::RefMut<'_, FixedScratch<D>> {
+        let mut s = self.scratch.borrow_mut();
+        let s_ref = &mut *s;
+        let d = self.device;
+        d.copy_range(&mut s_ref.x_free, 0, x, 0, self.host.free.len());
+        d.scatter(&mut s_ref.x_full, &self.free, &s_ref.x_free);
+        s
+    }
+}
+
+impl<D: Device> DeviceNlp<D> for FixedOnDevice<'_, D> {
+    fn meta(&self) -> &NlpMeta<f64> {
+        self.host.meta()
+    }
+    fn jac_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+        self.host.jac_structure(rows, cols)
+    }
+    fn hess_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+        self.host.hess_structure(rows, cols)
+    }
+    fn obj(&self, x: &D::Vector) -> Result<f64, SolverError> {
+        let s = self.at(x);
+        self.inner.obj(&s.x_full)
+    }
+    fn grad(&self, x: &D::Vector, g: &mut D::Vector) -> Result<(), SolverError> {
+        let s = &mut *self.at(x);
+        self.inner.grad(&s.x_full, &mut s.g_full)?;
+        let d = self.device;
+        d.gather(&mut s.g_free, &s.g_full, &self.free);
+        d.copy_range(g, 0, &s.g_free, 0, self.host.free.len());
+        Ok(())
+    }
+    fn cons(&self, x: &D::Vector, c: &mut D::Vector) -> Result<(), SolverError> {
+        let s = self.at(x);
+        self.inner.cons(&s.x_full, c)
+    }
+    fn jac_coord(&self, x: &D::Vector, vals: &mut D::Vector) -> Result<(), SolverError> {
+        let s = &mut *self.at(x);
+        self.inner.jac_coord(&s.x_full, &mut s.jac_full)?;
+        self.device.gather(vals, &s.jac_full, &self.jac_keep);
+        Ok(())
+    }
+    fn hess_coord(
+        &self,
+        x: &D::Vector,
+        y: &D::Vector,
+        obj_weight: f64,
+        vals: &mut D::Vector,
+    ) -> Result<(), SolverError> {
+        let s = &mut *self.at(x);
+        self.inner
+            .hess_coord(&s.x_full, y, obj_weight, &mut s.hess_full)?;
+        self.device.gather(vals, &s.hess_full, &self.hess_keep);
+        Ok(())
+    }
+}
+
+/// Gradient-based NLP scaling on the device, the device-side twin of [`ScaledModel`]:
+/// `min s_f f(x)  s.t.  D_c lcon ≤ D_c c(x) ≤ D_c ucon`. The row factors `D_c` and the
+/// per-entry Jacobian factors (`D_c` of each entry's row) are device vectors; the Hessian
+/// is the inner model's at weights `s_f σ` and `D_c y`. On the CPU every value is
+/// bitwise that of [`ScaledModel`].
+pub struct ScaledOnDevice<'a, D: Device> {
+    device: &'a D,
+    inner: &'a dyn DeviceNlp<D>,
+    meta: NlpMeta<f64>,
+    obj_scale: f64,
+    /// `D_c`, length `ncon`.
+    con_scale: D::Vector,
+    /// `D_c` of the row of each Jacobian entry, length `nnzj`.
+    jac_scale: D::Vector,
+    scratch: RefCell<ScaledScratch<D>>,
+}
+
+/// Work vectors of [`ScaledOnDevice`].
+struct ScaledScratch<D: Device> {
+    /// Unscaled constraint values, then scaled multipliers (both length `ncon`).
+    rows: D::Vector,
+    /// Unscaled Jacobian values.
+    jac: D::Vector,
+}
+
+impl<'a, D: Device> ScaledOnDevice<'a, D> {
+    /// Wrap `inner` with objective factor `obj_scale` (already signed) and row factors
+    /// `con_scale` (host, length `ncon`); the meta data as [`ScaledModel::new`] makes them.
+    ///
+    /// # Errors
+    /// [`SolverError::Device`] when an allocation or upload fails.
+    pub fn new(
+        device: &'a D,
+        inner: &'a dyn DeviceNlp<D>,
+        obj_scale: f64,
+        con_scale: &[f64],
+    ) -> Result<Self, SolverError> {
+        let im = inner.meta();
+        let meta = scaled_meta(im, obj_scale, con_scale);
+        let mut rows = vec![0; im.nnzj];
+        let mut cols = vec![0; im.nnzj];
+        inner.jac_structure(&mut rows, &mut cols);
+        let per_entry: Vec<f64> = rows.iter().map(|&r| con_scale[r]).collect();
+        Ok(Self {
+            device,
+            inner,
+            meta,
+            obj_scale,
+            con_scale: device.vector_from_host(con_scale)?,
+            jac_scale: device.vector_from_host(&per_entry)?,
+            scratch: RefCell::new(ScaledScratch {
+                rows: device.zeros(im.ncon)?,
+                jac: device.zeros(im.nnzj)?,
+            }),
+        })
+    }
+}
+
+impl<D: Device> DeviceNlp<D> for ScaledOnDevice<'_, D> {
+    fn meta(&self) -> &NlpMeta<f64> {
+        &self.meta
+    }
+    fn jac_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+        self.inner.jac_structure(rows, cols)
+    }
+    fn hess_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+        self.inner.hess_structure(rows, cols)
+    }
+    fn obj(&self, x: &D::Vector) -> Result<f64, SolverError> {
+        Ok(self.obj_scale * self.inner.obj(x)?)
+    }
+    fn grad(&self, x: &D::Vector, g: &mut D::Vector) -> Result<(), SolverError> {
+        self.inner.grad(x, g)?;
+        // scales the entries after `nvar` too, which the caller overwrites
+        self.device.scale(self.obj_scale, g);
+        Ok(())
+    }
+    fn cons(&self, x: &D::Vector, c: &mut D::Vector) -> Result<(), SolverError> {
+        let s = &mut *self.scratch.borrow_mut();
+        self.inner.cons(x, &mut s.rows)?;
+        self.device.mul(c, &s.rows, &self.con_scale);
+        Ok(())
+    }
+    fn jac_coord(&self, x: &D::Vector, vals: &mut D::Vector) -> Result<(), SolverError> {
+        let s = &mut *self.scratch.borrow_mut();
+        self.inner.jac_coord(x, &mut s.jac)?;
+        self.device.mul(vals, &s.jac, &self.jac_scale);
+        Ok(())
+    }
+    fn hess_coord(
+        &self,
+        x: &D::Vector,
+        y: &D::Vector,
+        obj_weight: f64,
+        vals: &mut D::Vector,
+    ) -> Result<(), SolverError> {
+        let s = &mut *self.scratch.borrow_mut();
+        self.device.mul(&mut s.rows, y, &self.con_scale);
+        self.inner
+            .hess_coord(x, &s.rows, obj_weight * self.obj_scale, vals)
+    }
+}
+
+/// The meta data of the scaled model (bounds of the rows scaled, multipliers of the start
+/// scaled, minimizing).
+fn scaled_meta(im: &NlpMeta<f64>, obj_scale: f64, con_scale: &[f64]) -> NlpMeta<f64> {
+    let mut meta = im.clone();
+    for j in 0..im.ncon {
+        meta.lcon[j] = im.lcon[j] * con_scale[j];
+        meta.ucon[j] = im.ucon[j] * con_scale[j];
+        meta.y0[j] = im.y0[j] * obj_scale.abs() / con_scale[j];
+    }
+    meta.minimize = true;
+    meta
+}
+
+/// The ℓ1 feasibility-restoration problem on the device, the device-side twin of
+/// [`RestoModel`] (same problem, same variable order `(x, p, n)`): its objective,
+/// gradient, constraint and derivative values are built from the inner model's device
+/// vectors with copies, `axpy` and element-wise products. On the CPU every value is
+/// bitwise that of [`RestoModel`].
+pub struct RestoOnDevice<'a, D: Device> {
+    device: &'a D,
+    inner: &'a dyn DeviceNlp<D>,
+    meta: NlpMeta<f64>,
+    rho: f64,
+    zeta: f64,
+    nnzj_in: usize,
+    nnzh_in: usize,
+    /// `x_R`, length `n`.
+    x_ref: D::Vector,
+    /// `D_i²`, length `n`.
+    d2: D::Vector,
+    /// `ζ D_i²`, length `n`.
+    zeta_d2: D::Vector,
+    /// `ρ` repeated `2m` times (the gradient in `(p, n)`).
+    rho_pn: D::Vector,
+    /// `−1` (m times) then `1` (m times): the Jacobian values of `(p, n)`.
+    jac_pn: D::Vector,
+    scratch: RefCell<RestoScratch<D>>,
+}
+
+/// Work vectors of [`RestoOnDevice`].
+struct RestoScratch<D: Device> {
+    /// Length `n`: `x − x_R`, `D² (x − x_R)`, `D² (x − x_R)²`.
+    diff: D::Vector,
+    weighted: D::Vector,
+    prox: D::Vector,
+    /// Length `2m`: `(p, n)`.
+    pn: D::Vector,
+    /// Length `m`: `p`, then `n − p`.
+    p: D::Vector,
+    n_minus_p: D::Vector,
+    /// The inner model's Jacobian and Hessian values.
+    jac: D::Vector,
+    hess: D::Vector,
+}
+
+impl<'a, D: Device> RestoOnDevice<'a, D> {
+    /// Restoration problem of `inner` around `x_ref` (host), as [`RestoModel::new`].
+    ///
+    /// # Errors
+    /// [`SolverError::Device`] when an allocation or upload fails.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        device: &'a D,
+        inner: &'a dyn DeviceNlp<D>,
+        rho: f64,
+        mu: f64,
+        x_ref: &[f64],
+        lvar: &[f64],
+        uvar: &[f64],
+        lcon: &[f64],
+        ucon: &[f64],
+        p0: &[f64],
+        n0: &[f64],
+    ) -> Result<Self, SolverError> {
+        let im = inner.meta();
+        let (n, m) = (im.nvar, im.ncon);
+        let meta = resto_meta(im, x_ref, lvar, uvar, lcon, ucon, p0, n0);
+        let d2: Vec<f64> = x_ref.iter().map(|&v| resto_weight(v)).collect();
+        let zeta = mu.sqrt();
+        let zeta_d2: Vec<f64> = d2.iter().map(|&d| zeta * d).collect();
+        let mut jac_pn = vec![-1.0; 2 * m];
+        jac_pn[m..].iter_mut().for_each(|v| *v = 1.0);
+        Ok(Self {
+            device,
+            inner,
+            meta,
+            rho,
+            zeta,
+            nnzj_in: im.nnzj,
+            nnzh_in: im.nnzh,
+            x_ref: device.vector_from_host(x_ref)?,
+            d2: device.vector_from_host(&d2)?,
+            zeta_d2: device.vector_from_host(&zeta_d2)?,
+            rho_pn: device.vector_from_host(&vec![rho; 2 * m])?,
+            jac_pn: device.vector_from_host(&jac_pn)?,
+            scratch: RefCell::new(RestoScratch {
+                diff: device.zeros(n)?,
+                weighted: device.zeros(n)?,
+                prox: device.zeros(n)?,
+                pn: device.zeros(2 * m)?,
+                p: device.zeros(m)?,
+                n_minus_p: device.zeros(m)?,
+                jac: device.zeros(im.nnzj)?,
+                hess: device.zeros(im.nnzh)?,
+            }),
+        })
+    }
+
+    fn n(&self) -> usize {
+        self.inner.meta().nvar
+    }
+
+    /// `diff = x − x_R` (first `n` entries of `x`).
+    fn diff(&self, s: &mut RestoScratch<D>, x: &D::Vector) {
+        let d = self.device;
+        d.copy_range(&mut s.diff, 0, x, 0, self.n());
+        d.axpy(-1.0, &self.x_ref, &mut s.diff);
+    }
+}
+
+impl<D: Device> DeviceNlp<D> for RestoOnDevice<'_, D> {
+    fn meta(&self) -> &NlpMeta<f64> {
+        &self.meta
+    }
+    fn jac_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+        let (n, m, k) = (self.n(), self.meta.ncon, self.nnzj_in);
+        self.inner.jac_structure(&mut rows[..k], &mut cols[..k]);
+        resto_jac_tail(n, m, &mut rows[k..], &mut cols[k..]);
+    }
+    fn hess_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+        let k = self.nnzh_in;
+        self.inner.hess_structure(&mut rows[..k], &mut cols[..k]);
+        for i in 0..self.n() {
+            rows[k + i] = i;
+            cols[k + i] = i;
+        }
+    }
+    fn obj(&self, x: &D::Vector) -> Result<f64, SolverError> {
+        let (n, m) = (self.n(), self.meta.ncon);
+        let s = &mut *self.scratch.borrow_mut();
+        let d = self.device;
+        d.copy_range(&mut s.pn, 0, x, n, 2 * m);
+        let pen = d.sum(&s.pn);
+        self.diff(s, x);
+        // D²·d·d in the order of the host model: (D² d) d
+        d.mul(&mut s.weighted, &self.d2, &s.diff);
+        d.mul(&mut s.prox, &s.weighted, &s.diff);
+        let prox = d.sum(&s.prox);
+        Ok(self.rho * pen + 0.5 * self.zeta * prox)
+    }
+    fn grad(&self, x: &D::Vector, g: &mut D::Vector) -> Result<(), SolverError> {
+        let (n, m) = (self.n(), self.meta.ncon);
+        let s = &mut *self.scratch.borrow_mut();
+        let d = self.device;
+        self.diff(s, x);
+        d.mul(&mut s.weighted, &self.zeta_d2, &s.diff);
+        d.copy_range(g, 0, &s.weighted, 0, n);
+        d.copy_range(g, n, &self.rho_pn, 0, 2 * m);
+        Ok(())
+    }
+    fn cons(&self, x: &D::Vector, c: &mut D::Vector) -> Result<(), SolverError> {
+        let (n, m) = (self.n(), self.meta.ncon);
+        self.inner.cons(x, c)?;
+        let s = &mut *self.scratch.borrow_mut();
+        let d = self.device;
+        d.copy_range(&mut s.p, 0, x, n, m);
+        d.copy_range(&mut s.n_minus_p, 0, x, n + m, m);
+        d.axpy(-1.0, &s.p, &mut s.n_minus_p);
+        d.axpy(1.0, &s.n_minus_p, c);
+        Ok(())
+    }
+    fn jac_coord(&self, x: &D::Vector, vals: &mut D::Vector) -> Result<(), SolverError> {
+        let (m, k) = (self.meta.ncon, self.nnzj_in);
+        let s = &mut *self.scratch.borrow_mut();
+        self.inner.jac_coord(x, &mut s.jac)?;
+        let d = self.device;
+        d.copy_range(vals, 0, &s.jac, 0, k);
+        d.copy_range(vals, k, &self.jac_pn, 0, 2 * m);
+        Ok(())
+    }
+    fn hess_coord(
+        &self,
+        x: &D::Vector,
+        y: &D::Vector,
+        obj_weight: f64,
+        vals: &mut D::Vector,
+    ) -> Result<(), SolverError> {
+        let (n, k) = (self.n(), self.nnzh_in);
+        let s = &mut *self.scratch.borrow_mut();
+        self.inner.hess_coord(x, y, 0.0, &mut s.hess)?;
+        let d = self.device;
+        d.copy_range(vals, 0, &s.hess, 0, k);
+        // (σ ζ) D², the order of the host model
+        d.copy(&mut s.weighted, &self.d2);
+        d.scale(obj_weight * self.zeta, &mut s.weighted);
+        d.copy_range(vals, k, &s.weighted, 0, n);
+        Ok(())
     }
 }

@@ -241,4 +241,8 @@ pub enum SolverError {
     /// The device failed (allocation, transfer, kernel).
     #[error(transparent)]
     Device(#[from] simdnlp_device::DeviceError),
+    /// A model could not be evaluated on the device: building its kernels failed (a user
+    /// function without a CUDA body, a compile error) or a kernel launch failed.
+    #[error("model on the device: {0}")]
+    DeviceModel(#[from] simdnlp_modeling::ModelError),
 }

@@ -2,10 +2,11 @@
 
 use crate::backend::Backend;
 use crate::drive::{Driver, Hooks};
+use crate::evaluate::{DeviceNlp, HostNlp, KernelNlp};
 use crate::host_kkt::HostKktBackend;
 use crate::ipm::{Exit, Ipm, Start, add_counts};
 use crate::layout::Layout;
-use crate::models::{FixedAsParameters, ScaledModel};
+use crate::models::{FixedAsParameters, FixedOnDevice, ScaledOnDevice};
 use crate::options::{DeviceKind, FixedVariableTreatment, Options};
 use crate::result::{SolveResult, SolverError, Status, Timings};
 use crate::size::ProblemSize;
@@ -312,23 +313,43 @@ fn solve_on_device(
     hooks: Option<&mut Hooks<'_>>,
 ) -> Result<SolveResult, SolverError> {
     match o.device {
-        DeviceKind::Cpu => solve_impl(
-            &Arc::new(Cpu),
-            user_model,
-            o,
-            &mut caches.cpu,
-            warm,
-            analyses,
-            hooks,
-        ),
+        DeviceKind::Cpu => {
+            let device = Arc::new(Cpu);
+            let evaluator = HostNlp::new(&*device, user_model);
+            solve_impl(
+                &device,
+                user_model,
+                &evaluator,
+                o,
+                &mut caches.cpu,
+                warm,
+                analyses,
+                hooks,
+            )
+        }
         DeviceKind::Emu => {
             let device = match emu {
                 Some(device) => Arc::clone(device),
                 None => Arc::clone(emu.insert(emulated_device()?)),
             };
+            // a pattern-based model runs its emitted kernels on the device; any other
+            // model its callbacks on the host slices of the device's vectors
+            let on_device;
+            let on_host;
+            let evaluator: &dyn DeviceNlp<Emu> = match user_model.as_pattern_model() {
+                Some(model) => {
+                    on_device = KernelNlp::new(&*device, model)?;
+                    &on_device
+                }
+                None => {
+                    on_host = HostNlp::new(&*device, user_model);
+                    &on_host
+                }
+            };
             solve_impl(
                 &device,
                 user_model,
+                evaluator,
                 o,
                 &mut caches.emu,
                 warm,
@@ -385,9 +406,13 @@ fn scaling(model: &dyn NlpModel, x: &[f64], o: &Options) -> (f64, Vec<f64>) {
     (sf, dc)
 }
 
+/// One solve on `device`: `user_model` is the user's model on the host (setup, results),
+/// `user_evaluator` the same model evaluated on the device's vectors (the iterations).
+#[allow(clippy::too_many_arguments)]
 fn solve_impl<D: Device + HostBuffers>(
     device: &Arc<D>,
     user_model: &dyn NlpModel,
+    user_evaluator: &dyn DeviceNlp<D>,
     o: &Options,
     cache: &mut Option<Cache<D>>,
     warm: Option<&WarmPoint>,
@@ -451,7 +476,16 @@ fn solve_impl<D: Device + HostBuffers>(
     let x_user = restrict(&x_user);
     let (sf, dc) = scaling(model, &restrict(&x_proj), o);
     let obj_scale = if meta.minimize { sf } else { -sf };
-    let scaled = ScaledModel::new(model, obj_scale, dc.clone());
+    // the same chain on the device: fixed variables as parameters, then scaling
+    let reduced_on_device = match &reduced {
+        Some(r) => Some(FixedOnDevice::new(&**device, user_evaluator, r)?),
+        None => None,
+    };
+    let evaluator: &dyn DeviceNlp<D> = match &reduced_on_device {
+        Some(r) => r,
+        None => user_evaluator,
+    };
+    let scaled = ScaledOnDevice::new(&**device, evaluator, obj_scale, &dc)?;
     let lay = Layout::new(scaled.meta(), o);
     let nw = lay.nw();
     // Reuse the backend (symbolic analysis) when the structure is the same.
@@ -529,6 +563,7 @@ fn solve_impl<D: Device + HostBuffers>(
     };
     let mut ipm = Ipm::new(
         be,
+        &**device,
         &scaled,
         &lay,
         o,

@@ -1,7 +1,8 @@
 //! Solver iterations allocate nothing after setup: two solves that differ only in their
 //! iteration limit make exactly the same number of heap allocations, with and without an
 //! intermediate callback and a cancel token installed; on the CPU and on the emulated CUDA
-//! device (`device = emu`, after its setup; g++ is required, `SIMDNLP_SKIP_GXX=1` skips
+//! device (`device = emu`, after its setup, also for a pattern-based `Model` evaluated by
+//! its emitted kernels; g++ is required, `SIMDNLP_SKIP_GXX=1` skips
 //! that device on a machine without it).
 
 use simdnlp_device::DeviceError;
@@ -120,10 +121,78 @@ impl NlpModel for Hs71 {
 }
 
 fn allocations(o: &Options) -> (u64, Status) {
-    let m = Hs71::new();
+    allocations_of(&Hs71::new(), o)
+}
+
+/// Allocations of one solve of `m`.
+fn allocations_of(m: &dyn NlpModel, o: &Options) -> (u64, Status) {
     let before = dhat::HeapStats::get().total_blocks;
-    let r = solve(&m, o).unwrap();
+    let r = solve(m, o).unwrap();
     (dhat::HeapStats::get().total_blocks - before, r.status)
+}
+
+/// A pattern-based model without block names: its callbacks and kernels, but no
+/// `var_block`/`con_block` (the result's list of violations, which differs between
+/// iteration limits, would allocate names).
+struct Unnamed(simdnlp_modeling::Model);
+
+impl NlpModel for Unnamed {
+    fn meta(&self) -> &NlpMeta<f64> {
+        self.0.meta()
+    }
+    fn obj(&self, x: &[f64]) -> f64 {
+        self.0.obj(x)
+    }
+    fn grad(&self, x: &[f64], g: &mut [f64]) {
+        self.0.grad(x, g)
+    }
+    fn cons(&self, x: &[f64], c: &mut [f64]) {
+        self.0.cons(x, c)
+    }
+    fn jac_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+        self.0.jac_structure(rows, cols)
+    }
+    fn jac_coord(&self, x: &[f64], vals: &mut [f64]) {
+        self.0.jac_coord(x, vals)
+    }
+    fn hess_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+        self.0.hess_structure(rows, cols)
+    }
+    fn hess_coord(&self, x: &[f64], y: &[f64], w: f64, vals: &mut [f64]) {
+        self.0.hess_coord(x, y, w, vals)
+    }
+    fn jprod(&self, x: &[f64], v: &[f64], jv: &mut [f64]) {
+        self.0.jprod(x, v, jv)
+    }
+    fn jtprod(&self, x: &[f64], v: &[f64], jtv: &mut [f64]) {
+        self.0.jtprod(x, v, jtv)
+    }
+    fn hprod(&self, x: &[f64], y: &[f64], w: f64, v: &[f64], hv: &mut [f64]) {
+        self.0.hprod(x, y, w, v, hv)
+    }
+    fn as_pattern_model(&self) -> Option<&simdnlp_modeling::Model> {
+        Some(&self.0)
+    }
+}
+
+/// HS71 built from patterns: on `emu` the solver evaluates it with its emitted kernels.
+fn hs71_patterns() -> Unnamed {
+    let mut m = simdnlp_modeling::ModelBuilder::new();
+    let x = m
+        .var(0..4)
+        .bounds(1.0, 5.0)
+        .start([1.0, 5.0, 5.0, 1.0])
+        .named("x");
+    m.minimize(0..1, |_| {
+        x.at(0) * x.at(3) * (x.at(0) + x.at(1) + x.at(2)) + x.at(2)
+    });
+    m.constraint(0..1, |_| x.at(0) * x.at(1) * x.at(2) * x.at(3))
+        .lower(25.0);
+    m.constraint(0..1, |_| {
+        x.at(0).powi(2) + x.at(1).powi(2) + x.at(2).powi(2) + x.at(3).powi(2)
+    })
+    .equal_to(40.0);
+    Unnamed(m.build().unwrap())
 }
 
 /// Allocations of a solve driven by a (non-allocating) callback and a cancel token, and
@@ -229,6 +298,49 @@ fn iterations_do_not_allocate() {
             diffs.contains(&0),
             "{device:?} {kkt:?} with a callback: 4 more iterations made {diffs:?} more \
              allocations (3 runs)"
+        );
+    }
+    // a pattern-based model on emu, evaluated by its kernels on device vectors (the
+    // device model is built per solve: setup)
+    let model = hs71_patterns();
+    for kkt in kkts {
+        let base = Options {
+            print_level: PrintLevel::None,
+            kkt,
+            device: DeviceKind::Emu,
+            ..Options::default()
+        };
+        match solve(&model, &base) {
+            Err(SolverError::Device(DeviceError::Unavailable { .. })) => return,
+            result => assert_eq!(result.unwrap().status, Status::SolveSucceeded),
+        }
+        let diffs = differences(|| {
+            let (a2, s2) = allocations_of(
+                &model,
+                &Options {
+                    max_iter: 2,
+                    ..base.clone()
+                },
+            );
+            let (a6, s6) = allocations_of(
+                &model,
+                &Options {
+                    max_iter: 6,
+                    ..base.clone()
+                },
+            );
+            assert_eq!(
+                (s2, s6),
+                (
+                    Status::MaximumIterationsExceeded,
+                    Status::MaximumIterationsExceeded
+                )
+            );
+            a6 as i64 - a2 as i64
+        });
+        assert!(
+            diffs.contains(&0),
+            "pattern model on emu {kkt:?}: 4 more iterations made {diffs:?} more allocations"
         );
     }
 }

@@ -13,7 +13,7 @@
 mod common;
 use common::*;
 use simdnlp_device::DeviceError;
-use simdnlp_modeling::NlpModel;
+use simdnlp_modeling::{Ix1, Model, ModelBuilder, NlpModel, Param};
 use simdnlp_solver::{
     DeviceKind, KktKind, Options, SolveResult, Solver, SolverError, Status, solve,
 };
@@ -216,6 +216,133 @@ fn switching_the_device_between_solves() {
     let emu = solver.solve().unwrap();
     assert_agree("hs71 switch", &cpu, &emu);
     assert_eq!(solver.symbolic_analyses(), 2);
+}
+
+/// HS71 built from patterns (a [`Model`]), which the solver evaluates with its emitted
+/// kernels on the emulated device; `fixed` holds `x₂` at 3.5 (a fixed variable made a
+/// parameter on the device). The last objective term is `w x₂` with a parameter `w = 1`
+/// (returned).
+fn hs71_patterns(fixed: bool) -> (Model, Param<Ix1>) {
+    let mut m = ModelBuilder::new();
+    m.set_name("hs71 patterns");
+    let (lower, upper) = if fixed {
+        ([1.0, 1.0, 3.5, 1.0], [5.0, 5.0, 3.5, 5.0])
+    } else {
+        ([1.0; 4], [5.0; 4])
+    };
+    let x = m
+        .var(0..4)
+        .bounds(lower, upper)
+        .start([1.0, 5.0, 5.0, 1.0])
+        .named("x");
+    let w = m.param([1.0]);
+    m.minimize(0..1, |_| {
+        x.at(0) * x.at(3) * (x.at(0) + x.at(1) + x.at(2)) + w.at(0) * x.at(2)
+    });
+    m.constraint(0..1, |_| x.at(0) * x.at(1) * x.at(2) * x.at(3))
+        .lower(25.0)
+        .named("product");
+    m.constraint(0..1, |_| {
+        x.at(0).powi(2) + x.at(1).powi(2) + x.at(2).powi(2) + x.at(3).powi(2)
+    })
+    .equal_to(40.0)
+    .named("sphere");
+    (m.build().expect("hs71 builds"), w)
+}
+
+/// A chain of `n` coupled Rosenbrock terms with one ring constraint per pair (shared
+/// variables: gradient entries summed from several patterns and points).
+fn chained_patterns(n: usize) -> Model {
+    let mut m = ModelBuilder::new();
+    m.set_name("chained rosenbrock");
+    let x = m
+        .var(0..n)
+        .start_with(|i| if i % 2 == 0 { -1.2 } else { 1.0 })
+        .named("x");
+    m.minimize(1..n, |i| {
+        100.0 * (x.at(i - 1).powi(2) - x.at(i)).powi(2) + (x.at(i - 1) - 1.0).powi(2)
+    });
+    m.constraint(1..n, |i| x.at(i - 1).powi(2) + x.at(i).powi(2))
+        .upper(4.0)
+        .named("ring");
+    m.build().expect("chain builds")
+}
+
+#[test]
+fn pattern_models_evaluated_by_their_kernels_agree_with_the_cpu() {
+    if !emu_available() {
+        return;
+    }
+    let augmented = quiet();
+    let condensed = Options {
+        kkt: KktKind::Condensed,
+        ..quiet()
+    };
+    let restoration = Options {
+        theta_max_fact: 1e-2,
+        ..quiet()
+    };
+    let (hs71, _) = hs71_patterns(false);
+    assert!(hs71.as_pattern_model().is_some());
+    for o in [&augmented, &condensed] {
+        let (cpu, _) = both("hs71 patterns", &hs71, o);
+        assert_eq!(cpu.status, Status::SolveSucceeded);
+        assert!((cpu.objective - 17.0140172891).abs() < 1e-6);
+        let (cpu, _) = both("chain patterns", &chained_patterns(12), o);
+        assert_eq!(cpu.status, Status::SolveSucceeded);
+    }
+    let (cpu, _) = both("hs71 fixed", &hs71_patterns(true).0, &augmented);
+    assert_eq!(cpu.status, Status::SolveSucceeded);
+    assert_eq!(cpu.x[2], 3.5);
+    let (cpu, _) = both("hs71 pat resto", &hs71, &restoration);
+    assert_eq!(cpu.status, Status::SolveSucceeded);
+    assert!(cpu.restorations >= 1);
+}
+
+#[test]
+fn pattern_model_warm_resolve_on_the_kernels() {
+    if !emu_available() {
+        return;
+    }
+    // a re-solve builds the device model again from the changed model (θ and bounds as
+    // they are now), reusing the compiled module and the KKT analysis
+    let mut results = Vec::new();
+    for device in [DeviceKind::Cpu, DeviceKind::Emu] {
+        let (model, w) = hs71_patterns(false);
+        let mut solver = Solver::new(model, on(device, &quiet())).unwrap();
+        let first = solver.solve().unwrap();
+        solver.model_mut().set_value(&w, 1.5).unwrap();
+        let warm = solver.solve().unwrap();
+        assert_eq!(solver.symbolic_analyses(), 1, "{device:?}: analysis reused");
+        results.push((first, warm));
+    }
+    let (cpu, emu) = (&results[0], &results[1]);
+    assert_agree("pat first", &cpu.0, &emu.0);
+    assert_agree("pat warm", &cpu.1, &emu.1);
+    assert_eq!(cpu.1.status, Status::SolveSucceeded);
+    assert!(cpu.1.objective > cpu.0.objective, "θ changed the optimum");
+}
+
+#[test]
+fn a_model_whose_kernels_cannot_be_built_is_a_typed_error_on_emu() {
+    if !emu_available() {
+        return;
+    }
+    // a user function without a CUDA body: fine on the CPU, a typed error on emu
+    let cube = simdnlp_ad::UnaryFn::new("cube", |v| v * v * v, |v| 3.0 * v * v, |v| 6.0 * v);
+    let mut m = ModelBuilder::new();
+    let x = m.var(0..2).start(1.0).named("x");
+    m.minimize(0..2, |i| cube.call(&(x.at(i) - 2.0)).powi(2));
+    let model = m.build().unwrap();
+    let cpu = solve(&model, &quiet()).expect("cpu solve");
+    assert_eq!(cpu.status, Status::SolveSucceeded);
+    match solve(&model, &on(DeviceKind::Emu, &quiet())) {
+        Err(SolverError::DeviceModel(simdnlp_modeling::ModelError::MissingCudaBody {
+            function,
+        })) => assert!(function.starts_with("user_cube_"), "{function}"),
+        Err(e) => panic!("unexpected error {e}"),
+        Ok(r) => panic!("solved without kernels: {:?}", r.status),
+    }
 }
 
 #[test]

@@ -3,10 +3,19 @@
 
 mod common;
 use common::*;
+use simdnlp_device::{Cpu, DeviceError};
 use simdnlp_modeling::NlpModel;
 use simdnlp_solver::DerivativeCheckOptions;
+use simdnlp_solver::SolverError;
+use simdnlp_solver::backend::Backend;
 use simdnlp_solver::derivative_check::{DifferenceScheme, check_derivatives_at};
-use simdnlp_solver::models::{FixedAsParameters, RestoModel, ScaledModel};
+use simdnlp_solver::evaluate::{DeviceNlp, HostNlp};
+use simdnlp_solver::host_kkt::HostKktBackend;
+use simdnlp_solver::layout::Layout;
+use simdnlp_solver::models::{
+    FixedAsParameters, FixedOnDevice, RestoModel, RestoOnDevice, ScaledModel, ScaledOnDevice,
+};
+use std::sync::Arc;
 
 /// Checks gradient, Jacobian and Hessian of `m` at `x` (with multipliers `y`, objective
 /// weight `w`) with the solver's derivative checker: central differences of step 1e-6, every
@@ -115,4 +124,161 @@ fn fixed_variables_as_parameters_match_finite_differences() {
     let mut all = hs71();
     all.model.meta.uvar = all.model.meta.lvar.clone();
     assert!(FixedAsParameters::new(&all.model).is_none());
+}
+
+/// Every value of a device wrapper (through the host-slice evaluator on the CPU) equals
+/// the host wrapper's, bitwise: objective, gradient, constraints, Jacobian and Hessian.
+fn assert_same_values(
+    host: &dyn NlpModel,
+    device: &dyn DeviceNlp<Cpu>,
+    x: &[f64],
+    y: &[f64],
+    w: f64,
+) {
+    let meta = host.meta();
+    assert_eq!(device.meta().nvar, meta.nvar);
+    let (n, m) = (meta.nvar, meta.ncon);
+    let (mut rows, mut cols) = (vec![0; meta.nnzj], vec![0; meta.nnzj]);
+    let (mut drows, mut dcols) = (vec![0; meta.nnzj], vec![0; meta.nnzj]);
+    host.jac_structure(&mut rows, &mut cols);
+    device.jac_structure(&mut drows, &mut dcols);
+    assert_eq!((&rows, &cols), (&drows, &dcols));
+    let (mut rows, mut cols) = (vec![0; meta.nnzh], vec![0; meta.nnzh]);
+    let (mut drows, mut dcols) = (vec![0; meta.nnzh], vec![0; meta.nnzh]);
+    host.hess_structure(&mut rows, &mut cols);
+    device.hess_structure(&mut drows, &mut dcols);
+    assert_eq!((&rows, &cols), (&drows, &dcols));
+    // x with a tail (the solver passes w = (x, s)): only the first n entries are read
+    let mut xw = x.to_vec();
+    xw.extend([f64::NAN; 3]);
+    assert_eq!(
+        host.obj(x).to_bits(),
+        device.obj(&xw).unwrap().to_bits(),
+        "objective"
+    );
+    let bits = |v: &[f64]| v.iter().map(|a| a.to_bits()).collect::<Vec<_>>();
+    let mut g = vec![0.0; n];
+    host.grad(x, &mut g);
+    let mut gd = vec![0.0; n + 3];
+    device.grad(&xw, &mut gd).unwrap();
+    assert_eq!(bits(&g), bits(&gd[..n]), "gradient");
+    let (mut c, mut cd) = (vec![0.0; m], vec![0.0; m]);
+    host.cons(x, &mut c);
+    device.cons(&xw, &mut cd).unwrap();
+    assert_eq!(bits(&c), bits(&cd), "constraints");
+    let (mut j, mut jd) = (vec![0.0; meta.nnzj], vec![0.0; meta.nnzj]);
+    host.jac_coord(x, &mut j);
+    device.jac_coord(&xw, &mut jd).unwrap();
+    assert_eq!(bits(&j), bits(&jd), "jacobian");
+    let (mut h, mut hd) = (vec![0.0; meta.nnzh], vec![0.0; meta.nnzh]);
+    host.hess_coord(x, y, w, &mut h);
+    device.hess_coord(&xw, &y.to_vec(), w, &mut hd).unwrap();
+    assert_eq!(bits(&h), bits(&hd), "hessian");
+}
+
+#[test]
+fn device_wrappers_equal_the_host_wrappers_bitwise_on_the_cpu() {
+    let mut c = hs71();
+    c.model.meta.lvar[2] = 3.5;
+    c.model.meta.uvar[2] = 3.5;
+    let cpu = Cpu;
+    let user = HostNlp::new(&cpu, &c.model);
+    // fixed variables
+    let reduced = FixedAsParameters::new(&c.model).expect("one fixed variable");
+    let reduced_d = FixedOnDevice::new(&cpu, &user, &reduced).unwrap();
+    let (x, y) = ([1.3, 4.1, 1.9], [0.7, -1.3]);
+    assert_same_values(&reduced, &reduced_d, &x, &y, 0.8);
+    // scaling over them
+    let dc = vec![0.1, 2.0];
+    let scaled = ScaledModel::new(&reduced, -0.5, dc.clone());
+    let scaled_d = ScaledOnDevice::new(&cpu, &reduced_d, -0.5, &dc).unwrap();
+    assert_same_values(&scaled, &scaled_d, &x, &y, 0.8);
+    assert_eq!(scaled.meta().lcon, scaled_d.meta().lcon);
+    // restoration over those
+    let args = (
+        1000.0,
+        0.1,
+        [1.2, 4.0, 2.0],
+        [1.0; 3],
+        [5.0; 3],
+        [2.5, 8.0],
+        [f64::INFINITY, 8.0],
+        [0.5; 2],
+        [0.25; 2],
+    );
+    let resto = RestoModel::new(
+        &scaled, args.0, args.1, &args.2, &args.3, &args.4, &args.5, &args.6, &args.7, &args.8,
+    );
+    let resto_d = RestoOnDevice::new(
+        &cpu, &scaled_d, args.0, args.1, &args.2, &args.3, &args.4, &args.5, &args.6, &args.7,
+        &args.8,
+    )
+    .unwrap();
+    assert_eq!(resto.meta().x0, resto_d.meta().x0);
+    let xr = [1.25, 4.1, 1.7, 0.3, 0.2, 0.1, 0.4];
+    assert_same_values(&resto, &resto_d, &xr, &[0.3, -2.0], 1.0);
+}
+
+/// A model whose device evaluation fails: every value callback returns an error.
+struct FailingOnDevice(simdnlp_modeling::NlpMeta<f64>);
+
+impl DeviceNlp<Cpu> for FailingOnDevice {
+    fn meta(&self) -> &simdnlp_modeling::NlpMeta<f64> {
+        &self.0
+    }
+    fn jac_structure(&self, _rows: &mut [usize], _cols: &mut [usize]) {}
+    fn hess_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+        rows[0] = 0;
+        cols[0] = 0;
+    }
+    fn obj(&self, _x: &Vec<f64>) -> Result<f64, SolverError> {
+        Err(SolverError::Device(DeviceError::Launch {
+            device: "test",
+            kernel: "objective".into(),
+            reason: "illegal address".into(),
+        }))
+    }
+    fn grad(&self, x: &Vec<f64>, _g: &mut Vec<f64>) -> Result<(), SolverError> {
+        self.obj(x).map(|_| ())
+    }
+    fn cons(&self, x: &Vec<f64>, _c: &mut Vec<f64>) -> Result<(), SolverError> {
+        self.obj(x).map(|_| ())
+    }
+    fn jac_coord(&self, x: &Vec<f64>, _vals: &mut Vec<f64>) -> Result<(), SolverError> {
+        self.obj(x).map(|_| ())
+    }
+    fn hess_coord(
+        &self,
+        x: &Vec<f64>,
+        _y: &Vec<f64>,
+        _obj_weight: f64,
+        _vals: &mut Vec<f64>,
+    ) -> Result<(), SolverError> {
+        self.obj(x).map(|_| ())
+    }
+}
+
+#[test]
+fn a_device_failure_while_evaluating_is_reported_at_the_next_synchronize() {
+    let mut meta = simdnlp_modeling::NlpMeta::new(1, 0);
+    meta.nnzh = 1;
+    let model = FailingOnDevice(meta);
+    let o = simdnlp_solver::Options::default();
+    let lay = Layout::new(model.meta(), &o);
+    let mut be = HostKktBackend::new(Arc::new(Cpu), &model, &lay, &o).unwrap();
+    let w = be.zeros(1).unwrap();
+    let mut g = be.vector_from_host(&[3.0]).unwrap();
+    // the values of a failed evaluation reject the point: NaN, `false`
+    assert!(be.eval_obj(&model, &w).is_nan());
+    be.eval_grad(&model, &w, &mut g);
+    assert!(g[0].is_nan());
+    assert!(!be.eval_jac(&model, &w));
+    // the first failure is the error, once
+    match be.synchronize() {
+        Err(SolverError::Device(DeviceError::Launch { kernel, .. })) => {
+            assert_eq!(kernel, "objective")
+        }
+        other => panic!("expected the launch failure, got {other:?}"),
+    }
+    assert!(be.synchronize().is_ok());
 }

@@ -379,25 +379,6 @@ impl Drop for Cuda {
     }
 }
 
-/// Parameter sizes in bytes of kernel `name` from its PTX `.entry` declaration, or `None`
-/// when the PTX has no such entry.
-fn ptx_param_sizes(ptx: &str, name: &str) -> Option<Vec<u8>> {
-    let entry = format!(".entry {name}(");
-    let start = ptx.find(&entry)? + entry.len();
-    let end = start + ptx[start..].find(')')?;
-    let params = &ptx[start..end];
-    let mut sizes = Vec::new();
-    for decl in params.split(',') {
-        let ty = decl.split_whitespace().find(|w| {
-            w.starts_with(".u") || w.starts_with(".s") || w.starts_with(".f") || w.starts_with(".b")
-        });
-        let Some(ty) = ty else { continue };
-        let bits: u32 = ty[2..].parse().ok()?;
-        sizes.push(u8::try_from(bits / 8).ok()?);
-    }
-    Some(sizes)
-}
-
 fn arg_size(arg: &KernelArg) -> u8 {
     match arg {
         KernelArg::Ptr(_) | KernelArg::I64(_) | KernelArg::F64(_) => 8,
@@ -443,7 +424,7 @@ impl KernelRuntime for Cuda {
         let mut kernels = HashMap::new();
         let mut found = Vec::new();
         for name in kernel_names(source) {
-            let sizes = ptx_param_sizes(&ptx.text, &name).ok_or_else(|| {
+            let sizes = ptx.param_sizes(&name).ok_or_else(|| {
                 load_error(format!("kernel `{name}` has no parameter list in the PTX"))
             })?;
             if sizes.len() > MAX_KERNEL_ARGS {
@@ -779,20 +760,4 @@ impl Device for Cuda {
     }
 
     launched_kernel_methods!();
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ptx_parameter_sizes_are_read_from_the_entry() {
-        let ptx = "// .globl\t sn_axpy\n.visible .entry sn_axpy(\n\t.param .u64 sn_axpy_param_0,\n\
-                   \t.param .f64 sn_axpy_param_1,\n\t.param .u32 sn_axpy_param_2,\n\
-                   \t.param .u64 .ptr .align 1 sn_axpy_param_3\n)\n{\n}\n\
-                   .visible .entry sn_none()\n{\n}\n";
-        assert_eq!(ptx_param_sizes(ptx, "sn_axpy"), Some(vec![8, 8, 4, 8]));
-        assert_eq!(ptx_param_sizes(ptx, "sn_none"), Some(vec![]));
-        assert_eq!(ptx_param_sizes(ptx, "sn_missing"), None);
-    }
 }

@@ -98,6 +98,30 @@ impl Ptx {
     pub fn entries(&self) -> usize {
         self.text.matches(".entry ").count()
     }
+
+    /// Parameter sizes in bytes of kernel `kernel`, read from its `.entry` declaration
+    /// (`.param .u64` → 8, `.param .u32` → 4, ...), or `None` when the PTX has no such
+    /// kernel. The CUDA device checks each launch's arguments against them.
+    pub fn param_sizes(&self, kernel: &str) -> Option<Vec<u8>> {
+        let entry = format!(".entry {kernel}(");
+        let start = self.text.find(&entry)? + entry.len();
+        let end = start + self.text[start..].find(')')?;
+        let mut sizes = Vec::new();
+        for decl in self.text[start..end].split(',') {
+            // the first type word: `.u64`, `.s32`, `.f64`, `.b8`, ...
+            let Some(ty) = decl.split_whitespace().find(|w| {
+                [".u", ".s", ".f", ".b"]
+                    .iter()
+                    .any(|p| w.starts_with(p) && w[2..].bytes().all(|b| b.is_ascii_digit()))
+                    && w.len() > 2
+            }) else {
+                continue;
+            };
+            let bits: u32 = ty[2..].parse().ok()?;
+            sizes.push(u8::try_from(bits / 8).ok()?);
+        }
+        Some(sizes)
+    }
 }
 
 fn unavailable(reason: String) -> DeviceError {
@@ -367,4 +391,24 @@ fn builtins_beside(library: &Path) -> Option<PathBuf> {
         .collect();
     found.sort_by_key(|p| std::cmp::Reverse(p.as_os_str().len()));
     found.into_iter().next()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ptx;
+
+    #[test]
+    fn parameter_sizes_are_read_from_the_entry() {
+        let ptx = Ptx {
+            text: "// .globl\tsn_axpy\n.visible .entry sn_axpy(\n\t.param .u64 sn_axpy_param_0,\n\
+                   \t.param .f64 sn_axpy_param_1,\n\t.param .u32 sn_axpy_param_2,\n\
+                   \t.param .u64 .ptr .shared .align 1 sn_axpy_param_3\n)\n{\n}\n\
+                   .visible .entry sn_none()\n{\n}\n"
+                .into(),
+            log: String::new(),
+        };
+        assert_eq!(ptx.param_sizes("sn_axpy"), Some(vec![8, 8, 4, 8]));
+        assert_eq!(ptx.param_sizes("sn_none"), Some(vec![]));
+        assert_eq!(ptx.param_sizes("sn_ax"), None);
+    }
 }

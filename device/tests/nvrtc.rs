@@ -71,6 +71,28 @@ fn ipm_kernels_compile_to_ptx() {
     );
 }
 
+/// The CUDA device checks every launch against the parameter sizes in the PTX: every IPM
+/// kernel has its list, `long long`, `double` and pointers take 8 bytes.
+#[test]
+fn ptx_declares_the_parameter_sizes_of_every_kernel() {
+    let Some(nvrtc) = nvrtc() else { return };
+    let ptx = nvrtc
+        .compile(IPM_KERNELS, "ipm.cu", "compute_90")
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(ptx.param_sizes("sn_axpy"), Some(vec![8; 4]), "{}", ptx.text);
+    assert_eq!(ptx.param_sizes("sn_seg_pair_sum"), Some(vec![8; 8]));
+    for line in IPM_KERNELS.lines() {
+        if let Some(rest) = line.strip_prefix("extern \"C\" __global__ void ") {
+            let name = &rest[..rest.find('(').unwrap()];
+            let sizes = ptx.param_sizes(name).unwrap_or_else(|| panic!("{name}"));
+            assert!(
+                !sizes.is_empty() && sizes.iter().all(|&b| b == 8 || b == 4),
+                "{name}"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_broken_source_is_a_compile_error_with_the_log() {
     let Some(nvrtc) = nvrtc() else { return };

@@ -61,7 +61,7 @@ pub struct GpuCheckArgs {
     /// Preset size class(es) of stage 3.
     #[arg(long, value_enum, default_value = "small")]
     pub size: SizeSel,
-    /// Stage 3 only on these instances, NAME[:SIZE] (repeatable; each is looked up in
+    /// Stage 3 only on these instances, `NAME[:SIZE]` (repeatable; each is looked up in
     /// the suites given, or in all three).
     #[arg(long = "instance", value_name = "NAME[:SIZE]")]
     pub instances: Vec<InstanceSpec>,

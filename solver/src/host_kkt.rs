@@ -2,8 +2,10 @@
 //! emulated CUDA device [`simdnlp_device::Emu`]): vectors and kernels of the device, the
 //! model evaluated into device vectors through [`DeviceNlp`] (the Jacobian and Hessian
 //! values are kept in device vectors), and the KKT system (assembly, faer factorizations
-//! through [`simdnlp_linalg`], iterative refinement) and the constraint residual's
-//! right-hand side and slack terms on the host slices of the device's vectors.
+//! through [`simdnlp_linalg`], iterative refinement) on the host slices of the device's
+//! vectors. The per-iteration vector work outside the KKT system (the residual's
+//! right-hand side and slack terms, the gradient's slack part, slack initialization and
+//! `Jᵀ y`) runs as device kernels on index lists and scratch vectors made at setup.
 //!
 //! A device failure while evaluating the model makes the value NaN (a rejected point) and is
 //! reported by the next [`Backend::synchronize`].
@@ -20,7 +22,7 @@ use crate::evaluate::DeviceNlp;
 use crate::layout::Layout;
 use crate::options::{KktKind, LinearSolverKind, Options, OrderingKind};
 use crate::result::{CallbackCounts, SolverError};
-use simdnlp_device::{Device, HostBuffers};
+use simdnlp_device::{Device, HostBuffers, SegmentPlan, Segments};
 use simdnlp_linalg::condensed::CondensedKkt;
 use simdnlp_linalg::ordering::{FillMethod, FillOrdering};
 use simdnlp_linalg::refine::DEFAULT_KRYLOV_DIM;
@@ -30,7 +32,7 @@ use simdnlp_linalg::{
     Parallelism, RefineOptions, RefineSystem, RefineWork, SymAssembly, SymmetricSolver,
     refine_system,
 };
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -117,9 +119,24 @@ pub struct HostKktBackend<D: Device + HostBuffers> {
     m: usize,
     nw: usize,
     slack_rows: Vec<usize>,
-    rhs: Vec<f64>,
+    /// Equality right-hand sides `b` (device vector, length m).
+    rhs: D::Vector,
+    /// Rows of the slacks (device index, length ns): slack `k` belongs to row
+    /// `slack_rows[k]`.
+    slack_rows_dev: D::Index,
+    /// Positions `n..nw` of the slacks in `w` (device index, length ns).
+    slack_pos: D::Index,
+    /// Zeros, length ns (clears the slack part of the gradient).
+    slack_zeros: D::Vector,
+    /// Scratch of length ns for the slack kernels; a `RefCell` because [`Backend::jt_mul`]
+    /// takes `&self` (borrowed only inside one kernel sequence, never re-entered).
+    slack_scratch: RefCell<D::Vector>,
     jrows: Vec<usize>,
     jcols: Vec<usize>,
+    /// The Jacobian's COO entries grouped by column (target = column of `w`, length nw,
+    /// slack columns empty; partner = row), in COO order within a column: `Jᵀ y` by
+    /// [`Device::seg_spmv`].
+    jac_by_col: Segments<D::Index>,
     /// Jacobian values of the model (device vector, read on the host).
     jvals: D::Vector,
     hrows: Vec<usize>,
@@ -257,6 +274,14 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
                 nk,
             )
         };
+        let entries: Vec<usize> = (0..meta.nnzj).collect();
+        let jac_by_col = device.segments(&SegmentPlan::new(nw, &jcols, &entries, &jrows)?)?;
+        let slack_pos: Vec<usize> = (n..nw).collect();
+        let rhs = device.vector_from_host(&lay.rhs)?;
+        let slack_rows_dev = device.index_from_host(&lay.slack_rows)?;
+        let slack_pos = device.index_from_host(&slack_pos)?;
+        let slack_zeros = device.zeros(lay.ns)?;
+        let slack_scratch = RefCell::new(device.zeros(lay.ns)?);
         let (jvals, hvals, cbuf) = (
             device.zeros(meta.nnzj)?,
             device.zeros(meta.nnzh)?,
@@ -268,7 +293,12 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
             m,
             nw,
             slack_rows: lay.slack_rows.clone(),
-            rhs: lay.rhs.clone(),
+            rhs,
+            slack_rows_dev,
+            slack_pos,
+            slack_zeros,
+            slack_scratch,
+            jac_by_col,
             jrows,
             jcols,
             jvals,
@@ -679,11 +709,11 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                 s.device.fill(g, f64::NAN);
             }
             s.settle(done, ());
-            s.device.host_mut(g)[n..].iter_mut().for_each(|v| *v = 0.0);
+            let ns = s.nw - n;
+            s.device.copy_range(g, n, &s.slack_zeros, 0, ns);
         })
     }
     fn eval_residual(&mut self, model: &dyn DeviceNlp<D>, w: &D::Vector, r: &mut D::Vector) {
-        let n = self.n;
         self.timed(0, |s| {
             s.counts.cons += 1;
             let done = model.cons(w, r);
@@ -691,18 +721,16 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                 s.device.fill(r, f64::NAN);
             }
             s.settle(done, ());
-            let w = s.device.host(w);
-            let r = s.device.host_mut(r);
-            for (rj, bj) in r.iter_mut().zip(&s.rhs) {
-                *rj -= bj;
-            }
-            for (k, &j) in s.slack_rows.iter().enumerate() {
-                r[j] -= w[n + k];
-            }
+            // r + (−1)·b and r + (−1)·s are r − b and r − s to the last bit
+            s.device.axpy(-1.0, &s.rhs, r);
+            let slacks = s.slack_scratch.get_mut();
+            s.device.gather(slacks, w, &s.slack_pos);
+            s.device.scatter_add(-1.0, slacks, &s.slack_rows_dev, r);
         })
     }
     fn set_rhs(&mut self, rhs: &[f64]) {
-        self.rhs.copy_from_slice(rhs);
+        let done = self.device.copy_from_host(&mut self.rhs, rhs);
+        self.settle(done.map_err(SolverError::from), ());
     }
     fn set_slacks_from_cons(&mut self, model: &dyn DeviceNlp<D>, w: &mut D::Vector) {
         let n = self.n;
@@ -713,11 +741,10 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                 s.device.fill(&mut s.cbuf, f64::NAN);
             }
             s.settle(done, ());
-            let w = s.device.host_mut(w);
-            let c = s.device.host(&s.cbuf);
-            for (k, &j) in s.slack_rows.iter().enumerate() {
-                w[n + k] = c[j];
-            }
+            let slacks = s.slack_scratch.get_mut();
+            s.device.gather(slacks, &s.cbuf, &s.slack_rows_dev);
+            let ns = s.nw - n;
+            s.device.copy_range(w, n, slacks, 0, ns);
         })
     }
     fn eval_jac(&mut self, model: &dyn DeviceNlp<D>, w: &D::Vector) -> bool {
@@ -744,18 +771,17 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                 && s.device.host(&s.hvals).iter().all(|v| v.is_finite())
         })
     }
+    /// `out = a Jᵀ y + b out` by [`Device::seg_spmv`] over the by-column plan (each column
+    /// starts at `b·out[c]` and adds `(a·J_k)·y[row_k]` in COO order), then the slack
+    /// columns' `−a·y[slack_rows[k]]` by a gather and [`Device::scatter_add`] with `−a`
+    /// (`out + (−a)·y` is `out − a·y` to the last bit). With `b = 0`, `out` is not read
+    /// (a stale NaN or ∞ in it does not propagate), as [`Device::seg_spmv`] defines.
     fn jt_mul(&self, a: f64, y: &D::Vector, b: f64, out: &mut D::Vector) {
-        let n = self.n;
-        let y = self.device.host(y);
-        let out = self.device.host_mut(out);
-        let jvals = self.device.host(&self.jvals);
-        out.iter_mut().for_each(|v| *v *= b);
-        for (k, (&r, &c)) in self.jrows.iter().zip(&self.jcols).enumerate() {
-            out[c] += a * jvals[k] * y[r];
-        }
-        for (k, &j) in self.slack_rows.iter().enumerate() {
-            out[n + k] -= a * y[j];
-        }
+        self.device
+            .seg_spmv(a, &self.jvals, &self.jac_by_col, y, b, out);
+        let mut slacks = self.slack_scratch.borrow_mut();
+        self.device.gather(&mut slacks, y, &self.slack_rows_dev);
+        self.device.scatter_add(-a, &slacks, &self.slack_pos, out);
     }
 
     fn counters(&self) -> (CallbackCounts, [f64; 3]) {

@@ -282,3 +282,47 @@ fn a_device_failure_while_evaluating_is_reported_at_the_next_synchronize() {
     }
     assert!(be.synchronize().is_ok());
 }
+
+#[test]
+fn backend_slack_and_transpose_kernels_match_the_host_formulas() {
+    // hs71: row 0 (x0 x1 x2 x3 ≥ 25) carries a slack, row 1 (Σ x² = 40) is an equality
+    let case = hs71();
+    let cpu = Cpu;
+    let model = HostNlp::new(&cpu, &case.model);
+    let o = simdnlp_solver::Options::default();
+    let lay = Layout::new(model.meta(), &o);
+    assert_eq!((lay.n, lay.m, lay.slack_rows.clone()), (4, 2, vec![0]));
+    let mut be = HostKktBackend::new(Arc::new(Cpu), &model, &lay, &o).unwrap();
+    let x = [1.0, 2.0, 3.0, 4.0];
+    let mut w = be.vector_from_host(&[x[0], x[1], x[2], x[3], 7.0]).unwrap();
+    // slacks from the row values: c0 = 24
+    be.set_slacks_from_cons(&model, &mut w);
+    assert_eq!(w[4], 24.0);
+    w[4] = 30.0;
+    // residual c(x) − b − slack terms: (24 − 30, 30 − 40)
+    let mut r = be.zeros(2).unwrap();
+    be.eval_residual(&model, &w, &mut r);
+    assert_eq!(*r, vec![-6.0, -10.0]);
+    // the gradient's slack part is zero
+    let mut g = be.vector_from_host(&[9.0; 5]).unwrap();
+    be.eval_grad(&model, &w, &mut g);
+    assert_eq!(g[4], 0.0);
+    // out = a Jᵀ y + b out, slack column −1
+    assert!(be.eval_jac(&model, &w));
+    let jac = [[24.0, 12.0, 8.0, 6.0], [2.0, 4.0, 6.0, 8.0]];
+    let (a, b, y) = (0.5, 2.0, [3.0, -1.0]);
+    let start = [1.0, -2.0, 0.5, 4.0, 8.0];
+    let mut out = be.vector_from_host(&start).unwrap();
+    let yv = be.vector_from_host(&y).unwrap();
+    be.jt_mul(a, &yv, b, &mut out);
+    for c in 0..4 {
+        let want = b * start[c] + a * (jac[0][c] * y[0] + jac[1][c] * y[1]);
+        assert!((out[c] - want).abs() <= 1e-12 * want.abs(), "{c}: {out:?}");
+    }
+    assert_eq!(out[4], b * start[4] - a * y[0]);
+    // b = 0 does not read `out`: a stale NaN does not propagate
+    let mut stale = be.vector_from_host(&[f64::NAN; 5]).unwrap();
+    be.jt_mul(a, &yv, 0.0, &mut stale);
+    assert!(stale.iter().all(|v| v.is_finite()), "{stale:?}");
+    assert_eq!(stale[4], -a * y[0]);
+}

@@ -345,6 +345,25 @@ impl Cuda {
         lock(&self.registry).compile_times.clone()
     }
 
+    /// The raw `CUstream` every launch and copy of this device is queued on, as the
+    /// `cudaStream_t` a CUDA library such as cuDSS takes (the runtime and driver stream
+    /// handles are the same object). It stays valid as long as the device; work a library
+    /// queues on it is ordered with the device's kernels. Call [`Cuda::make_current`] on
+    /// the calling thread before handing it to a library.
+    pub fn raw_stream(&self) -> *mut std::ffi::c_void {
+        self.stream.cu_stream().cast()
+    }
+
+    /// Make the device's (primary) context current on the calling thread, as libraries
+    /// that use the CUDA runtime on the device's buffers need.
+    ///
+    /// # Errors
+    /// [`DeviceError::Launch`] naming the driver's error.
+    pub fn make_current(&self) -> Result<(), DeviceError> {
+        self.bind()
+            .map_err(|e| self.launch_error("(make context current)", e.to_string()))
+    }
+
     fn bind(&self) -> Result<(), DriverError> {
         self.ctx.bind_to_thread()
     }

@@ -6,7 +6,8 @@
 //! data columns and `θ` go to device buffers once. Per-point outputs are then placed
 //! exactly as the CPU callbacks of [`Model`] place them:
 //! - objective: the value kernels of the objective patterns write one value per data point
-//!   into one buffer, summed by a one-target segmented sum in pattern and point order;
+//!   into one buffer, summed by the device's parallel two-pass reduction ([`simdnlp_device::Device::sum`]:
+//!   the CPU's bits up to 32 terms, else within `(n − 1) ε Σ|terms|`);
 //! - gradient: the gradient kernels write per-point slot derivatives, and a host-built
 //!   [`SegmentPlan`] (target = variable, entries in pattern/point/slot order) sums them
 //!   into `g`, in the order of the CPU's sequential scatter-add;
@@ -102,9 +103,8 @@ pub struct DeviceModel<'d, D: KernelRuntime> {
     obj_value_off: Vec<usize>,
     grad_off: Vec<usize>,
     con_value_pats: Vec<(usize, usize)>,
+    /// Every objective term's value, summed by the device's parallel reduction.
     obj_values: D::Vector,
-    obj_plan: Segments<D::Index>,
-    obj_sum: D::Vector,
     grad_values: D::Vector,
     grad_plan: Segments<D::Index>,
     con_values: D::Vector,
@@ -250,9 +250,6 @@ impl<'d, D: KernelRuntime> DeviceModel<'d, D> {
             nobj += cp.len();
             ngrad += cp.len() * cp.nslots;
         }
-        let obj_items: Vec<usize> = (0..nobj).collect();
-        let obj_plan =
-            SegmentPlan::new(1, &vec![0; nobj], &obj_items, &obj_items).map_err(device_err)?;
         let grad_plan =
             SegmentPlan::new(nvar, &grad_target, &grad_entry, &grad_entry).map_err(device_err)?;
 
@@ -304,8 +301,6 @@ impl<'d, D: KernelRuntime> DeviceModel<'d, D> {
             grad_off,
             con_value_pats,
             obj_values: device.zeros(nobj).map_err(device_err)?,
-            obj_plan: upload(&obj_plan)?,
-            obj_sum: device.zeros(1).map_err(device_err)?,
             grad_values: device.zeros(ngrad).map_err(device_err)?,
             grad_plan: upload(&grad_plan)?,
             con_values: device.zeros(ncv).map_err(device_err)?,
@@ -403,8 +398,12 @@ impl<D: KernelRuntime> DeviceModel<'_, D> {
 
     /// The objective `f(x)` (copies one number to the host).
     ///
+    /// The terms are summed by [`simdnlp_device::Device::sum`] (a two-pass parallel reduction on a
+    /// kernel device): the CPU callback's bits up to 32 terms, else within
+    /// `(n − 1) ε Σ|terms|` of them.
+    ///
     /// # Errors
-    /// [`ModelError::Device`]: `x` of the wrong length, or a launch/transfer failure.
+    /// [`ModelError::Device`]: `x` of the wrong length, or a refused launch.
     pub fn obj(&mut self, x: &D::Vector) -> Result<f64, ModelError> {
         self.check_x(x)?;
         for (j, &p) in self.obj_pats.iter().enumerate() {
@@ -412,17 +411,9 @@ impl<D: KernelRuntime> DeviceModel<'_, D> {
             // SAFETY: `obj_values` holds `len` values of this pattern from its offset.
             unsafe { self.launch(p, self.pats[p].value, x, 0, out) }?;
         }
-        let d = self.device;
-        d.seg_sum(
-            1.0,
-            &self.obj_values,
-            &self.obj_plan,
-            0.0,
-            &mut self.obj_sum,
-        );
-        let mut f = [0.0];
-        d.to_host(&self.obj_sum, &mut f).map_err(device_err)?;
-        Ok(f[0])
+        // a failed launch or reduction makes `f` NaN and is reported by the device's next
+        // synchronize, as for the other callbacks
+        Ok(self.device.sum(&self.obj_values))
     }
 
     /// The gradient `∇f(x)` into `g` (`nvar` entries).

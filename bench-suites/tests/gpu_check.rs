@@ -23,6 +23,8 @@ fn gpu_check_passes_on_the_emulated_device() {
         pglib_dir: None,
         cases: 2,
         no_models: false,
+        cudss_instances: Vec::new(),
+        no_cudss: false,
         json: None,
     };
     let reg = Registry::with_defaults(None);

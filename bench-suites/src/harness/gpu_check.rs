@@ -1,4 +1,4 @@
-//! `gpu-check`: verification of a kernel device against the CPU, stages 1–3 of
+//! `gpu-check`: verification of a kernel device against the CPU, stages 1–4 of
 //! `../shared/GPU.md` §7, as one JSON report and a readable summary.
 //!
 //! 1. **versions**: the device (for `cuda`: driver version, device name, compute capability,
@@ -16,6 +16,9 @@
 //!    `hess_coord` at a point near the start, each entry within `1e-12` relative
 //!    (`|d − c| ≤ 1e-12 · max(|c|, 1)`; NaN only where the CPU has NaN), and the module
 //!    compile time per model.
+//! 4. **cuDSS** (`cuda` only, unless `--no-cudss`): factorizations and solves of condensed
+//!    KKT matrices and random matrices against faer and dense eigenvalues
+//!    ([`super::gpu_cudss`]); a missing library fails the stage with the loader's message.
 //!
 //! Any failure makes [`GpuCheckReport::passed`] false (the binary then exits non-zero).
 
@@ -29,7 +32,10 @@ use simdnlp_device::{Cpu, Device, Emu, KernelRuntime, SegmentPlan};
 use simdnlp_modeling::{DeviceModel, Evaluator, Model, NlpModel};
 
 use super::BenchError;
+use super::gpu_cudss::CudssStage;
 use super::kernels::pattern_model;
+#[cfg(feature = "cuda")]
+use super::registry::SizeClass;
 use super::registry::{BackendSel, InstanceSpec, Registry, SizeSel, Suite};
 
 /// Relative tolerance of stage 3 (model callbacks, `fmad` off).
@@ -74,6 +80,13 @@ pub struct GpuCheckArgs {
     /// Skip stage 3.
     #[arg(long)]
     pub no_models: bool,
+    /// Stage 4 (cuDSS; `cuda` only) on the condensed KKT matrices of these instances,
+    /// `NAME[:SIZE]` (repeatable; default case118_ieee and rosenbrock:2000).
+    #[arg(long = "cudss-instance", value_name = "NAME[:SIZE]")]
+    pub cudss_instances: Vec<InstanceSpec>,
+    /// Skip stage 4.
+    #[arg(long)]
+    pub no_cudss: bool,
     /// Write the report as one JSON object to FILE.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -136,6 +149,8 @@ pub struct GpuCheckReport {
     pub kernels_s: f64,
     /// Stage 3, per model.
     pub models: Vec<ModelCheck>,
+    /// Stage 4 (cuDSS), when it ran.
+    pub cudss: Option<CudssStage>,
     /// Every stage passed.
     pub passed: bool,
     /// One line per failure.
@@ -220,9 +235,55 @@ fn run_cuda(args: &GpuCheckArgs, reg: &Registry) -> Result<GpuCheckReport, Bench
             ),
         ),
     ];
-    check_device(args, reg, &cuda, versions, |d| {
+    let mut report = check_device(args, reg, &cuda, versions, |d| {
         d.compile_times().last().map(|t| t.as_secs_f64())
-    })
+    })?;
+    if !args.no_cudss {
+        let stage = super::gpu_cudss::run_stage4(&cuda, cudss_matrices(args, reg)?);
+        report.failures.extend(stage.failures());
+        report.passed = report.failures.is_empty();
+        report.cudss = Some(stage);
+    }
+    Ok(report)
+}
+
+/// The condensed KKT matrices of stage 4's instances (see [`GpuCheckArgs`]).
+#[cfg(feature = "cuda")]
+fn cudss_matrices(
+    args: &GpuCheckArgs,
+    reg: &Registry,
+) -> Result<Vec<(String, super::gpu_cudss::LowerCsc)>, BenchError> {
+    use std::str::FromStr;
+    let specs = if args.cudss_instances.is_empty() {
+        ["case118_ieee", "rosenbrock:2000"]
+            .iter()
+            .map(|s| InstanceSpec::from_str(s).map_err(BenchError::Arg))
+            .collect::<Result<Vec<_>, _>>()?
+    } else {
+        args.cudss_instances.clone()
+    };
+    let mut out = Vec::new();
+    for spec in &specs {
+        let one = std::slice::from_ref(spec);
+        let inst = [Suite::Opf, Suite::Lv, Suite::Cops]
+            .into_iter()
+            .find_map(|suite| {
+                reg.select(suite, &SizeClass::ALL, one, BackendSel::Cpu)
+                    .ok()
+                    .and_then(|mut v| v.pop())
+            })
+            .ok_or_else(|| BenchError::Arg(format!("no suite has {}", spec.name)))?;
+        let model = pattern_model(&inst, args.pglib_dir.as_deref())?;
+        let (x, y) = model_point(&model);
+        let matrix = super::gpu_cudss::condensed_matrix(&model, &x, &y, 1.0).map_err(|msg| {
+            BenchError::Model {
+                instance: inst.label(),
+                msg,
+            }
+        })?;
+        out.push((inst.label(), matrix));
+    }
+    Ok(out)
 }
 
 #[cfg(not(feature = "cuda"))]
@@ -316,6 +377,7 @@ fn check_device<D: KernelRuntime>(
         repeatable,
         kernels_s,
         models,
+        cudss: None,
         passed: failures.is_empty(),
         failures,
     })
@@ -376,6 +438,9 @@ fn print_summary(r: &GpuCheckReport, out: &mut dyn Write) -> std::io::Result<()>
             }
         )?;
     }
+    if let Some(stage) = &r.cudss {
+        print_cudss(stage, out)?;
+    }
     if r.passed {
         writeln!(out, "gpu-check: PASSED")?;
     } else {
@@ -383,6 +448,54 @@ fn print_summary(r: &GpuCheckReport, out: &mut dyn Write) -> std::io::Result<()>
         for f in r.failures.iter().take(40) {
             writeln!(out, "  {f}")?;
         }
+    }
+    Ok(())
+}
+
+fn print_cudss(stage: &CudssStage, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "== stage 4: cuDSS {} ({})",
+        stage.version, stage.library
+    )?;
+    if let Some(e) = &stage.error {
+        writeln!(out, "  not run: {e}")?;
+    }
+    writeln!(
+        out,
+        "  {:<52} {:>7} {:>9} {:>20} {:>9} {:>9} {:>8} {:>8} {:>8}",
+        "check",
+        "n",
+        "nnz",
+        "status / inertia",
+        "bwd err",
+        "vs faer",
+        "anal s",
+        "fact s",
+        "solve s"
+    )?;
+    for c in &stage.checks {
+        let inertia = c
+            .inertia
+            .map_or(String::new(), |(p, n, z)| format!(" {p}/{n}/{z}"));
+        writeln!(
+            out,
+            "  {:<52} {:>7} {:>9} {:>20} {:>9.1e} {:>9.1e} {:>8.4} {:>8.4} {:>8.4}{}",
+            c.name,
+            c.n,
+            c.nnz,
+            format!("{}{inertia}", c.status),
+            c.backward_error,
+            c.vs_faer,
+            c.analyze_s,
+            c.factor_s,
+            c.solve_s,
+            if c.failures.is_empty() {
+                ""
+            } else {
+                "  FAILED"
+            }
+        )?;
     }
     Ok(())
 }

@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod gpu_check;
+pub mod gpu_cudss;
 pub mod interrupt;
 pub mod kernels;
 pub mod plot;

@@ -36,7 +36,7 @@
 //! ```
 
 use crate::emu::{kernel_names, source_hash};
-use crate::launched::{IpmKernels, LaunchOps, MAX_SLOTS, SCRATCH_LEN, launched_kernel_methods};
+use crate::launched::{IpmKernels, LaunchOps, RESULT_ENTRY, SCRATCH_LEN, launched_kernel_methods};
 use crate::{
     BLOCK, Device, DeviceError, IPM_KERNELS, KernelArg, KernelId, KernelRuntime, MAX_KERNEL_ARGS,
     ModuleId, Nvrtc, Segments,
@@ -255,7 +255,8 @@ pub struct Cuda {
     nvrtc: Nvrtc,
     registry: Mutex<Registry>,
     ipm: IpmKernels,
-    /// Reduction scratch: `MAX_SLOTS` partials and the result, used under `scratch_lock`.
+    /// Reduction scratch: the partials of both passes and the result, used under
+    /// `scratch_lock`.
     scratch: Buffer,
     scratch_lock: Mutex<()>,
     /// First failure since the last synchronize.
@@ -649,7 +650,7 @@ impl LaunchOps for Cuda {
             return f64::NAN;
         }
         let mut result = [f64::NAN];
-        let src = self.scratch.ptr + (MAX_SLOTS * F64_BYTES) as u64;
+        let src = self.scratch.ptr + (RESULT_ENTRY * F64_BYTES) as u64;
         let read = self.bind().and_then(|()| {
             // SAFETY: `src` is the result entry of the scratch buffer (8 bytes inside it);
             // the stream is synchronized before `result` is read or dropped.

@@ -26,7 +26,7 @@
 //! indices before its launch and panics on a caller bug where `Cpu`'s slice indexing
 //! panics (a scan of the index lists per call: this device is for testing, not speed).
 
-use crate::launched::{IpmKernels, LaunchOps, MAX_SLOTS, SCRATCH_LEN, launched_kernel_methods};
+use crate::launched::{IpmKernels, LaunchOps, RESULT_ENTRY, SCRATCH_LEN, launched_kernel_methods};
 use crate::{
     Device, DeviceError, HostBuffers, KernelArg, KernelId, KernelRuntime, MAX_KERNEL_ARGS,
     ModuleId, Segments,
@@ -166,7 +166,7 @@ pub struct Emu {
     dir: PathBuf,
     registry: Mutex<Registry>,
     ipm: IpmKernels,
-    /// Reduction scratch: `MAX_SLOTS` partials and the result.
+    /// Reduction scratch: the partials of both passes and the result.
     partials: Mutex<Vec<f64>>,
     /// First failure of a [`Device`] method's launch since the last synchronize.
     failure: Mutex<Option<DeviceError>>,
@@ -697,7 +697,7 @@ impl LaunchOps for Emu {
     fn with_reduction_scratch(&self, passes: impl FnOnce(u64) -> bool) -> f64 {
         let mut partials = lock(&self.partials);
         if passes(partials.as_mut_ptr() as u64) {
-            partials[MAX_SLOTS]
+            partials[RESULT_ENTRY]
         } else {
             f64::NAN
         }
@@ -784,7 +784,7 @@ impl HostBuffers for Emu {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::launched::slots;
+    use crate::launched::{MAX_SLOTS, slots};
 
     #[test]
     fn kernel_names_skip_comments_and_declarations() {

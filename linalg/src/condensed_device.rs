@@ -297,6 +297,34 @@ impl<D: Device> DeviceCondensedKkt<D> {
         Ok(())
     }
 
+    /// `out = a J x + b out` (length `m`; `x` of length `n`), summed in Jacobian entry
+    /// order per row ([`Device::seg_spmv`]: with `b = 0`, `out` is not read).
+    pub fn jac_mul(
+        &self,
+        device: &D,
+        jac_vals: &D::Vector,
+        a: f64,
+        x: &D::Vector,
+        b: f64,
+        out: &mut D::Vector,
+    ) {
+        device.seg_spmv(a, jac_vals, &self.by_rows, x, b, out);
+    }
+
+    /// `out = a Jᵀ y + b out` (length `n`; `y` of length `m`), summed in Jacobian entry
+    /// order per column ([`Device::seg_spmv`]: with `b = 0`, `out` is not read).
+    pub fn jac_t_mul(
+        &self,
+        device: &D,
+        jac_vals: &D::Vector,
+        a: f64,
+        y: &D::Vector,
+        b: f64,
+        out: &mut D::Vector,
+    ) {
+        device.seg_spmv(a, jac_vals, &self.by_columns, y, b, out);
+    }
+
     /// Lengths of the values of a system and of an `(n, m, m)` triple of vectors.
     fn check(
         &self,

@@ -15,7 +15,11 @@
 //!   predicts fewer flops), including a KKT-aware matched ordering that makes
 //!   `[[H, Jᵀ], [J, 0]]` factorizable by LDLᵀ without pivoting.
 //! - [`refine`]: the iterative-refinement driver (Ipopt's stopping rule, GMRES steps) on top
-//!   of any [`SymmetricSolver`] or any [`RefineSystem`].
+//!   of any [`SymmetricSolver`] or any [`RefineSystem`], and over any vectors
+//!   ([`KrylovSystem`], e.g. device vectors with only scalars coming back).
+//! - [`device_factor`]: the factorization seam over a device's vectors
+//!   ([`DeviceFactorization`]): faer on the host behind it ([`HostFactorization`]), or cuDSS
+//!   on the GPU.
 //! - `cudss` (feature `cuda`): NVIDIA cuDSS factorizations on device memory, loaded at run
 //!   time (`dlopen`), version-dispatched ABI, shaped like the factorization seam.
 //!
@@ -72,6 +76,7 @@ pub mod condensed;
 pub mod condensed_device;
 #[cfg(feature = "cuda")]
 pub mod cudss;
+pub mod device_factor;
 pub mod faer_backend;
 pub mod ordering;
 pub mod refine;
@@ -81,11 +86,12 @@ pub mod symmetric;
 pub use assembly::{KktBuilder, SourceId, SymAssembly};
 pub use condensed::CondensedKkt;
 pub use condensed_device::{CondensedValues, DeviceCondensedKkt};
+pub use device_factor::{DeviceFactorization, HostFactorization};
 pub use faer_backend::{DynamicRegularization, FaerLblt, FaerLdlt, FaerLlt, Parallelism};
 pub use ordering::{FillMethod, FillOrdering};
 pub use refine::{
-    RefineOptions, RefineStats, RefineSystem, RefineWork, iterative_refinement, refine_solution,
-    refine_system,
+    KrylovSystem, KrylovWork, RefineOptions, RefineStats, RefineSystem, RefineWork,
+    iterative_refinement, refine_krylov, refine_solution, refine_system,
 };
 pub use sparse::{CooPattern, CscMatrix, CscPattern};
 pub use symmetric::{FactorStatus, Inertia, SymmetricSolver};
@@ -155,4 +161,8 @@ pub enum LinalgError {
         /// Why it is rejected.
         detail: String,
     },
+    /// A cuDSS call failed (feature `cuda`).
+    #[cfg(feature = "cuda")]
+    #[error("cuDSS: {0}")]
+    Cudss(#[from] cudss::CudssError),
 }

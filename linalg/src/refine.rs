@@ -127,23 +127,55 @@ const DEPENDENT_DIRECTION: f64 = 1e-8;
 /// Default GMRES restart length of [`RefineWork::new`] (Ipopt's default `max_steps`).
 pub const DEFAULT_KRYLOV_DIM: usize = 10;
 
-/// Workspace of [`refine_system`] (`Default`: an empty one, for dimension 0): the residual, a product and two solution vectors, and the
-/// Krylov basis of a restart length `k` (`2k + 1` vectors), all of length `n`, plus the
-/// small least-squares problem. Create once per dimension; reuse for every solve.
+/// A linear system `A x = b` to refine with vectors of any kind (host slices, or vectors
+/// in device memory): the solves with `M ≈ A`, the products with `A`, and the few vector
+/// operations the GMRES steps of [`refine_krylov`] need. Everything else of the driver
+/// (the Hessenberg matrix, the Givens rotations, the ratios) is host scalars, so on a
+/// device only the results of [`KrylovSystem::dot`] and [`KrylovSystem::norm_inf`] cross
+/// to the host.
+pub trait KrylovSystem {
+    /// A vector of the system's dimension.
+    type Vector;
+    /// Error of the solves and products (a [`LinalgError`] must convert into it).
+    type Error: From<LinalgError>;
+    /// Number of entries of `v`.
+    fn len(&self, v: &Self::Vector) -> usize;
+    /// Overwrites `v` with `M⁻¹ v`.
+    fn solve_in_place(&mut self, v: &mut Self::Vector) -> Result<(), Self::Error>;
+    /// Writes `out = A x`.
+    fn matvec(&mut self, x: &Self::Vector, out: &mut Self::Vector) -> Result<(), Self::Error>;
+    /// `xᵀy`.
+    fn dot(&mut self, x: &Self::Vector, y: &Self::Vector) -> f64;
+    /// `max |v_i|` (a NaN entry may be ignored or propagate: the driver treats a NaN ratio
+    /// as `+∞` either way).
+    fn norm_inf(&mut self, v: &Self::Vector) -> f64;
+    /// `dst = src`.
+    fn copy(&mut self, dst: &mut Self::Vector, src: &Self::Vector);
+    /// `y = a x + y`.
+    fn axpy(&mut self, a: f64, x: &Self::Vector, y: &mut Self::Vector);
+    /// `v = v / d` (the host divides; a device may multiply by `1/d`, which can differ in
+    /// the last bit).
+    fn div_scalar(&mut self, v: &mut Self::Vector, d: f64);
+}
+
+/// Workspace of [`refine_krylov`] over vectors `V` of dimension `n`: the residual, a product,
+/// two solution vectors and the Krylov basis of a restart length `k` (`2k + 1` vectors), plus
+/// the small least-squares problem on the host. Create once per dimension; reuse for every
+/// solve.
 #[derive(Clone, Debug, Default)]
-pub struct RefineWork {
+pub struct KrylovWork<V> {
     n: usize,
     k: usize,
-    residual: Vec<f64>,
-    ax: Vec<f64>,
+    residual: V,
+    ax: V,
     /// The solution at the (re)start of the Krylov cycle.
-    start: Vec<f64>,
+    start: V,
     /// The previous accepted solution (restored when a step makes things worse).
-    backup: Vec<f64>,
-    /// Orthonormal Arnoldi vectors `v₀ … v_k`, `n` each.
-    basis: Vec<f64>,
-    /// Preconditioned directions `z_j = M⁻¹ v_j`, `n` each.
-    precond: Vec<f64>,
+    backup: V,
+    /// Orthonormal Arnoldi vectors `v₀ … v_k`.
+    basis: Vec<V>,
+    /// Preconditioned directions `z_j = M⁻¹ v_j`.
+    precond: Vec<V>,
     /// Hessenberg matrix, column-major `(k + 1) × k`, reduced to triangular by Givens.
     hess: Vec<f64>,
     cos: Vec<f64>,
@@ -153,32 +185,36 @@ pub struct RefineWork {
     y: Vec<f64>,
 }
 
-impl RefineWork {
-    /// Workspace for systems of dimension `n`, restart length [`DEFAULT_KRYLOV_DIM`].
-    pub fn new(n: usize) -> Self {
-        Self::with_krylov_dim(n, DEFAULT_KRYLOV_DIM)
-    }
-
-    /// Workspace for systems of dimension `n` and GMRES restart length `k` (at least 1;
-    /// memory `(2k + 5) n` values). Steps beyond `k` restart the Krylov cycle from the current
-    /// solution; choose `k = max_steps` to never restart.
-    pub fn with_krylov_dim(n: usize, k: usize) -> Self {
+impl<V> KrylovWork<V> {
+    /// Workspace for systems of dimension `n` and GMRES restart length `k` (at least 1),
+    /// its `2k + 5` vectors of length `n` made by `zeros(n)` (e.g. a device's allocation).
+    ///
+    /// # Errors
+    /// The first error of `zeros`.
+    pub fn with_vectors<E>(
+        n: usize,
+        k: usize,
+        mut zeros: impl FnMut(usize) -> Result<V, E>,
+    ) -> Result<Self, E> {
         let k = k.max(1);
-        Self {
+        let mut many = |count: usize| (0..count).map(|_| zeros(n)).collect::<Result<Vec<V>, E>>();
+        let basis = many(k + 1)?;
+        let precond = many(k)?;
+        Ok(Self {
             n,
             k,
-            residual: vec![0.0; n],
-            ax: vec![0.0; n],
-            start: vec![0.0; n],
-            backup: vec![0.0; n],
-            basis: vec![0.0; (k + 1) * n],
-            precond: vec![0.0; k * n],
+            residual: zeros(n)?,
+            ax: zeros(n)?,
+            start: zeros(n)?,
+            backup: zeros(n)?,
+            basis,
+            precond,
             hess: vec![0.0; (k + 1) * k],
             cos: vec![0.0; k],
             sin: vec![0.0; k],
             g: vec![0.0; k + 1],
             y: vec![0.0; k],
-        }
+        })
     }
 
     /// The dimension this workspace is sized for.
@@ -192,8 +228,54 @@ impl RefineWork {
     }
 
     /// The last residual `b − A x` computed (for the returned `x`).
-    pub fn residual(&self) -> &[f64] {
+    pub fn residual(&self) -> &V {
         &self.residual
+    }
+}
+
+/// Workspace of [`refine_system`] (`Default`: an empty one, for dimension 0): the
+/// [`KrylovWork`] over host vectors plus copies of the right-hand side and solution. Memory
+/// `(2k + 7) n` values for a restart length `k`. Create once per dimension; reuse for every
+/// solve.
+#[derive(Clone, Debug, Default)]
+pub struct RefineWork {
+    krylov: KrylovWork<Vec<f64>>,
+    rhs: Vec<f64>,
+    sol: Vec<f64>,
+}
+
+impl RefineWork {
+    /// Workspace for systems of dimension `n`, restart length [`DEFAULT_KRYLOV_DIM`].
+    pub fn new(n: usize) -> Self {
+        Self::with_krylov_dim(n, DEFAULT_KRYLOV_DIM)
+    }
+
+    /// Workspace for systems of dimension `n` and GMRES restart length `k` (at least 1).
+    /// Steps beyond `k` restart the Krylov cycle from the current solution; choose
+    /// `k = max_steps` to never restart.
+    pub fn with_krylov_dim(n: usize, k: usize) -> Self {
+        let zeros = |n: usize| Ok::<_, std::convert::Infallible>(vec![0.0; n]);
+        let Ok(krylov) = KrylovWork::with_vectors(n, k, zeros);
+        Self {
+            krylov,
+            rhs: vec![0.0; n],
+            sol: vec![0.0; n],
+        }
+    }
+
+    /// The dimension this workspace is sized for.
+    pub fn n(&self) -> usize {
+        self.krylov.n
+    }
+
+    /// The GMRES restart length.
+    pub fn krylov_dim(&self) -> usize {
+        self.krylov.k
+    }
+
+    /// The last residual `b − A x` computed (for the returned `x`).
+    pub fn residual(&self) -> &[f64] {
+        &self.krylov.residual
     }
 }
 
@@ -205,21 +287,55 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
+/// A [`RefineSystem`] on host vectors as a [`KrylovSystem`].
+struct OnHost<'a, S: ?Sized>(&'a mut S);
+
+impl<S: RefineSystem + ?Sized> KrylovSystem for OnHost<'_, S> {
+    type Vector = Vec<f64>;
+    type Error = S::Error;
+    fn len(&self, v: &Vec<f64>) -> usize {
+        v.len()
+    }
+    fn solve_in_place(&mut self, v: &mut Vec<f64>) -> Result<(), S::Error> {
+        self.0.solve_in_place(v)
+    }
+    fn matvec(&mut self, x: &Vec<f64>, out: &mut Vec<f64>) -> Result<(), S::Error> {
+        self.0.matvec(x, out)
+    }
+    fn dot(&mut self, x: &Vec<f64>, y: &Vec<f64>) -> f64 {
+        dot(x, y)
+    }
+    fn norm_inf(&mut self, v: &Vec<f64>) -> f64 {
+        amax(v)
+    }
+    fn copy(&mut self, dst: &mut Vec<f64>, src: &Vec<f64>) {
+        dst.copy_from_slice(src);
+    }
+    fn axpy(&mut self, a: f64, x: &Vec<f64>, y: &mut Vec<f64>) {
+        for (yi, xi) in y.iter_mut().zip(x) {
+            *yi += a * xi;
+        }
+    }
+    fn div_scalar(&mut self, v: &mut Vec<f64>, d: f64) {
+        v.iter_mut().for_each(|vi| *vi /= d);
+    }
+}
+
 /// Computes `work.residual = rhs − A sol` and returns the residual ratio.
-fn residual_ratio<S: RefineSystem + ?Sized>(
+fn residual_ratio<S: KrylovSystem + ?Sized>(
     system: &mut S,
-    rhs: &[f64],
-    sol: &[f64],
-    work: &mut RefineWork,
+    rhs: &S::Vector,
+    sol: &S::Vector,
+    work: &mut KrylovWork<S::Vector>,
     max_cond: f64,
 ) -> Result<f64, S::Error> {
     system.matvec(sol, &mut work.ax)?;
-    for ((r, &b), &ax) in work.residual.iter_mut().zip(rhs).zip(&work.ax) {
-        *r = b - ax;
-    }
-    let nrm_res = amax(&work.residual);
-    let nrm_rhs = amax(rhs);
-    let nrm_sol = amax(sol);
+    // rhs + (−1)·ax is rhs − ax to the last bit
+    system.copy(&mut work.residual, rhs);
+    system.axpy(-1.0, &work.ax, &mut work.residual);
+    let nrm_res = system.norm_inf(&work.residual);
+    let nrm_rhs = system.norm_inf(rhs);
+    let nrm_sol = system.norm_inf(sol);
     if nrm_rhs + nrm_res == 0.0 {
         return Ok(nrm_res);
     }
@@ -290,7 +406,7 @@ pub fn refine_solution(
 /// Refines the solution in `sol` of `A sol = rhs` (computed by the caller, typically
 /// `M⁻¹ rhs`) with the system's solves and products, by the rules of the module
 /// documentation. On return `sol` is the best solution found and `work.residual()` its
-/// residual.
+/// residual. Runs [`refine_krylov`] on copies of `rhs` and `sol` in `work`.
 ///
 /// # Errors
 /// [`LinalgError::LengthMismatch`] when `rhs`, `sol` or `work` disagree in length;
@@ -303,10 +419,52 @@ pub fn refine_system<S: RefineSystem + ?Sized>(
     work: &mut RefineWork,
     opts: &RefineOptions,
 ) -> Result<RefineStats, S::Error> {
-    check_options(opts)?;
     check_len("refinement: sol", rhs.len(), sol.len())?;
     check_len("refinement: work", rhs.len(), work.n())?;
-    let (n, k) = (work.n, work.k);
+    work.rhs.copy_from_slice(rhs);
+    work.sol.copy_from_slice(sol);
+    let stats = refine_krylov(
+        &mut OnHost(system),
+        &work.rhs,
+        &mut work.sol,
+        &mut work.krylov,
+        opts,
+    )?;
+    sol.copy_from_slice(&work.sol);
+    Ok(stats)
+}
+
+/// The refinement driver over any [`KrylovSystem`]: refines the solution in `sol` of
+/// `A sol = rhs` by the rules of the module documentation. On return `sol` is the best
+/// solution found and `work.residual()` its residual. Allocates nothing.
+///
+/// # Errors
+/// [`LinalgError::LengthMismatch`] when `rhs`, `sol` or `work` disagree in length;
+/// [`LinalgError::InvalidValue`] for a bad option; any error of the system's solves and
+/// products.
+pub fn refine_krylov<S: KrylovSystem + ?Sized>(
+    system: &mut S,
+    rhs: &S::Vector,
+    sol: &mut S::Vector,
+    work: &mut KrylovWork<S::Vector>,
+    opts: &RefineOptions,
+) -> Result<RefineStats, S::Error> {
+    check_options(opts)?;
+    let n = system.len(rhs);
+    if system.len(sol) != n || work.n != n {
+        let (what, got) = if system.len(sol) != n {
+            ("refinement: sol", system.len(sol))
+        } else {
+            ("refinement: work", work.n)
+        };
+        return Err(LinalgError::LengthMismatch {
+            what: what.into(),
+            expected: n,
+            got,
+        }
+        .into());
+    }
+    let k = work.k;
     let mut ratio = residual_ratio(system, rhs, sol, work, opts.max_cond)?;
     let initial_ratio = ratio;
     let mut steps = 0;
@@ -317,36 +475,34 @@ pub fn refine_system<S: RefineSystem + ?Sized>(
     };
     'cycles: while wants_step(steps, ratio) {
         // A GMRES cycle from the current solution: v₀ = r / ‖r‖₂.
-        let beta = dot(&work.residual, &work.residual).sqrt();
+        let beta = system.dot(&work.residual, &work.residual).sqrt();
         if k == 0 || !(beta > 0.0 && beta.is_finite()) {
             break;
         }
-        work.start.copy_from_slice(sol);
-        for (v, r) in work.basis[..n].iter_mut().zip(&work.residual) {
-            *v = r / beta;
-        }
+        system.copy(&mut work.start, sol);
+        system.copy(&mut work.basis[0], &work.residual);
+        system.div_scalar(&mut work.basis[0], beta);
         work.g.iter_mut().for_each(|g| *g = 0.0);
         work.g[0] = beta;
         for j in 0..k {
             // z_j = M⁻¹ v_j; w = A z_j into v_{j+1}; modified Gram–Schmidt against v₀..v_j.
-            let (done, rest) = work.basis.split_at_mut((j + 1) * n);
-            let z = &mut work.precond[j * n..(j + 1) * n];
-            z.copy_from_slice(&done[j * n..]);
+            let (done, rest) = work.basis.split_at_mut(j + 1);
+            let z = &mut work.precond[j];
+            system.copy(z, &done[j]);
             system.solve_in_place(z)?;
-            let w = &mut rest[..n];
+            let w = &mut rest[0];
             system.matvec(z, w)?;
             let col = &mut work.hess[j * (k + 1)..(j + 1) * (k + 1)];
             for (i, h) in col.iter_mut().enumerate().take(j + 1) {
-                let v = &done[i * n..(i + 1) * n];
-                *h = dot(w, v);
-                for (wi, vi) in w.iter_mut().zip(v) {
-                    *wi -= *h * vi;
-                }
+                let v = &done[i];
+                *h = system.dot(w, v);
+                // w + (−h)·v is w − h·v to the last bit
+                system.axpy(-*h, v, w);
             }
-            let h_next = dot(w, w).sqrt();
+            let h_next = system.dot(w, w).sqrt();
             col[j + 1] = h_next;
             if h_next > 0.0 && h_next.is_finite() {
-                w.iter_mut().for_each(|wi| *wi /= h_next);
+                system.div_scalar(w, h_next);
             }
             // Previous rotations on the new column, then the one that zeroes h_{j+1,j}.
             for i in 0..j {
@@ -379,13 +535,10 @@ pub fn refine_system<S: RefineSystem + ?Sized>(
                 let diag = work.hess[i * (k + 1) + i];
                 work.y[i] = if diag != 0.0 { acc / diag } else { 0.0 };
             }
-            work.backup.copy_from_slice(sol);
-            sol.copy_from_slice(&work.start);
+            system.copy(&mut work.backup, sol);
+            system.copy(sol, &work.start);
             for (l, &yl) in work.y[..=j].iter().enumerate() {
-                let z = &work.precond[l * n..(l + 1) * n];
-                for (x, zi) in sol.iter_mut().zip(z) {
-                    *x += yl * zi;
-                }
+                system.axpy(yl, &work.precond[l], sol);
             }
             steps += 1;
             let old = ratio;
@@ -394,7 +547,7 @@ pub fn refine_system<S: RefineSystem + ?Sized>(
             if steps >= opts.min_steps && ratio > opts.residual_improvement_factor * old {
                 if ratio > old {
                     // The step made things worse: restore and recompute the residual.
-                    sol.copy_from_slice(&work.backup);
+                    system.copy(sol, &work.backup);
                     ratio = residual_ratio(system, rhs, sol, work, opts.max_cond)?;
                 }
                 break 'cycles;

@@ -5,9 +5,15 @@
 //! below, evaluates the model into them and asks the backend to factorize and solve the KKT
 //! system. It never reads or writes a vector element itself, so a GPU backend (vectors in
 //! device memory, kernels on the device, cuDSS for the KKT system) can run the algorithm
-//! unchanged. [`crate::host_kkt::HostKktBackend`] is the implementation over any device
+//! unchanged. Two implementations: [`crate::host_kkt::HostKktBackend`] over any device
 //! whose vectors are host memory (the CPU and the emulated CUDA device of
-//! `simdnlp-device`), with the KKT system on faer.
+//! `simdnlp-device`), with the KKT system on faer, and [`crate::device_kkt::DeviceKktBackend`]
+//! over any device, with the condensed KKT system on the device behind a factorization
+//! seam (faer through host copies, or cuDSS on a GPU).
+//!
+//! Only the KKT methods differ between backends: the vector methods have default bodies
+//! that call [`Backend::device`], the model-evaluation methods default bodies that call the
+//! backend's [`Evaluation`].
 //!
 //! Problem layout every backend shares (see [`crate::layout::Layout`]): the primal vector
 //! `w = (x, s)` has `n` model variables followed by one slack per inequality row; the
@@ -17,9 +23,11 @@
 //! those with a finite upper bound.
 
 use crate::evaluate::DeviceNlp;
+use crate::evaluation::Evaluation;
 use crate::layout::Layout;
 use crate::options::Options;
 use crate::result::{CallbackCounts, SolverError};
+use simdnlp_device::Device as _;
 
 /// Outcome of a KKT factorization as the inertia-correction logic sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,8 +55,15 @@ pub trait Backend {
     /// ([`DeviceNlp`]).
     type Device: simdnlp_device::Device<Vector = Self::Vector, Index = Self::Index>;
 
+    /// The model evaluation of this backend (vectors, counts and times).
+    fn evaluation(&self) -> &Evaluation<Self::Device>;
+    /// The model evaluation of this backend, writable.
+    fn evaluation_mut(&mut self) -> &mut Evaluation<Self::Device>;
+
     /// The device the vectors live on.
-    fn device(&self) -> &Self::Device;
+    fn device(&self) -> &Self::Device {
+        self.evaluation().device()
+    }
 
     /// A backend on the same device for another model laid out as `layout` (the
     /// restoration problem; symbolic analysis of its KKT pattern happens here). Vectors
@@ -64,49 +79,87 @@ pub trait Backend {
 
     // ------------------------------------------------------------ allocation (setup only)
     /// A vector of `n` zeros.
-    fn zeros(&self, n: usize) -> Result<Self::Vector, SolverError>;
+    fn zeros(&self, n: usize) -> Result<Self::Vector, SolverError> {
+        Ok(self.device().zeros(n)?)
+    }
     /// A vector holding a copy of host data.
-    fn vector_from_host(&self, v: &[f64]) -> Result<Self::Vector, SolverError>;
+    fn vector_from_host(&self, v: &[f64]) -> Result<Self::Vector, SolverError> {
+        Ok(self.device().vector_from_host(v)?)
+    }
     /// An index list holding a copy of host data.
-    fn index_from_host(&self, idx: &[usize]) -> Result<Self::Index, SolverError>;
+    fn index_from_host(&self, idx: &[usize]) -> Result<Self::Index, SolverError> {
+        Ok(self.device().index_from_host(idx)?)
+    }
     /// Copy a vector to host memory (`out.len()` equals the vector's length).
-    fn to_host(&self, v: &Self::Vector, out: &mut [f64]) -> Result<(), SolverError>;
+    fn to_host(&self, v: &Self::Vector, out: &mut [f64]) -> Result<(), SolverError> {
+        Ok(self.device().to_host(v, out)?)
+    }
     /// Overwrite a vector with host data.
-    fn copy_from_host(&self, v: &mut Self::Vector, src: &[f64]) -> Result<(), SolverError>;
+    fn copy_from_host(&self, v: &mut Self::Vector, src: &[f64]) -> Result<(), SolverError> {
+        Ok(self.device().copy_from_host(v, src)?)
+    }
     /// Wait for queued kernels and report the first kernel failure since the last call
     /// (kernels themselves do not return errors; a failed reduction returns NaN meanwhile).
     /// The algorithm calls it once per iteration.
-    fn synchronize(&self) -> Result<(), SolverError>;
+    fn synchronize(&self) -> Result<(), SolverError> {
+        self.evaluation().synchronize()
+    }
 
     // ------------------------------------------------------------ BLAS-1
     /// `v[i] = a`.
-    fn fill(&self, v: &mut Self::Vector, a: f64);
+    fn fill(&self, v: &mut Self::Vector, a: f64) {
+        self.device().fill(v, a)
+    }
     /// `dst = src`.
-    fn copy(&self, dst: &mut Self::Vector, src: &Self::Vector);
+    fn copy(&self, dst: &mut Self::Vector, src: &Self::Vector) {
+        self.device().copy(dst, src)
+    }
     /// `y = a x + y`.
-    fn axpy(&self, a: f64, x: &Self::Vector, y: &mut Self::Vector);
+    fn axpy(&self, a: f64, x: &Self::Vector, y: &mut Self::Vector) {
+        self.device().axpy(a, x, y)
+    }
     /// `y = a x + b y`.
-    fn axpby(&self, a: f64, x: &Self::Vector, b: f64, y: &mut Self::Vector);
+    fn axpby(&self, a: f64, x: &Self::Vector, b: f64, y: &mut Self::Vector) {
+        self.device().axpby(a, x, b, y)
+    }
     /// `v = a v`.
-    fn scale(&self, a: f64, v: &mut Self::Vector);
+    fn scale(&self, a: f64, v: &mut Self::Vector) {
+        self.device().scale(a, v)
+    }
     /// `xᵀy`.
-    fn dot(&self, x: &Self::Vector, y: &Self::Vector) -> f64;
+    fn dot(&self, x: &Self::Vector, y: &Self::Vector) -> f64 {
+        self.device().dot(x, y)
+    }
     /// `max |v_i|` (NaN if any entry is NaN; 0 for an empty vector).
-    fn norm_inf(&self, v: &Self::Vector) -> f64;
+    fn norm_inf(&self, v: &Self::Vector) -> f64 {
+        self.device().norm_inf(v)
+    }
     /// `Σ |v_i|` (NaN propagates).
-    fn norm_1(&self, v: &Self::Vector) -> f64;
+    fn norm_1(&self, v: &Self::Vector) -> f64 {
+        self.device().norm_1(v)
+    }
 
     // ------------------------------------------------------------ element-wise kernels
     /// `dst_i = x_i y_i`.
-    fn mul(&self, dst: &mut Self::Vector, x: &Self::Vector, y: &Self::Vector);
+    fn mul(&self, dst: &mut Self::Vector, x: &Self::Vector, y: &Self::Vector) {
+        self.device().mul(dst, x, y)
+    }
     /// `dst_i = x_i / y_i`.
-    fn div(&self, dst: &mut Self::Vector, x: &Self::Vector, y: &Self::Vector);
+    fn div(&self, dst: &mut Self::Vector, x: &Self::Vector, y: &Self::Vector) {
+        self.device().div(dst, x, y)
+    }
     /// `dst_i = a / x_i`.
-    fn recip(&self, dst: &mut Self::Vector, a: f64, x: &Self::Vector);
+    fn recip(&self, dst: &mut Self::Vector, a: f64, x: &Self::Vector) {
+        self.device().recip(dst, a, x)
+    }
     /// `dst_i = src[idx_i]`.
-    fn gather(&self, dst: &mut Self::Vector, src: &Self::Vector, idx: &Self::Index);
+    fn gather(&self, dst: &mut Self::Vector, src: &Self::Vector, idx: &Self::Index) {
+        self.device().gather(dst, src, idx)
+    }
     /// `dst[idx_i] += a src_i`.
-    fn scatter_add(&self, a: f64, src: &Self::Vector, idx: &Self::Index, dst: &mut Self::Vector);
+    fn scatter_add(&self, a: f64, src: &Self::Vector, idx: &Self::Index, dst: &mut Self::Vector) {
+        self.device().scatter_add(a, src, idx, dst)
+    }
     /// `dst_i = sign · (src[idx_i] − off_i)`: bound slacks `w − l` (`sign = 1`) and
     /// `u − w` (`sign = −1`).
     fn gather_slack(
@@ -116,13 +169,19 @@ pub trait Backend {
         idx: &Self::Index,
         off: &Self::Vector,
         sign: f64,
-    );
+    ) {
+        self.device().gather_slack(dst, src, idx, off, sign)
+    }
 
     // ------------------------------------------------------------ interior-point kernels
     /// `Σ ln x_i` (−∞ or NaN if some `x_i ≤ 0`).
-    fn sum_ln(&self, x: &Self::Vector) -> f64;
+    fn sum_ln(&self, x: &Self::Vector) -> f64 {
+        self.device().sum_ln(x)
+    }
     /// Fraction-to-boundary: the largest `α ∈ (0, 1]` with `x + α dx ≥ (1 − τ) x`.
-    fn max_step(&self, x: &Self::Vector, dx: &Self::Vector, tau: f64) -> f64;
+    fn max_step(&self, x: &Self::Vector, dx: &Self::Vector, tau: f64) -> f64 {
+        self.device().max_step(x, dx, tau)
+    }
     /// Bound-multiplier step from the primal slack step:
     /// `dz_i = (μ − z_i ds_i) / s_i − z_i`.
     fn bound_dual_step(
@@ -132,11 +191,17 @@ pub trait Backend {
         s: &Self::Vector,
         ds: &Self::Vector,
         mu: f64,
-    );
+    ) {
+        self.device().bound_dual_step(dz, z, s, ds, mu)
+    }
     /// `max |s_i z_i − μ|`.
-    fn compl_inf(&self, s: &Self::Vector, z: &Self::Vector, mu: f64) -> f64;
+    fn compl_inf(&self, s: &Self::Vector, z: &Self::Vector, mu: f64) -> f64 {
+        self.device().compl_inf(s, z, mu)
+    }
     /// `min s_i z_i` (+∞ for empty vectors).
-    fn min_product(&self, s: &Self::Vector, z: &Self::Vector) -> f64;
+    fn min_product(&self, s: &Self::Vector, z: &Self::Vector) -> f64 {
+        self.device().min_product(s, z)
+    }
     /// Safeguard `z_i ← clamp(z_i, μ/(κ s_i), κ μ/s_i)`; returns the largest change.
     fn safeguard_bound_mult(
         &self,
@@ -144,7 +209,9 @@ pub trait Backend {
         s: &Self::Vector,
         mu: f64,
         kappa: f64,
-    ) -> f64;
+    ) -> f64 {
+        self.device().safeguard_bound_mult(z, s, mu, kappa)
+    }
     /// Move `w` strictly inside `[lo, up]` (full-length bound vectors with ±∞) as Ipopt's
     /// `bound_push`/`bound_frac` rule: `p_L = min(push · max(1, |lo|), frac · (up − lo))`,
     /// `w ← clamp(w, lo + p_L, up − p_U)`. `push`/`frac` are per-component vectors.
@@ -155,42 +222,62 @@ pub trait Backend {
         up: &Self::Vector,
         push: &Self::Vector,
         frac: &Self::Vector,
-    );
+    ) {
+        self.device().push_into_bounds(w, lo, up, push, frac)
+    }
     /// `z_i ← max(z_i, a)`.
-    fn clamp_below(&self, z: &mut Self::Vector, a: f64);
+    fn clamp_below(&self, z: &mut Self::Vector, a: f64) {
+        self.device().clamp_below(z, a)
+    }
     /// Safe bound slacks (Ipopt's `CalculateSafeSlack`): where `s_i < s_min` (round-off
     /// next to a large bound), `s_i ← max(s_min, μ / z_i)`, the slack that keeps the pair
     /// centred (`s_i z_i = μ`). Returns how many slacks were corrected.
-    fn safe_slack(&self, s: &mut Self::Vector, z: &Self::Vector, s_min: f64, mu: f64) -> usize;
+    fn safe_slack(&self, s: &mut Self::Vector, z: &Self::Vector, s_min: f64, mu: f64) -> usize {
+        self.device().safe_slack(s, z, s_min, mu)
+    }
     /// `max_i |dx_i| / (1 + |x_i|)` (the tiny-step measure).
-    fn max_rel_step(&self, dx: &Self::Vector, x: &Self::Vector) -> f64;
+    fn max_rel_step(&self, dx: &Self::Vector, x: &Self::Vector) -> f64 {
+        self.device().max_rel_step(dx, x)
+    }
 
     // ------------------------------------------------------------ model evaluation
     // A device failure while evaluating makes the value NaN (the point is rejected) and is
     // reported by the next [`Backend::synchronize`].
     /// Objective `f(x)` at `w = (x, s)` (as the model returns it).
-    fn eval_obj(&mut self, model: &dyn DeviceNlp<Self::Device>, w: &Self::Vector) -> f64;
+    fn eval_obj(&mut self, model: &dyn DeviceNlp<Self::Device>, w: &Self::Vector) -> f64 {
+        self.evaluation_mut().obj(model, w)
+    }
     /// Objective gradient into the `x` part of `g` (zero on the slack part).
     fn eval_grad(
         &mut self,
         model: &dyn DeviceNlp<Self::Device>,
         w: &Self::Vector,
         g: &mut Self::Vector,
-    );
+    ) {
+        self.evaluation_mut().grad(model, w, g)
+    }
     /// Constraint residual `r(w)` (see the module docs).
     fn eval_residual(
         &mut self,
         model: &dyn DeviceNlp<Self::Device>,
         w: &Self::Vector,
         r: &mut Self::Vector,
-    );
+    ) {
+        self.evaluation_mut().residual(model, w, r)
+    }
     /// Replace the equality right-hand sides `b` of the residual (setup of a re-solve whose
     /// equality values changed; length `m`, zero for rows with a slack).
-    fn set_rhs(&mut self, rhs: &[f64]);
+    fn set_rhs(&mut self, rhs: &[f64]) {
+        self.evaluation_mut().set_rhs(rhs)
+    }
     /// Set the slack part of `w` to the model's row values `c_j(x)` of the slack rows.
-    fn set_slacks_from_cons(&mut self, model: &dyn DeviceNlp<Self::Device>, w: &mut Self::Vector);
+    fn set_slacks_from_cons(&mut self, model: &dyn DeviceNlp<Self::Device>, w: &mut Self::Vector) {
+        self.evaluation_mut().set_slacks_from_cons(model, w)
+    }
     /// Evaluate and keep the Jacobian at `w`; `false` when a value is NaN/∞.
-    fn eval_jac(&mut self, model: &dyn DeviceNlp<Self::Device>, w: &Self::Vector) -> bool;
+    fn eval_jac(&mut self, model: &dyn DeviceNlp<Self::Device>, w: &Self::Vector) -> bool {
+        self.evaluation_mut().jac(model, w)
+    }
     /// Evaluate and keep the Lagrangian Hessian `σ∇²f + Σ y_j ∇²c_j` at `w`; `false` when a
     /// value is NaN/∞.
     fn eval_hess(
@@ -199,14 +286,20 @@ pub trait Backend {
         w: &Self::Vector,
         y: &Self::Vector,
         sigma: f64,
-    ) -> bool;
+    ) -> bool {
+        self.evaluation_mut().hess(model, w, y, sigma)
+    }
     /// `out = a J(w)ᵀ y + b out` with the kept Jacobian of the residual (slack columns
     /// included).
-    fn jt_mul(&self, a: f64, y: &Self::Vector, b: f64, out: &mut Self::Vector);
+    fn jt_mul(&self, a: f64, y: &Self::Vector, b: f64, out: &mut Self::Vector) {
+        self.evaluation().jt_mul(a, y, b, out)
+    }
 
     /// Callback/factorization counts and per-phase times (seconds: callbacks,
     /// factorization, solves) accumulated since the backend was created.
-    fn counters(&self) -> (CallbackCounts, [f64; 3]);
+    fn counters(&self) -> (CallbackCounts, [f64; 3]) {
+        self.evaluation().counters()
+    }
 
     // ------------------------------------------------------------ KKT system
     /// Assemble and factorize

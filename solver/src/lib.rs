@@ -125,8 +125,10 @@
 
 pub mod backend;
 pub mod derivative_check;
+pub mod device_kkt;
 pub mod drive;
 pub mod evaluate;
+pub mod evaluation;
 mod fixed;
 pub mod host_kkt;
 mod ipm;

@@ -208,8 +208,8 @@ pub enum KktKind {
     Condensed,
 }
 
-/// Which device runs the solver's vector algebra and interior-point kernels (model
-/// callbacks and the KKT factorization work on host memory either way).
+/// Which device runs the solver's vector algebra and interior-point kernels. On `cpu` and
+/// `emu` the KKT factorization works on host memory; on `cuda` everything runs on the GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[non_exhaustive]
 pub enum DeviceKind {
@@ -219,8 +219,19 @@ pub enum DeviceKind {
     /// The emulated CUDA device of `simdnlp-device`: the CUDA C kernels of the GPU path,
     /// compiled by g++ at the first solve that asks for it (once per process) and run on
     /// the host. For testing the GPU path's kernels on any machine, not for speed; needs a
-    /// C++ compiler (`g++`, or the one named by `SIMDNLP_EMU_CXX`).
+    /// C++ compiler (`g++`, or the one named by `SIMDNLP_EMU_CXX`). With
+    /// `kkt = condensed` the condensed KKT system is assembled, reduced, expanded and
+    /// refined on the device too (the algorithm of `cuda`), with faer behind the
+    /// factorization seam.
     Emu,
+    /// An NVIDIA GPU (device 0; feature `cuda`, otherwise a solve is a typed error): the
+    /// model's emitted kernels (pattern-based `Model`s only), the interior-point kernels and
+    /// the **condensed** KKT system on the device, factorized by cuDSS, with only scalars
+    /// read back per iteration. `kkt` is ignored: the KKT system on the GPU is always the
+    /// condensed one. libcuda, NVRTC (`SIMDNLP_NVRTC_LIB`) and cuDSS (`SIMDNLP_CUDSS_LIB`)
+    /// are loaded at the first solve that asks for the device (once per process); a
+    /// missing one is a typed error naming it.
+    Cuda,
 }
 
 /// Which sparse symmetric factorization backs the augmented system.
@@ -469,9 +480,11 @@ options_table! {
         jacobian_regularization_exponent: f64 = 0.25, (x >= 0);
 
         // ---------------------------------------------------------------- linear algebra
-        /// Device of the vector algebra and interior-point kernels: `cpu` or `emu` (the
+        /// Device of the vector algebra and interior-point kernels: `cpu`, `emu` (the
         /// CUDA C kernels of the GPU path compiled by g++ and run on the host; a missing
-        /// compiler is a [`crate::SolverError::Device`] error of the solve).
+        /// compiler is a [`crate::SolverError::Device`] error of the solve) or `cuda` (an
+        /// NVIDIA GPU with cuDSS, feature `cuda`; the KKT system is then always condensed,
+        /// whatever `kkt` says).
         device: DeviceKind = DeviceKind::Cpu, (any);
         /// KKT formulation: `augmented` or `condensed`.
         kkt: KktKind = KktKind::Augmented, (any);

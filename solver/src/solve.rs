@@ -1,17 +1,19 @@
 //! Setup around the algorithm: validation, NLP scaling, layout, warm starts, results.
 
 use crate::backend::Backend;
+use crate::device_kkt::DeviceKktBackend;
 use crate::drive::{Driver, Hooks};
 use crate::evaluate::{DeviceNlp, HostNlp, KernelNlp};
-use crate::host_kkt::HostKktBackend;
+use crate::host_kkt::{HostKktBackend, make_solver};
 use crate::ipm::{Exit, Ipm, Start, add_counts};
 use crate::layout::Layout;
 use crate::models::{FixedAsParameters, FixedOnDevice, ScaledOnDevice};
-use crate::options::{DeviceKind, FixedVariableTreatment, Options};
+use crate::options::{DeviceKind, FixedVariableTreatment, KktKind, Options};
 use crate::result::{SolveResult, SolverError, Status, Timings};
 use crate::size::ProblemSize;
 use crate::violations::{log_violations, most_violated};
-use simdnlp_device::{Cpu, Device, Emu, HostBuffers};
+use simdnlp_device::{Cpu, Device, Emu};
+use simdnlp_linalg::HostFactorization;
 use simdnlp_modeling::{NlpMeta, NlpModel};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
@@ -26,8 +28,8 @@ struct WarmPoint {
 }
 
 /// Backend and layout kept between solves (the symbolic analysis lives in the backend).
-struct Cache<D: Device + HostBuffers> {
-    be: HostKktBackend<D>,
+struct Cache<B> {
+    be: B,
     slack_rows: Vec<usize>,
     /// Original indices of the variables the backend sees (empty: all of them).
     free: Vec<usize>,
@@ -39,14 +41,24 @@ struct Cache<D: Device + HostBuffers> {
     key: BackendKey,
 }
 
-/// The backends kept between solves, one per device a solve used.
+/// The condensed KKT system on the emulated device, faer behind the factorization seam.
+type EmuCondensed = DeviceKktBackend<Emu, HostFactorization<Emu>>;
+
+/// The condensed KKT system on the GPU, cuDSS behind the factorization seam.
+#[cfg(feature = "cuda")]
+type CudaCondensed = DeviceKktBackend<simdnlp_device::Cuda, simdnlp_linalg::cudss::CudssOnCuda>;
+
+/// The backends kept between solves, one per device (and KKT backend) a solve used.
 #[derive(Default)]
 struct Caches {
-    cpu: Option<Cache<Cpu>>,
-    emu: Option<Cache<Emu>>,
+    cpu: Option<Cache<HostKktBackend<Cpu>>>,
+    emu: Option<Cache<HostKktBackend<Emu>>>,
+    emu_condensed: Option<Cache<EmuCondensed>>,
+    #[cfg(feature = "cuda")]
+    cuda: Option<Cache<CudaCondensed>>,
 }
 
-/// The options a [`HostKktBackend`] bakes in at creation.
+/// The options a backend bakes in at creation.
 #[derive(Clone, Debug, PartialEq)]
 struct BackendKey {
     kkt: crate::options::KktKind,
@@ -312,19 +324,22 @@ fn solve_on_device(
     analyses: &mut usize,
     hooks: Option<&mut Hooks<'_>>,
 ) -> Result<SolveResult, SolverError> {
+    let mut run = Run {
+        user_model,
+        o,
+        warm,
+        analyses,
+        hooks,
+    };
     match o.device {
         DeviceKind::Cpu => {
             let device = Arc::new(Cpu);
             let evaluator = HostNlp::new(&*device, user_model);
-            solve_impl(
+            run.solve(
                 &device,
-                user_model,
                 &evaluator,
-                o,
                 &mut caches.cpu,
-                warm,
-                analyses,
-                hooks,
+                |device, model, lay| HostKktBackend::new(device, model, lay, o),
             )
         }
         DeviceKind::Emu => {
@@ -346,18 +361,152 @@ fn solve_on_device(
                     &on_host
                 }
             };
-            solve_impl(
-                &device,
-                user_model,
-                evaluator,
-                o,
-                &mut caches.emu,
-                warm,
-                analyses,
-                hooks,
-            )
+            if o.kkt == KktKind::Condensed {
+                // the condensed KKT system on the device, faer behind the seam
+                let (kind, threads, ordering) =
+                    (o.linear_solver, o.factorization_threads, o.ordering);
+                run.solve(
+                    &device,
+                    evaluator,
+                    &mut caches.emu_condensed,
+                    |device, model, lay| {
+                        let seam_device = Arc::clone(&device);
+                        let make = Arc::new(move || {
+                            let solver = make_solver(kind, true, 0, threads, ordering)?;
+                            Ok(HostFactorization::new(Arc::clone(&seam_device), solver))
+                        });
+                        DeviceKktBackend::new(device, model, lay, o, make)
+                    },
+                )
+            } else {
+                run.solve(&device, evaluator, &mut caches.emu, |device, model, lay| {
+                    HostKktBackend::new(device, model, lay, o)
+                })
+            }
         }
+        DeviceKind::Cuda => solve_on_cuda(&mut run, caches),
     }
+}
+
+/// What one solve needs besides its device, evaluator and backend.
+struct Run<'r, 'h> {
+    user_model: &'r dyn NlpModel,
+    o: &'r Options,
+    warm: Option<&'r WarmPoint>,
+    analyses: &'r mut usize,
+    hooks: Option<&'r mut Hooks<'h>>,
+}
+
+impl Run<'_, '_> {
+    /// [`solve_impl`] on `device` with `evaluator`, reusing the cached backend or making
+    /// one with `make`.
+    fn solve<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::Index>>(
+        &mut self,
+        device: &Arc<D>,
+        evaluator: &dyn DeviceNlp<D>,
+        cache: &mut Option<Cache<B>>,
+        make: impl FnOnce(Arc<D>, &dyn DeviceNlp<D>, &Layout) -> Result<B, SolverError>,
+    ) -> Result<SolveResult, SolverError> {
+        solve_impl(
+            device,
+            self.user_model,
+            evaluator,
+            self.o,
+            cache,
+            make,
+            self.warm,
+            self.analyses,
+            self.hooks.take(),
+        )
+    }
+}
+
+/// `device = cuda`: the CUDA device and cuDSS of this process (opened by the first solve
+/// that asks), a pattern-based model's kernels on the GPU, and the condensed KKT system on
+/// the device with cuDSS (whatever `kkt` says).
+#[cfg(feature = "cuda")]
+fn solve_on_cuda(run: &mut Run<'_, '_>, caches: &mut Caches) -> Result<SolveResult, SolverError> {
+    use simdnlp_linalg::cudss::{CudssOnCuda, CudssOptions};
+    let (device, library) = cuda_device()?;
+    let Some(model) = run.user_model.as_pattern_model() else {
+        return Err(SolverError::Device(simdnlp_device::DeviceError::Unavailable {
+            device: "cuda",
+            reason: "only a pattern-based model (simdnlp's `Model`) is evaluated on the GPU;                      solve other models on `cpu` or `emu`"
+                .into(),
+        }));
+    };
+    let evaluator = KernelNlp::new(&*device, model)?;
+    let o = Options {
+        kkt: KktKind::Condensed,
+        ..run.o.clone()
+    };
+    let mut run = Run {
+        user_model: run.user_model,
+        o: &o,
+        warm: run.warm,
+        analyses: &mut *run.analyses,
+        hooks: run.hooks.take(),
+    };
+    run.solve(
+        &device,
+        &evaluator,
+        &mut caches.cuda,
+        |device, model, lay| {
+            let seam_device = Arc::clone(&device);
+            let make = Arc::new(move || {
+                Ok(CudssOnCuda::new(
+                    Arc::clone(&seam_device),
+                    Arc::clone(&library),
+                    CudssOptions::default(),
+                )?)
+            });
+            DeviceKktBackend::new(device, model, lay, &o, make)
+        },
+    )
+}
+
+/// `device = cuda` in a build without the feature: a typed error.
+#[cfg(not(feature = "cuda"))]
+fn solve_on_cuda(_run: &mut Run<'_, '_>, _caches: &mut Caches) -> Result<SolveResult, SolverError> {
+    Err(SolverError::Device(
+        simdnlp_device::DeviceError::Unavailable {
+            device: "cuda",
+            reason: "this build has no CUDA device: enable the `cuda` feature (simdnlp/cuda, \
+                 simdnlp-solver/cuda or simdnlp-bench/cuda)"
+                .into(),
+        },
+    ))
+}
+
+/// The CUDA device (ordinal 0) and the cuDSS library of this process: opened by the first
+/// call that succeeds and shared by every later solve (a CUDA context is per process).
+///
+/// # Errors
+/// [`SolverError::Device`] when the driver, the GPU or NVRTC is missing or the kernels do
+/// not compile; [`SolverError::Linalg`] when cuDSS cannot be loaded (the message names
+/// `SIMDNLP_CUDSS_LIB` and every library tried).
+#[cfg(feature = "cuda")]
+fn cuda_device() -> Result<
+    (
+        Arc<simdnlp_device::Cuda>,
+        Arc<simdnlp_linalg::cudss::CudssLibrary>,
+    ),
+    SolverError,
+> {
+    type Opened = (
+        Arc<simdnlp_device::Cuda>,
+        Arc<simdnlp_linalg::cudss::CudssLibrary>,
+    );
+    static CUDA: Mutex<Option<Opened>> = Mutex::new(None);
+    let mut slot = CUDA.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((cuda, library)) = slot.as_ref() {
+        return Ok((Arc::clone(cuda), Arc::clone(library)));
+    }
+    let cuda = Arc::new(simdnlp_device::Cuda::new(0)?);
+    let library = simdnlp_linalg::cudss::CudssLibrary::load_from_env()
+        .map_err(simdnlp_linalg::LinalgError::from)?;
+    *slot = Some((Arc::clone(&cuda), Arc::clone(&library)));
+    Ok((cuda, library))
 }
 
 /// The model's meta data and the options, checked before a solve.
@@ -409,12 +558,13 @@ fn scaling(model: &dyn NlpModel, x: &[f64], o: &Options) -> (f64, Vec<f64>) {
 /// One solve on `device`: `user_model` is the user's model on the host (setup, results),
 /// `user_evaluator` the same model evaluated on the device's vectors (the iterations).
 #[allow(clippy::too_many_arguments)]
-fn solve_impl<D: Device + HostBuffers>(
+fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::Index>>(
     device: &Arc<D>,
     user_model: &dyn NlpModel,
     user_evaluator: &dyn DeviceNlp<D>,
     o: &Options,
-    cache: &mut Option<Cache<D>>,
+    cache: &mut Option<Cache<B>>,
+    make_backend: impl FnOnce(Arc<D>, &dyn DeviceNlp<D>, &Layout) -> Result<B, SolverError>,
     warm: Option<&WarmPoint>,
     analyses: &mut usize,
     hooks: Option<&mut Hooks<'_>>,
@@ -496,7 +646,7 @@ fn solve_impl<D: Device + HostBuffers>(
     if !reuse {
         *analyses += 1;
         *cache = Some(Cache {
-            be: HostKktBackend::new(Arc::clone(device), &scaled, &lay, o)?,
+            be: make_backend(Arc::clone(device), &scaled, &lay)?,
             slack_rows: lay.slack_rows.clone(),
             free: free.to_vec(),
             n,

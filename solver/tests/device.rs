@@ -355,6 +355,43 @@ fn device_option_by_name() {
     assert_eq!(o.device, DeviceKind::Cpu);
     o.apply_ipopt_text("device emu\n", "test").unwrap();
     assert_eq!(o.device, DeviceKind::Emu);
-    let err = o.set("device", "cuda").unwrap_err();
-    assert!(err.to_string().contains("`emu`"), "{err}");
+    o.set("device", "cuda").unwrap();
+    assert_eq!(o.device, DeviceKind::Cuda);
+    let err = o.set("device", "gpu").unwrap_err();
+    assert!(err.to_string().contains("`cuda`"), "{err}");
+}
+
+/// `device = cuda` where there is no GPU (this machine, CI), or in a build without the
+/// `cuda` feature: a typed device error naming the device, not a panic.
+#[test]
+fn cuda_without_a_gpu_is_a_typed_error() {
+    if simdnlp_solver_has_gpu() {
+        eprintln!("a CUDA driver is present; skipping the no-GPU error test");
+        return;
+    }
+    let o = Options {
+        device: DeviceKind::Cuda,
+        ..quiet()
+    };
+    let (model, _) = hs71_patterns(false);
+    match solve(&model, &o) {
+        Err(SolverError::Device(e)) => {
+            let text = e.to_string();
+            assert!(text.contains("cuda"), "{text}");
+            println!("device = cuda without a GPU: {text}");
+        }
+        other => panic!("expected a device error, got {other:?}"),
+    }
+}
+
+/// Whether the CUDA driver library can be loaded here (only with the `cuda` feature).
+fn simdnlp_solver_has_gpu() -> bool {
+    #[cfg(feature = "cuda")]
+    {
+        simdnlp_device::driver_present()
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        false
+    }
 }

@@ -3,7 +3,7 @@
 //! ```text
 //! simdnlp-bench solve     --suite {lv,cops,opf} [--size small|medium|large|all]
 //!                         [--instance NAME[:SIZE]]... [--tol T] [--kkt augmented|condensed]
-//!                         [--device cpu|emu]
+//!                         [--device cpu|emu|cuda]
 //!                         [--backend auto|cpu|handcoded] [--json FILE] [--plot FILE]
 //!                         [--options-file FILE] [--option NAME=VALUE]...
 //! simdnlp-bench callbacks --suite ... [--size ...] [--instance ...] [--threads K]
@@ -96,12 +96,14 @@ pub struct SolveArgs {
     /// Convergence tolerance.
     #[arg(long, default_value_t = 1e-8)]
     pub tol: f64,
-    /// KKT formulation.
-    #[arg(long, value_enum, default_value = "augmented")]
-    pub kkt: KktChoice,
-    /// Device of the solver's vector algebra: the CPU, or the emulated CUDA device (the
+    /// KKT formulation (default: augmented; condensed on `--device cuda`, which solves the
+    /// condensed system only and refuses `--kkt augmented`).
+    #[arg(long, value_enum)]
+    pub kkt: Option<KktChoice>,
+    /// Device of the solver's vector algebra: the CPU, the emulated CUDA device (the
     /// GPU path's CUDA C kernels compiled by g++ and run on the host; the compile happens
-    /// once, in the first solve).
+    /// once, in the first solve), or an NVIDIA GPU with cuDSS (`cuda`: a build with
+    /// feature `cuda`; libcuda, NVRTC and libcudss are loaded at the first solve).
     #[arg(long, value_enum, default_value = "cpu")]
     pub device: DeviceChoice,
     /// Factorization of the augmented KKT system.
@@ -538,9 +540,20 @@ pub fn run_solve_until(
     if args.max_wall_time.is_some_and(|t| t.is_nan() || t <= 0.0) {
         return Err(BenchError::Arg("--max-wall-time must be positive".into()));
     }
+    let kkt = match (args.device, args.kkt) {
+        (DeviceChoice::Cuda, Some(KktChoice::Augmented)) => {
+            return Err(BenchError::Arg(
+                "--device cuda solves the condensed KKT system only: drop --kkt or pass \
+                 --kkt condensed"
+                    .into(),
+            ));
+        }
+        (DeviceChoice::Cuda, _) => KktChoice::Condensed,
+        (_, kkt) => kkt.unwrap_or(KktChoice::Augmented),
+    };
     let settings = SolveSettings {
         tol: args.tol,
-        kkt: args.kkt,
+        kkt,
         device: args.device,
         linear_solver: args.linear_solver,
         max_iter: args.max_iter,
@@ -639,7 +652,7 @@ mod tests {
                 plot: None,
             },
             tol: 1e-8,
-            kkt: KktChoice::Augmented,
+            kkt: None,
             device: DeviceChoice::Cpu,
             linear_solver: LinearSolverChoice::Ldlt,
             max_iter: None,
@@ -685,7 +698,7 @@ mod tests {
             a.sel.instances[1].size,
             Some(SizeSpec::Param(SizeParam::Grid(50, 50)))
         );
-        assert_eq!((a.tol, a.kkt), (1e-6, KktChoice::Condensed));
+        assert_eq!((a.tol, a.kkt), (1e-6, Some(KktChoice::Condensed)));
         assert_eq!(a.device, DeviceChoice::Emu);
         let c = parse(&[
             "callbacks",
@@ -1000,6 +1013,37 @@ mod tests {
         interrupt.interrupt();
         let recs = run_callbacks_until(&args, &reg, &mut Vec::new(), &interrupt).unwrap();
         assert!(recs.is_empty());
+    }
+
+    #[test]
+    fn cuda_solves_the_condensed_system_and_refuses_augmented() {
+        let reg = Registry::with_defaults(None);
+        let seen = std::sync::Mutex::new(Vec::new());
+        let fake = FnSolver::new("fake", |_, s| {
+            seen.lock().unwrap().push((s.device, s.kkt));
+            Err("no solve in this test".into())
+        });
+        // --device cuda without --kkt: condensed; --kkt augmented: refused before any solve
+        let mut args = solve_args(Suite::Opf, "case5_pjm");
+        args.device = DeviceChoice::Cuda;
+        let _ = run_solve(&args, &reg, Some(&fake), &mut Vec::new());
+        assert_eq!(
+            seen.lock().unwrap().as_slice(),
+            [(DeviceChoice::Cuda, KktChoice::Condensed)]
+        );
+        args.kkt = Some(KktChoice::Augmented);
+        let err = run_solve(&args, &reg, Some(&fake), &mut Vec::new()).unwrap_err();
+        assert!(matches!(err, BenchError::Arg(_)), "{err}");
+        assert!(err.to_string().contains("condensed"), "{err}");
+        assert_eq!(seen.lock().unwrap().len(), 1);
+        // elsewhere the default stays augmented
+        args.device = DeviceChoice::Emu;
+        args.kkt = None;
+        let _ = run_solve(&args, &reg, Some(&fake), &mut Vec::new());
+        assert_eq!(
+            seen.lock().unwrap()[1],
+            (DeviceChoice::Emu, KktChoice::Augmented)
+        );
     }
 
     #[test]

@@ -31,6 +31,10 @@ pub enum DeviceChoice {
     /// The emulated CUDA device: the GPU path's CUDA C kernels compiled by g++ and run on
     /// the host (for checking the kernels, not for speed).
     Emu,
+    /// An NVIDIA GPU: the model's kernels, the interior-point kernels and the condensed
+    /// KKT system on the device with cuDSS (a build with feature `cuda`; otherwise each
+    /// solve reports a typed error).
+    Cuda,
 }
 
 /// Factorization of the augmented KKT system requested with `--linear-solver`.
@@ -234,6 +238,7 @@ pub fn solver_options(
         device: match settings.device {
             DeviceChoice::Cpu => simdnlp_solver::DeviceKind::Cpu,
             DeviceChoice::Emu => simdnlp_solver::DeviceKind::Emu,
+            DeviceChoice::Cuda => simdnlp_solver::DeviceKind::Cuda,
         },
         linear_solver: match settings.linear_solver {
             LinearSolverChoice::Ldlt => simdnlp_solver::LinearSolverKind::Ldlt,

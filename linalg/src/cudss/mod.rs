@@ -17,6 +17,8 @@
 //! - [`solver`]: [`CudssSolver`], one symmetric factorization (LDLᵀ by default, or Cholesky)
 //!   shaped like the factorization seam: analyze once, factorize (status + inertia), solve in
 //!   place.
+//! - [`device`]: [`CudssOnCuda`], the [`crate::DeviceFactorization`] on the `Cuda` device
+//!   of `simdnlp-device` (pattern, values and right-hand sides as device vectors).
 //!
 //! Every cuDSS call that returns a non-zero `cudssStatus_t` becomes
 //! [`CudssError::Status`], naming the call (and the phase for `cudssExecute`).
@@ -55,10 +57,12 @@
 //! ```
 
 pub mod abi;
+pub mod device;
 pub mod loader;
 pub mod solver;
 
 pub use abi::{AbiFamily, CudssVersion};
+pub use device::CudssOnCuda;
 pub use loader::{CudssLibrary, DEFAULT_SONAMES, LoadOptions};
 pub use solver::{CudssFactorization, CudssOptions, CudssSolver, DeviceCsc, DevicePtr, RawStream};
 

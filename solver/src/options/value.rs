@@ -195,7 +195,10 @@ macro_rules! choice_value {
     };
 }
 
-choice_value!(DeviceKind, ["cpu" => DeviceKind::Cpu, "emu" => DeviceKind::Emu]);
+choice_value!(
+    DeviceKind,
+    ["cpu" => DeviceKind::Cpu, "emu" => DeviceKind::Emu, "cuda" => DeviceKind::Cuda]
+);
 choice_value!(KktKind, ["augmented" => KktKind::Augmented, "condensed" => KktKind::Condensed]);
 choice_value!(LinearSolverKind, ["ldlt" => LinearSolverKind::Ldlt, "lblt" => LinearSolverKind::Lblt]);
 choice_value!(OrderingKind, [

@@ -1,8 +1,15 @@
 //! Whole solves of benchmark models on the emulated CUDA device (solver option
-//! `device = emu`) against the CPU: two Lukšan–Vlček problems at N = 20 and the bundled
-//! PGLIB-OPF cases case5_pjm and case14_ieee. Each pair must end with the same status
-//! after the same number of iterations, objective and `x` within 1e-9 relative. On Emu these
-//! `Model`s are evaluated by their emitted kernels on device vectors (`DeviceModel`).
+//! `device = emu`) against the CPU: two Lukšan–Vlček problems at N = 20, the bundled
+//! PGLIB-OPF cases case5_pjm and case14_ieee, and COPS rocket at its small size. Each pair
+//! must end with the same status after the same number of iterations, objective and `x`
+//! within 1e-9 relative — except case5_pjm in the condensed form, whose early KKT systems
+//! are so ill-conditioned (the first solves' residual ratios are 1e-3 before refinement)
+//! that the last-bit differences of the device's refinement (its sums in the device's
+//! order) change the path: there the two solves must reach the same optimum (objective
+//! within 1e-6) with the same status. On Emu these `Model`s are evaluated by their emitted kernels on
+//! device vectors (`DeviceModel`); with `kkt = condensed` the KKT system is the device
+//! backend's (`DeviceKktBackend`: assembly, reduction, expansion and refinement on the
+//! device, faer behind the factorization seam), the algorithm `device = cuda` runs.
 //!
 //! g++ is required (CI installs it); `SIMDNLP_SKIP_GXX=1` skips on a machine without it.
 #![cfg(feature = "solver")]
@@ -22,9 +29,28 @@ fn rel(a: f64, b: f64) -> f64 {
     }
 }
 
+/// How closely the Emu solve must follow the CPU's.
+#[derive(Clone, Copy, PartialEq)]
+enum Agreement {
+    /// Same iterations, objective and `x` within 1e-9 relative.
+    Path,
+    /// The same optimum: objective within 1e-6 relative (the iterations may differ).
+    Optimum,
+}
+
 /// Solves `model` on the CPU and on Emu with `kkt`; `None` when g++ is missing and
 /// `SIMDNLP_SKIP_GXX` is set.
 fn both(name: &str, model: &dyn NlpModel, kkt: KktKind) -> Option<(SolveResult, SolveResult)> {
+    both_within(name, model, kkt, Agreement::Path)
+}
+
+/// [`both`] with the agreement required.
+fn both_within(
+    name: &str,
+    model: &dyn NlpModel,
+    kkt: KktKind,
+    agreement: Agreement,
+) -> Option<(SolveResult, SolveResult)> {
     let opts = |device| Options {
         device,
         kkt,
@@ -46,6 +72,16 @@ fn both(name: &str, model: &dyn NlpModel, kkt: KktKind) -> Option<(SolveResult, 
     };
     assert_eq!(cpu.status, emu.status, "{name}: status");
     assert!(cpu.status.is_success(), "{name}: {:?}", cpu.status);
+    if agreement == Agreement::Optimum {
+        let diff = rel(cpu.objective, emu.objective);
+        println!(
+            "{name:<22} {kkt:?} {:?} iters {} (cpu) {} (emu) f {:.10e} objective difference \
+             {diff:.1e}",
+            cpu.status, cpu.iterations, emu.iterations, cpu.objective
+        );
+        assert!(diff <= 1e-6, "{name}: objectives differ by {diff:e}");
+        return Some((cpu, emu));
+    }
     assert_eq!(cpu.iterations, emu.iterations, "{name}: iterations");
     let worst = cpu
         .x
@@ -75,10 +111,20 @@ fn lv_and_opf_agree_with_the_cpu() {
     for case in ["pglib_opf_case5_pjm", "pglib_opf_case14_ieee"] {
         let path = bundled_pglib_dir().join(format!("{case}.m"));
         let m = acopf(&OpfData::read(path).unwrap()).unwrap();
-        if both(case, &m, KktKind::Augmented).is_none() {
-            return;
+        for kkt in [KktKind::Augmented, KktKind::Condensed] {
+            let agreement = if kkt == KktKind::Condensed && case.ends_with("case5_pjm") {
+                Agreement::Optimum
+            } else {
+                Agreement::Path
+            };
+            if both_within(case, &m, kkt, agreement).is_none() {
+                return;
+            }
         }
     }
+    let rocket = simdnlp_bench::cops::find("rocket").unwrap();
+    let m = rocket.build_at(rocket.small).unwrap();
+    both("rocket (small)", &m, KktKind::Condensed);
 }
 
 /// A missing C++ compiler is a typed solver error naming the device and the cause,

@@ -15,8 +15,7 @@
 //! # Differences from the host backend's condensed mode
 //! - The full-system product of the refinement sums in another order (the Hessian by rows
 //!   then its strict upper part by columns, the diagonal, then `Jᵀ y`) and its vector
-//!   operations are the device's (reductions in the device's order, `v/d` as `v·(1/d)`),
-//!   so results agree with [`crate::host_kkt::HostKktBackend`] to rounding, not bitwise.
+//!   reductions are the device's (summed in the device's order), so results agree with [`crate::host_kkt::HostKktBackend`] to rounding, not bitwise.
 //!   The stopping rule is the same.
 //! - A NaN in a residual makes its ∞-norm NaN (the device's `norm_inf`), where the host's
 //!   ignores it; the refinement treats a NaN ratio as `+∞` either way.
@@ -188,6 +187,10 @@ struct ProductParts<D: Device> {
     os: D::Vector,
     oy: D::Vector,
     tx: D::Vector,
+    /// Two full-length scratch vectors for [`KrylovSystem::div_scalar`] (the divisor
+    /// spread over a vector, and the dividend).
+    divisor: D::Vector,
+    dividend: D::Vector,
 }
 
 impl<D: Device> ProductParts<D> {
@@ -200,6 +203,8 @@ impl<D: Device> ProductParts<D> {
             os: device.zeros(m)?,
             oy: device.zeros(m)?,
             tx: device.zeros(n)?,
+            divisor: device.zeros(n + 2 * m)?,
+            dividend: device.zeros(n + 2 * m)?,
         })
     }
 }
@@ -276,8 +281,13 @@ impl<D: Device, F: DeviceFactorization<D>> KrylovSystem for FullSystem<'_, D, F>
     fn axpy(&mut self, a: f64, x: &D::Vector, y: &mut D::Vector) {
         self.device.axpy(a, x, y)
     }
+    /// `v_i / d` as the host divides (not `v_i · (1/d)`, which can differ in the last
+    /// bit): three kernels over two scratch vectors.
     fn div_scalar(&mut self, v: &mut D::Vector, d: f64) {
-        self.device.scale(1.0 / d, v)
+        let p = &mut *self.parts;
+        self.device.fill(&mut p.divisor, d);
+        self.device.copy(&mut p.dividend, v);
+        self.device.div(v, &p.dividend, &p.divisor);
     }
 }
 

@@ -44,6 +44,7 @@ use crate::{
 use cudarc::driver::{CudaContext, CudaStream, DriverError, result, sys};
 use std::collections::HashMap;
 use std::ffi::{CString, c_void};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -261,6 +262,8 @@ pub struct Cuda {
     scratch_lock: Mutex<()>,
     /// First failure since the last synchronize.
     failure: Mutex<Option<DeviceError>>,
+    /// [`Device::transferred_bytes`].
+    transferred: AtomicU64,
     /// Declared after every buffer and module (they are freed on it first).
     stream: Arc<CudaStream>,
     ctx: Arc<CudaContext>,
@@ -327,6 +330,7 @@ impl Cuda {
             scratch,
             scratch_lock: Mutex::new(()),
             failure: Mutex::new(None),
+            transferred: AtomicU64::new(0),
             stream,
             ctx,
         };
@@ -363,6 +367,11 @@ impl Cuda {
     pub fn make_current(&self) -> Result<(), DeviceError> {
         self.bind()
             .map_err(|e| self.launch_error("(make context current)", e.to_string()))
+    }
+
+    /// Adds `bytes` to [`Device::transferred_bytes`].
+    fn count(&self, bytes: usize) {
+        self.transferred.fetch_add(bytes as u64, Ordering::Relaxed);
     }
 
     fn bind(&self) -> Result<(), DriverError> {
@@ -570,6 +579,7 @@ impl KernelRuntime for Cuda {
     fn words_from_host(&self, words: &[u64]) -> Result<CudaWords, DeviceError> {
         let mut buffer = Buffer::alloc(&self.stream, words.len() * 8, "word buffer")?;
         buffer.upload(words)?;
+        self.count(buffer.bytes);
         Ok(CudaWords {
             buffer,
             len: words.len(),
@@ -650,6 +660,7 @@ impl LaunchOps for Cuda {
             return f64::NAN;
         }
         let mut result = [f64::NAN];
+        self.count(F64_BYTES);
         let src = self.scratch.ptr + (RESULT_ENTRY * F64_BYTES) as u64;
         let read = self.bind().and_then(|()| {
             // SAFETY: `src` is the result entry of the scratch buffer (8 bytes inside it);
@@ -695,6 +706,7 @@ impl Device for Cuda {
     fn vector_from_host(&self, v: &[f64]) -> Result<CudaVector, DeviceError> {
         let mut buffer = Buffer::alloc(&self.stream, std::mem::size_of_val(v), "vector")?;
         buffer.upload(v)?;
+        self.count(buffer.bytes);
         Ok(CudaVector {
             buffer,
             len: v.len(),
@@ -721,6 +733,7 @@ impl Device for Cuda {
             .then(|| idx[idx.len() - 1]);
         let mut buffer = Buffer::alloc(&self.stream, host.len() * 4, "index list")?;
         buffer.upload(&host)?;
+        self.count(buffer.bytes);
         Ok(CudaIndex {
             buffer,
             len: idx.len(),
@@ -748,6 +761,7 @@ impl Device for Cuda {
         // `out` is used.
         unsafe { result::memcpy_dtoh_async(out, v.buffer.ptr, self.stream.cu_stream()) }
             .map_err(|e| transfer(bytes, e))?;
+        self.count(bytes);
         self.stream.synchronize().map_err(|e| transfer(bytes, e))
     }
 
@@ -760,7 +774,12 @@ impl Device for Cuda {
                 got: src.len(),
             });
         }
+        self.count(v.buffer.bytes);
         v.buffer.upload(src)
+    }
+
+    fn transferred_bytes(&self) -> u64 {
+        self.transferred.load(Ordering::Relaxed)
     }
 
     fn len(&self, v: &CudaVector) -> usize {

@@ -39,7 +39,7 @@ use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 const NAME: &str = "emu";
@@ -172,6 +172,9 @@ pub struct Emu {
     failure: Mutex<Option<DeviceError>>,
     /// Held while a kernel runs: the grid variables of a module are globals.
     running: Mutex<()>,
+    /// Bytes "copied" between host and device ([`Device::transferred_bytes`]): what a GPU
+    /// would move for the same calls.
+    transferred: AtomicU64,
 }
 
 impl std::fmt::Debug for Emu {
@@ -191,6 +194,11 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 static DEVICES: AtomicUsize = AtomicUsize::new(0);
 
 impl Emu {
+    /// Adds `bytes` to [`Device::transferred_bytes`].
+    fn count(&self, bytes: usize) {
+        self.transferred.fetch_add(bytes as u64, Ordering::Relaxed);
+    }
+
     /// The emulated device with the compiler named by `SIMDNLP_EMU_CXX` (default `g++`);
     /// compiles the interior-point kernels.
     ///
@@ -232,6 +240,7 @@ impl Emu {
             partials: Mutex::new(partials),
             failure: Mutex::new(None),
             running: Mutex::new(()),
+            transferred: AtomicU64::new(0),
         };
         let module = emu.load_module(IPM_KERNELS)?;
         emu.ipm = IpmKernels::look_up(&emu, module)?;
@@ -449,6 +458,7 @@ impl KernelRuntime for Emu {
                 what: "word buffer",
             })?;
         out.extend_from_slice(words);
+        self.count(std::mem::size_of_val(words));
         Ok(out)
     }
 
@@ -696,6 +706,8 @@ impl LaunchOps for Emu {
 
     fn with_reduction_scratch(&self, passes: impl FnOnce(u64) -> bool) -> f64 {
         let mut partials = lock(&self.partials);
+        // the result a GPU copies back
+        self.count(8);
         if passes(partials.as_mut_ptr() as u64) {
             partials[RESULT_ENTRY]
         } else {
@@ -726,6 +738,7 @@ impl Device for Emu {
     fn vector_from_host(&self, v: &[f64]) -> Result<Vec<f64>, DeviceError> {
         let mut out = self.zeros(v.len())?;
         out.copy_from_slice(v);
+        self.count(std::mem::size_of_val(v));
         Ok(out)
     }
     fn index_from_host(&self, idx: &[usize]) -> Result<Vec<i32>, DeviceError> {
@@ -743,18 +756,24 @@ impl Device for Emu {
                 max: i32::MAX as usize,
             })?);
         }
+        self.count(std::mem::size_of_val(out.as_slice()));
         Ok(out)
     }
     fn to_host(&self, v: &Vec<f64>, out: &mut [f64]) -> Result<(), DeviceError> {
         check_len("to_host", v.len(), out.len())?;
         self.synchronize()?;
         out.copy_from_slice(v);
+        self.count(std::mem::size_of_val(out));
         Ok(())
     }
     fn copy_from_host(&self, v: &mut Vec<f64>, src: &[f64]) -> Result<(), DeviceError> {
         check_len("copy_from_host", v.len(), src.len())?;
         v.copy_from_slice(src);
+        self.count(std::mem::size_of_val(src));
         Ok(())
+    }
+    fn transferred_bytes(&self) -> u64 {
+        self.transferred.load(Ordering::Relaxed)
     }
     fn len(&self, v: &Vec<f64>) -> usize {
         v.len()

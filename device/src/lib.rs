@@ -123,6 +123,14 @@ pub trait Device {
     fn len(&self, v: &Self::Vector) -> usize;
     /// Number of entries of an index list.
     fn index_len(&self, idx: &Self::Index) -> usize;
+    /// Bytes copied between the host and the device since the device was created:
+    /// uploads ([`Device::vector_from_host`], [`Device::index_from_host`],
+    /// [`Device::copy_from_host`], kernel data), downloads ([`Device::to_host`]) and the
+    /// 8-byte result of every reduction. `0` on [`Cpu`], whose vectors are host memory
+    /// (the default). A process-wide device counts every solve that uses it.
+    fn transferred_bytes(&self) -> u64 {
+        0
+    }
     /// Wait for every queued kernel and report the first kernel failure since the last
     /// call (see the crate documentation). Always `Ok` on [`Cpu`].
     ///

@@ -206,6 +206,17 @@ pub struct SolveResult {
     /// (`simdnlp_modeling::Model`). Empty after a success.
     #[serde(default)]
     pub violations: Vec<Violation>,
+    /// Bytes copied between host and device during the iterations (restoration included;
+    /// the start point's upload too, not the setup): the device's
+    /// `simdnlp_device::Device::transferred_bytes` over the run. `0` on the CPU, whose
+    /// vectors are host memory.
+    #[serde(default)]
+    pub bytes_transferred: u64,
+    /// [`SolveResult::bytes_transferred`] per iteration (divided by `max(1, iterations)`):
+    /// on `cuda` only scalars (reductions, cuDSS's verdict) and the start point; on `emu`
+    /// also the host factorization's copies.
+    #[serde(default)]
+    pub bytes_per_iteration: f64,
 }
 
 /// Errors that prevent a solve from starting (bad model data, bad options, linear-algebra

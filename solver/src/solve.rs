@@ -727,8 +727,10 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
         o.keep_history,
         o.max_iter.saturating_add(1).min(MAX_HISTORY_RESERVE),
     );
+    let bytes_before = device.transferred_bytes();
     let exit = ipm.run(&start, None, &mut driver)?;
     ipm.backend().synchronize()?;
+    let bytes_transferred = device.transferred_bytes().saturating_sub(bytes_before);
     let status = match exit {
         Exit::Done(s) => s,
         Exit::RestorationAccepted => Status::RestorationFailed,
@@ -811,6 +813,8 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
         history: driver.history.unwrap_or_default(),
         size,
         violations,
+        bytes_transferred,
+        bytes_per_iteration: bytes_transferred as f64 / iterations.max(1) as f64,
     };
     crate::summary::log_summary(o.print_level, &user_meta.name, &res);
     log_violations(o.print_level, &res.violations);
@@ -865,5 +869,7 @@ fn trivial_result(model: &dyn NlpModel, x: &[f64], status: Status, t: Instant) -
         history: Vec::new(),
         size: ProblemSize::default(),
         violations: Vec::new(),
+        bytes_transferred: 0,
+        bytes_per_iteration: 0.0,
     }
 }

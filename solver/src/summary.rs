@@ -138,6 +138,8 @@ mod tests {
             history: vec![],
             size: Default::default(),
             violations: vec![],
+            bytes_transferred: 0,
+            bytes_per_iteration: 0.0,
         }
     }
 

@@ -361,6 +361,27 @@ fn device_option_by_name() {
     assert!(err.to_string().contains("`cuda`"), "{err}");
 }
 
+/// Host↔device bytes are counted: none on the CPU; on Emu the reductions' scalars, the
+/// start point and (with the condensed KKT system behind faer) the factorization's copies.
+#[test]
+fn transferred_bytes_are_counted() {
+    if !emu_available() {
+        return;
+    }
+    let o = Options {
+        kkt: KktKind::Condensed,
+        ..quiet()
+    };
+    let (model, _) = hs71_patterns(false);
+    let cpu = solve(&model, &on(DeviceKind::Cpu, &o)).unwrap();
+    assert_eq!((cpu.bytes_transferred, cpu.bytes_per_iteration), (0, 0.0));
+    let emu = solve(&model, &on(DeviceKind::Emu, &o)).unwrap();
+    assert!(emu.bytes_transferred > 0);
+    let per_iteration = emu.bytes_transferred as f64 / emu.iterations as f64;
+    assert_eq!(emu.bytes_per_iteration, per_iteration);
+    println!("hs71 on emu, condensed: {per_iteration:.0} bytes per iteration");
+}
+
 /// `device = cuda` where there is no GPU (this machine, CI), or in a build without the
 /// `cuda` feature: a typed device error naming the device, not a panic.
 #[test]

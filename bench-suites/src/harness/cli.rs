@@ -578,6 +578,7 @@ pub fn run_solve_until(
         let t0 = Instant::now();
         let res = solver.solve(model.as_ref(), &settings);
         let solve_s = t0.elapsed().as_secs_f64();
+        let bytes_per_iteration = res.as_ref().ok().and_then(|o| o.bytes_per_iteration);
         let (status, success, iterations, objective, times, counts, error) = match res {
             Ok(o) => (
                 o.status,
@@ -610,6 +611,7 @@ pub fn run_solve_until(
             solve_s,
             times,
             counts,
+            bytes_per_iteration,
             error,
             interrupted: interrupt.is_interrupted(),
         };
@@ -933,6 +935,7 @@ mod tests {
                 objective: m.obj(&m.meta().x0),
                 times: None,
                 counts: None,
+                bytes_per_iteration: None,
             })
         });
         let interrupt = Interrupt::new();
@@ -1065,6 +1068,7 @@ mod tests {
                 objective: m.obj(&m.meta().x0) + 17552.0 * 1.001,
                 times: None,
                 counts: None,
+                bytes_per_iteration: None,
             })
         });
         let recs = run_solve(&args, &reg, Some(&fake), &mut out).unwrap();

@@ -130,6 +130,11 @@ pub struct SolveRecord {
     /// them.
     #[serde(flatten)]
     pub counts: Option<SolveCounts>,
+    /// Host↔device bytes per iteration (`bytes_per_iteration` in JSON, omitted when the
+    /// solver does not report it): 0 on the CPU; on `cuda` the reductions' scalars and
+    /// cuDSS's verdict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_per_iteration: Option<f64>,
     /// Error message when the solver did not run.
     pub error: Option<String>,
     /// The run was interrupted (Ctrl-C) while this instance was solving: the solve
@@ -522,10 +527,12 @@ mod tests {
                 solves_refinement: 13,
                 ..SolveCounts::default()
             }),
+            bytes_per_iteration: Some(24.0),
             error: None,
             interrupted: false,
         };
         let v = serde_json::to_value(&r).unwrap();
+        assert_eq!(v["bytes_per_iteration"], 24.0);
         for k in [
             "suite",
             "instance",

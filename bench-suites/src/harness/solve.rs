@@ -108,6 +108,8 @@ pub struct SolveOutcome {
     pub times: Option<SolveTimes>,
     /// KKT factorizations and triangular solves, when the solver reports them.
     pub counts: Option<SolveCounts>,
+    /// Host↔device bytes per iteration, when the solver reports them.
+    pub bytes_per_iteration: Option<f64>,
 }
 
 /// Wall time of a solve per phase, in seconds (as the solver measures it).
@@ -310,6 +312,7 @@ impl SolveBackend for SimdnlpSolver {
                 solves_refinement: r.counts.solves_refinement,
                 solves_soc: r.counts.solves_soc,
             }),
+            bytes_per_iteration: Some(r.bytes_per_iteration),
         })
     }
 }

@@ -1,8 +1,11 @@
 //! AC optimal power flow: solve a PGLIB-OPF case (AC polar formulation, 15 patterns with the
 //! bus balances built by augmentation) and print the generator dispatch.
 //!
-//! Run: `cargo run --release --example acopf -- [CASE] [--max-iter N]`. `CASE` is a case
-//! name (`case118_ieee`, default `case14_ieee`) or the path of a MATPOWER file. Names are
+//! Run: `cargo run --release --example acopf -- [CASE] [--max-iter N] [--device D]`. `CASE`
+//! is a case name (`case118_ieee`, default `case14_ieee`) or the path of a MATPOWER file;
+//! `D` is the solver's `device`: `cpu` (default), `emu` (the GPU path's kernels run on the
+//! host) or `cuda` (an NVIDIA GPU with cuDSS: build with `--features cuda`, which solves the
+//! condensed KKT system). Names are
 //! looked up in `$SIMDNLP_PGLIB_DIR`, then in the cases shipped in
 //! `bench-suites/data/pglib-opf`, then in `../shared/data/pglib-opf` beside the checkout.
 //! The program exits with status 1, after saying why, when the case cannot be read or the
@@ -17,7 +20,7 @@ use simdnlp_bench::opf::{self, OpfData, PglibDirs, model::AcopfHandles, model::a
 #[derive(Debug, thiserror::Error)]
 pub enum AcopfError {
     /// The command line could not be read.
-    #[error("{0}\nusage: acopf [CASE] [--max-iter N]")]
+    #[error("{0}\nusage: acopf [CASE] [--max-iter N] [--device cpu|emu|cuda]")]
     Usage(String),
     /// The case could not be found or read.
     #[error(transparent)]
@@ -84,17 +87,26 @@ pub fn solve_case(name: &str, options: &Options) -> Result<SolvedCase, AcopfErro
     })
 }
 
-/// The command line: the case and the iteration limit.
+/// The command line: the case, the iteration limit and the device.
 struct Args {
     case: String,
     max_iter: Option<usize>,
+    device: Option<String>,
 }
 
 fn parse_args(args: &[String]) -> Result<Args, AcopfError> {
     let mut case = None;
     let mut max_iter = None;
+    let mut device = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
+        if a == "--device" {
+            let v = it
+                .next()
+                .ok_or_else(|| AcopfError::Usage("--device needs cpu, emu or cuda".into()))?;
+            device = Some(v.clone());
+            continue;
+        }
         if a == "--max-iter" {
             let v = it
                 .next()
@@ -112,6 +124,7 @@ fn parse_args(args: &[String]) -> Result<Args, AcopfError> {
     Ok(Args {
         case: case.unwrap_or_else(|| "case14_ieee".to_string()),
         max_iter,
+        device,
     })
 }
 
@@ -125,6 +138,11 @@ pub fn run(args: &[String]) -> Result<SolvedCase, AcopfError> {
     };
     if let Some(n) = args.max_iter {
         options.max_iter = n;
+    }
+    if let Some(device) = &args.device {
+        options
+            .set("device", device)
+            .map_err(|e| AcopfError::Usage(e.to_string()))?;
     }
     let case = solve_case(&args.case, &options)?;
     let r = &case.result;

@@ -33,6 +33,26 @@ fn case5_dispatch_matches_baseline() {
     assert!((cost - c.result.objective).abs() < 1e-8 * cost.abs());
 }
 
+/// `--device emu` runs the GPU path's kernels on the host (the condensed KKT system with
+/// `kkt = condensed`; here the default augmented one) and reaches the same optimum; an
+/// unknown device is a usage error.
+#[test]
+fn the_device_is_chosen_on_the_command_line() {
+    match acopf::run(&args(&["case5_pjm", "--device", "emu"])) {
+        Ok(c) => {
+            let reference = c.reference.expect("case5_pjm is in BASELINE.md");
+            assert!((c.result.objective - reference).abs() / reference < 1e-4);
+        }
+        // g++ is required (CI installs it); SIMDNLP_SKIP_GXX=1 skips without it
+        Err(e) => assert!(
+            std::env::var_os("SIMDNLP_SKIP_GXX").is_some(),
+            "case5_pjm on emu: {e}"
+        ),
+    }
+    let e = acopf::run(&args(&["case5_pjm", "--device", "gpu"])).err();
+    assert!(matches!(e, Some(AcopfError::Usage(_))), "{e:?}");
+}
+
 #[test]
 fn a_case_file_path_is_read_directly() {
     let path = simdnlp_bench::opf::bundled_pglib_dir().join("pglib_opf_case5_pjm.m");

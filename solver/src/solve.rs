@@ -460,8 +460,8 @@ fn solve_on_cuda(run: &mut Run<'_, '_>, caches: &mut Caches) -> Result<SolveResu
             let seam_device = Arc::clone(&device);
             let options = CudssOptions {
                 factorization: match o.cudss_factorization {
-                    crate::options::CudssKind::Cholesky => CudssFactorization::Cholesky,
-                    _ => CudssFactorization::Ldlt,
+                    crate::options::CudssKind::Ldlt => CudssFactorization::Ldlt,
+                    _ => CudssFactorization::Cholesky,
                 },
                 ..CudssOptions::default()
             };

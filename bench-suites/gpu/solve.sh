@@ -8,7 +8,9 @@
 #
 # Expects what run 2 of session 11 carried (bench-suites/results/2026-11-26-h100-run2/
 # lease2.sh): $BIN/simdnlp-bench built with `--features cuda`, cuDSS 0.7.1's
-# `gpu-lib/libcudss.so.0` (pip `nvidia-cudss-cu13==0.7.1.4`; or SIMDNLP_CUDSS_LIB), and
+# `target/cudss/libcudss.so.0` (pip `nvidia-cudss-cu13==0.7.1.4`, unpacked there by a first
+# call: the device tool keeps ignored folders under `target/` between calls, not others;
+# or SIMDNLP_CUDSS_LIB), and
 # optionally `gpu-data/pglib-opf.tar.xz` (the PGLIB cases beyond the bundled ones; or
 # SIMDNLP_PGLIB_DIR). Knobs (environment): BIN, OUT, BUDGET_S (stop starting steps after
 # this many seconds, default 480), STEP_S (time limit of one step, default 120),
@@ -35,7 +37,7 @@ if [ -z "${SIMDNLP_PGLIB_DIR:-}" ] && [ -f gpu-data/pglib-opf.tar.xz ]; then
   mkdir -p "$data" && tar xJf gpu-data/pglib-opf.tar.xz -C "$data" \
     && export SIMDNLP_PGLIB_DIR="$data/pglib-opf"
 fi
-export SIMDNLP_CUDSS_LIB="${SIMDNLP_CUDSS_LIB:-$PWD/gpu-lib/libcudss.so.0}"
+export SIMDNLP_CUDSS_LIB="${SIMDNLP_CUDSS_LIB:-$PWD/target/cudss/libcudss.so.0}"
 export LD_LIBRARY_PATH="/usr/local/nvidia/lib64:/usr/local/cuda/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 say "cuDSS: $SIMDNLP_CUDSS_LIB ($( [ -f "$SIMDNLP_CUDSS_LIB" ] && echo present || echo MISSING )); PGLIB: ${SIMDNLP_PGLIB_DIR:-bundled cases only}"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >>"$log" 2>&1 || true

@@ -147,7 +147,7 @@ pub use derivative_check::{
 };
 pub use drive::{CancelToken, Hooks, IterationCallback, IterationRecord};
 pub use options::{
-    DeviceKind, FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy, OPTIONS,
+    CudssKind, DeviceKind, FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy, OPTIONS,
     OptionError, OptionInfo, OptionKind, Options, OrderingKind, PrintLevel, ValidRange,
 };
 pub use result::{CallbackCounts, SolveResult, SolverError, Status, Timings};

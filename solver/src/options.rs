@@ -247,6 +247,19 @@ pub enum LinearSolverKind {
     Lblt,
 }
 
+/// Which cuDSS factorization backs the condensed system on `device = cuda`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
+pub enum CudssKind {
+    /// LDLᵀ with cuDSS's pivoting (MadNLP's default); a step is accepted when the reported
+    /// inertia is `(n, 0, 0)` (the default).
+    #[default]
+    Ldlt,
+    /// Cholesky LLᵀ: a failed factorization (`INFO ≠ 0`) means "not positive definite",
+    /// as faer's Cholesky decides on the CPU.
+    Cholesky,
+}
+
 /// Fill-reducing ordering of the KKT factorization (the augmented system always puts each
 /// constraint after a matched variable on top of it, see `simdnlp_linalg::ordering`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -492,6 +505,10 @@ options_table! {
         kkt: KktKind = KktKind::Augmented, (any);
         /// Factorization of the augmented system: `ldlt` or `lblt`.
         linear_solver: LinearSolverKind = LinearSolverKind::Ldlt, (any);
+        /// Factorization of the condensed system by cuDSS on `device = cuda`: `ldlt`
+        /// (accepted when the inertia is `(n, 0, 0)`) or `cholesky` (a failure means not
+        /// positive definite).
+        cudss_factorization: CudssKind = CudssKind::Ldlt, (any);
         /// Fill-reducing ordering of the KKT factorization: `amd` (approximate minimum
         /// degree), `nd` (METIS nested dissection) or `auto` (AMD, or nested dissection
         /// where AMD's factorization is expensive and nested dissection predicts at most

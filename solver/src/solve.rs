@@ -63,6 +63,7 @@ struct Caches {
 struct BackendKey {
     kkt: crate::options::KktKind,
     linear_solver: crate::options::LinearSolverKind,
+    cudss: crate::options::CudssKind,
     ordering: crate::options::OrderingKind,
     threads: usize,
     refinement: (usize, usize, f64),
@@ -74,6 +75,7 @@ impl BackendKey {
         Self {
             kkt: o.kkt,
             linear_solver: o.linear_solver,
+            cudss: o.cudss_factorization,
             ordering: o.ordering,
             threads: o.factorization_threads,
             refinement: (
@@ -426,14 +428,17 @@ impl Run<'_, '_> {
 /// the device with cuDSS (whatever `kkt` says).
 #[cfg(feature = "cuda")]
 fn solve_on_cuda(run: &mut Run<'_, '_>, caches: &mut Caches) -> Result<SolveResult, SolverError> {
-    use simdnlp_linalg::cudss::{CudssOnCuda, CudssOptions};
+    use simdnlp_linalg::cudss::{CudssFactorization, CudssOnCuda, CudssOptions};
     let (device, library) = cuda_device()?;
     let Some(model) = run.user_model.as_pattern_model() else {
-        return Err(SolverError::Device(simdnlp_device::DeviceError::Unavailable {
-            device: "cuda",
-            reason: "only a pattern-based model (simdnlp's `Model`) is evaluated on the GPU;                      solve other models on `cpu` or `emu`"
-                .into(),
-        }));
+        return Err(SolverError::Device(
+            simdnlp_device::DeviceError::Unavailable {
+                device: "cuda",
+                reason: "only a pattern-based model (simdnlp's `Model`) is evaluated on the GPU; \
+                 solve other models on `cpu` or `emu`"
+                    .into(),
+            },
+        ));
     };
     let evaluator = KernelNlp::new(&*device, model)?;
     let o = Options {
@@ -453,11 +458,18 @@ fn solve_on_cuda(run: &mut Run<'_, '_>, caches: &mut Caches) -> Result<SolveResu
         &mut caches.cuda,
         |device, model, lay| {
             let seam_device = Arc::clone(&device);
+            let options = CudssOptions {
+                factorization: match o.cudss_factorization {
+                    crate::options::CudssKind::Cholesky => CudssFactorization::Cholesky,
+                    _ => CudssFactorization::Ldlt,
+                },
+                ..CudssOptions::default()
+            };
             let make = Arc::new(move || {
                 Ok(CudssOnCuda::new(
                     Arc::clone(&seam_device),
                     Arc::clone(&library),
-                    CudssOptions::default(),
+                    options,
                 )?)
             });
             DeviceKktBackend::new(device, model, lay, &o, make)

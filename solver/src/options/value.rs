@@ -4,8 +4,8 @@
 use std::fmt;
 
 use super::{
-    DeviceKind, FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy, OrderingKind,
-    PrintLevel,
+    CudssKind, DeviceKind, FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy,
+    OrderingKind, PrintLevel,
 };
 use crate::derivative_check::DerivativeTest;
 
@@ -201,6 +201,7 @@ choice_value!(
 );
 choice_value!(KktKind, ["augmented" => KktKind::Augmented, "condensed" => KktKind::Condensed]);
 choice_value!(LinearSolverKind, ["ldlt" => LinearSolverKind::Ldlt, "lblt" => LinearSolverKind::Lblt]);
+choice_value!(CudssKind, ["ldlt" => CudssKind::Ldlt, "cholesky" => CudssKind::Cholesky]);
 choice_value!(OrderingKind, [
     "amd" => OrderingKind::Amd,
     "nd" => OrderingKind::NestedDissection,

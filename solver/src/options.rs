@@ -203,8 +203,11 @@ pub enum KktKind {
     Augmented,
     /// Condensed "lifted" system `K = W + Σx + Jᵀ D J` in `x` only; equality rows are relaxed
     /// to tiny ranges `[c - τ, c + τ]` (`equality_relax`) so every row carries a slack.
-    /// Factorized with Cholesky; a failed Cholesky counts as wrong inertia. Iterative
-    /// refinement runs on the full (uncondensed) system.
+    /// Factorized with Cholesky (faer; on `device = cuda` cuDSS's Cholesky, or its LDLᵀ
+    /// with inertia `(n, 0, 0)` required, as `cudss_factorization` says); a failed
+    /// factorization counts as wrong inertia. Iterative
+    /// refinement runs on the full (uncondensed) system. The only formulation of
+    /// `device = cuda`.
     Condensed,
 }
 

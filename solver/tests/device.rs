@@ -169,6 +169,24 @@ fn restoration_agrees_with_the_cpu() {
     let (cpu, _) = both("hs71 resto", &case.model, &o);
     assert_eq!(cpu.status, Status::SolveSucceeded);
     assert!(cpu.restorations >= 1);
+    // the same with the condensed KKT system (on Emu: the device backend, a second one
+    // for the restoration problem)
+    let o = Options {
+        kkt: KktKind::Condensed,
+        ..o
+    };
+    let (cpu, _) = both("hs71 resto condensed", &case.model, &o);
+    assert_eq!(cpu.status, Status::SolveSucceeded);
+    assert!(cpu.restorations >= 1);
+    let (cpu, _) = both(
+        "infeasible condensed",
+        &infeasible_disk(),
+        &Options {
+            kkt: KktKind::Condensed,
+            ..quiet()
+        },
+    );
+    assert_eq!(cpu.status, Status::InfeasibleProblemDetected);
 }
 
 #[test]

@@ -70,6 +70,8 @@ use std::time::{Duration, Instant};
 /// Invariants the caller upholds (see [`JitProgram::call`]): the data columns have at least
 /// `last` rows; `out` has `(last - first) * step` entries, `values` (when the program writes
 /// values) and `weights` (when it is weighted) `last - first`; all are for point `first`.
+/// A group's code ([`Output::Members`]) writes through `outs` instead: member `m` at
+/// `outs[m] + k * step_m`, reading `wts[m] + k`, for the absolute points `k < last`.
 #[repr(C)]
 pub(crate) struct JitArgs {
     /// the variable vector

@@ -384,8 +384,8 @@ impl<T: Scalar> Model<T> {
         self.fusion()
     }
 
-    /// The number of groups of patterns evaluated together, with their members (indices in
-    /// declaration order), whether fused or not.
+    /// The groups of constraint patterns over identical data points, each as its members'
+    /// indices in declaration order (whether their fused code is in use or not).
     pub fn pattern_groups(&self) -> Vec<Vec<usize>> {
         self.groups.iter().map(|g| g.members.clone()).collect()
     }

@@ -2,7 +2,7 @@
 //! per callback (`Model::fusion`): every callback bit-identical to the same model without
 //! fusion and to the interpreter (NaN matches any NaN), also at NaN and ±∞ inputs.
 
-use simdnlp_modeling::{Evaluator, Model, ModelBuilder, NlpModel};
+use simdnlp_modeling::{Evaluator, Model, ModelBuilder, NlpModel, Parallelism};
 
 /// Flow-like constraints over the same branches (grouped), one over other data with the
 /// same shape (not grouped), an augmentation and an objective.
@@ -122,4 +122,13 @@ fn fused_callbacks_are_bitwise_the_unfused_ones() {
         &outputs(&plain, &points[1]),
         &outputs(&fused, &points[1]),
     );
+    // the points of a group split across threads
+    let mut threaded = fused.clone();
+    threaded.set_threads(Parallelism::Rayon { min_batch: 4 });
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    let a = pool.install(|| outputs(&threaded, &points[1]));
+    assert_same("threads", &a, &outputs(&fused, &points[1]));
 }

@@ -59,6 +59,9 @@ pub struct Workspace<T> {
     /// programs, refilled on each call (allocates only when a call has more columns than
     /// the pattern the workspace was made for)
     pub(crate) columns: Vec<usize>,
+    /// the output and weight pointers of a group's members (see [`crate::PatternGroup`]),
+    /// refilled on each call
+    pub(crate) pointers: Vec<usize>,
 }
 
 impl<T: Scalar> Workspace<T> {

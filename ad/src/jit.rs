@@ -70,6 +70,8 @@ use std::time::{Duration, Instant};
 /// Invariants the caller upholds (see [`JitProgram::call`]): the data columns have at least
 /// `last` rows; `out` has `(last - first) * step` entries, `values` (when the program writes
 /// values) and `weights` (when it is weighted) `last - first`; all are for point `first`.
+/// A group's code ([`Output::Members`]) writes through `outs` instead: member `m` at
+/// `outs[m] + k * step_m`, reading `wts[m] + k`, for the absolute points `k < last`.
 #[repr(C)]
 pub(crate) struct JitArgs {
     /// the variable vector
@@ -97,6 +99,11 @@ pub(crate) struct JitArgs {
     pub globals: *const usize,
     /// [`Output::Scatter`]: the length of `out` (positions at or past it are not written)
     pub out_len: usize,
+    /// [`Output::Members`]: per member, the base of its outputs (point 0), else null
+    pub outs: *const *mut f64,
+    /// [`Output::Members`]: per member, the base of its weights (point 0; null entries for
+    /// members that are not weighted), else null
+    pub wts: *const *const f64,
 }
 
 /// Where a compiled program puts its per-point outputs.
@@ -109,6 +116,10 @@ pub(crate) enum Output {
     /// `out[globals[(k - first) * step + s]] += output s` point by point and slot by slot
     /// in order (gradient entries added into the gradient)
     Scatter,
+    /// code of a group of programs over the same data points (see [`compile_group`]):
+    /// member `m`'s outputs at `outs[m][k * step_m + s]` for absolute point `k`, each
+    /// multiplied by `wts[m][k]` when the member is weighted
+    Members,
 }
 
 /// The value an out-of-range position of `x` or `θ` reads.
@@ -194,11 +205,15 @@ impl std::fmt::Debug for JitCode {
 pub struct JitStats {
     /// Patterns compiled (each one's value, gradient and Hessian programs).
     pub patterns: u64,
-    /// Total compile time.
+    /// Groups of patterns over the same data compiled into one loop per callback
+    /// ([`crate::PatternGroup`]); their time is in `total` too.
+    pub groups: u64,
+    /// Total compile time (patterns and groups).
     pub total: Duration,
 }
 
 static STATS_PATTERNS: AtomicU64 = AtomicU64::new(0);
+static STATS_GROUPS: AtomicU64 = AtomicU64::new(0);
 static STATS_NANOS: AtomicU64 = AtomicU64::new(0);
 
 /// The process-wide [`JitStats`] so far (take the difference of two readings for one
@@ -206,6 +221,7 @@ static STATS_NANOS: AtomicU64 = AtomicU64::new(0);
 pub fn jit_stats() -> JitStats {
     JitStats {
         patterns: STATS_PATTERNS.load(Ordering::Relaxed),
+        groups: STATS_GROUPS.load(Ordering::Relaxed),
         total: Duration::from_nanos(STATS_NANOS.load(Ordering::Relaxed)),
     }
 }
@@ -227,8 +243,48 @@ pub(crate) struct JitInput<'a> {
     pub output: Output,
 }
 
-/// Compiles `inputs` into native code, one function each.
+/// One function to generate: its programs (one, or a group's members: each with whether
+/// its outputs are weighted) and where the outputs go.
+struct FuncSpec<'a> {
+    members: Vec<(&'a Program<f64>, bool)>,
+    output: Output,
+}
+
+/// Compiles `inputs` into native code, one function each (the programs of one pattern).
 pub(crate) fn compile(inputs: &[JitInput<'_>]) -> Result<JitCode, JitError> {
+    let specs = inputs
+        .iter()
+        .map(|i| FuncSpec {
+            members: vec![(i.program, i.weighted)],
+            output: i.output,
+        })
+        .collect();
+    let code = compile_functions(specs)?;
+    STATS_PATTERNS.fetch_add(1, Ordering::Relaxed);
+    Ok(code)
+}
+
+/// Compiles each of `groups` (the programs of several patterns over the same data points,
+/// each with whether its outputs are weighted) into ONE function: a loop over the data
+/// points that runs every member's program on the point, with common subexpressions
+/// computed once across the members (value numbering: identical data and variable loads,
+/// identical pure operations and `exp`/`sin`/`cos` calls on the same operands), each
+/// member writing its outputs where [`Output::Members`] says. Same operations on the same
+/// operands as each member's own code, so bit-identical results.
+pub(crate) fn compile_group(groups: &[Vec<(&Program<f64>, bool)>]) -> Result<JitCode, JitError> {
+    let specs = groups
+        .iter()
+        .map(|members| FuncSpec {
+            members: members.clone(),
+            output: Output::Members,
+        })
+        .collect();
+    let code = compile_functions(specs)?;
+    STATS_GROUPS.fetch_add(1, Ordering::Relaxed);
+    Ok(code)
+}
+
+fn compile_functions(specs: Vec<FuncSpec<'_>>) -> Result<JitCode, JitError> {
     let start = Instant::now();
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").map_err(err)?;
@@ -245,8 +301,11 @@ pub(crate) fn compile(inputs: &[JitInput<'_>]) -> Result<JitCode, JitError> {
     let mut ctx = module.make_context();
     let mut fctx = FunctionBuilderContext::new();
     let mut keep = Keep::default();
-    let mut ids = Vec::with_capacity(inputs.len());
-    for (n, input) in inputs.iter().enumerate() {
+    let mut ids = Vec::with_capacity(specs.len());
+    for (n, spec) in specs.iter().enumerate() {
+        if spec.members.is_empty() || (spec.members.len() > 1 && spec.output != Output::Members) {
+            return Err(err("a function has one program, or a group's members"));
+        }
         let mut sig = module.make_signature();
         for _ in 0..3 {
             sig.params.push(AbiParam::new(types::I64));
@@ -258,7 +317,7 @@ pub(crate) fn compile(inputs: &[JitInput<'_>]) -> Result<JitCode, JitError> {
         ctx.func.name = UserFuncName::user(0, id.as_u32());
         {
             let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            Lower::new(b, input.program, input.weighted, &mut keep)?.program(input.output)?;
+            Lower::new(b, &spec.members, &mut keep)?.program(spec.output)?;
         }
         module.define_function(id, &mut ctx).map_err(err)?;
         module.clear_context(&mut ctx);
@@ -267,8 +326,8 @@ pub(crate) fn compile(inputs: &[JitInput<'_>]) -> Result<JitCode, JitError> {
     module.finalize_definitions().map_err(err)?;
     let programs = ids
         .iter()
-        .zip(inputs)
-        .map(|(&id, input)| {
+        .zip(&specs)
+        .map(|(&id, spec)| {
             let ptr = module.get_finalized_function(id);
             // SAFETY: `ptr` is the finalized code of a function declared with the signature
             // `(i64, i64, i64) -> ()` in the platform's default (C) calling convention, which
@@ -276,18 +335,18 @@ pub(crate) fn compile(inputs: &[JitInput<'_>]) -> Result<JitCode, JitError> {
             let func = unsafe { std::mem::transmute::<*const u8, JitFn>(ptr) };
             JitProgram {
                 func,
-                weighted: input.weighted,
-                output: input.output,
-                writes_values: input
-                    .program
-                    .ins
-                    .iter()
-                    .any(|i| matches!(i, Ins::Value { .. })),
+                weighted: spec.members.iter().any(|m| m.1),
+                output: spec.output,
+                writes_values: spec.output != Output::Members
+                    && spec.members[0]
+                        .0
+                        .ins
+                        .iter()
+                        .any(|i| matches!(i, Ins::Value { .. })),
             }
         })
         .collect();
     let compile_time = start.elapsed();
-    STATS_PATTERNS.fetch_add(1, Ordering::Relaxed);
     STATS_NANOS.fetch_add(
         u64::try_from(compile_time.as_nanos()).unwrap_or(u64::MAX),
         Ordering::Relaxed,
@@ -415,11 +474,48 @@ struct Sigs {
     fp_v: SigRef,
 }
 
-/// Lowers one program into a Cranelift function.
+/// A pure operation on given operands (or a load that no store of the function can
+/// change), the key of the value numbering: the same key gives the same value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Key {
+    Ar(Ar, Value, Value),
+    U1(U1, Value),
+    Un(Un, Value),
+    Powi(i32, Value),
+    Powf(u64, Value),
+    Bin(Bin, Value, Value),
+    F64(u64),
+    I64(i64),
+    IOp(IOp, Value, Value),
+    /// `base[k]` of a data column (`true`: integer)
+    Load(Value, Value, bool),
+    /// `src[idx + off]` of `x` or `θ`
+    Gather(Value, Value, i64),
+    /// `(idx + off) as f64`
+    ToF64(Value, i64),
+}
+
+/// Lowers one program, or a group's programs, into a Cranelift function.
 struct Lower<'a, 'b> {
     b: FunctionBuilder<'b>,
+    /// the programs of the function and whether each one's outputs are weighted
+    members: &'a [(&'a Program<f64>, bool)],
+    /// per member: per instruction, a `sin` or `cos` whose argument also gets the other one
+    paired_all: Vec<Vec<bool>>,
+    /// the member being emitted, its program and weighting
+    member: usize,
     p: &'a Program<f64>,
     weighted: bool,
+    /// where the outputs go
+    output: Output,
+    /// [`Output::Members`]: per member, the base pointers of its outputs and weights
+    member_outs: Vec<Value>,
+    member_wts: Vec<Value>,
+    /// value numbering of the current loop body, across the members
+    memo: HashMap<Key, Value>,
+    /// the results of the lane functions of `exp`, `sin` and `cos` called in the current
+    /// loop body, by function and arguments
+    lane_memo: HashMap<(Un, [Value; LANES]), [Value; LANES]>,
     keep: &'a mut Keep,
     sigs: Sigs,
     mem: MemFlags,
@@ -461,10 +557,12 @@ struct Lower<'a, 'b> {
 impl<'a, 'b> Lower<'a, 'b> {
     fn new(
         mut b: FunctionBuilder<'b>,
-        p: &'a Program<f64>,
-        weighted: bool,
+        members: &'a [(&'a Program<f64>, bool)],
         keep: &'a mut Keep,
     ) -> Result<Self, JitError> {
+        let &(p, weighted) = members
+            .first()
+            .ok_or_else(|| err("a function without a program"))?;
         let i64t = types::I64;
         let f64t = types::F64;
         let call_conv = b.func.signature.call_conv;
@@ -516,15 +614,17 @@ impl<'a, 'b> Lower<'a, 'b> {
                 ic.push(*c);
             }
         };
-        for i in &p.iins {
-            note(&i.a);
-            note(&i.b);
-        }
-        for i in &p.ins {
-            match i {
-                Ins::X { idx, .. } | Ins::P { idx, .. } | Ins::I { idx, .. } => note(idx),
-                Ins::D { col, .. } => rc.push(*col),
-                _ => {}
+        for (p, _) in members {
+            for i in &p.iins {
+                note(&i.a);
+                note(&i.b);
+            }
+            for i in &p.ins {
+                match i {
+                    Ins::X { idx, .. } | Ins::P { idx, .. } | Ins::I { idx, .. } => note(idx),
+                    Ins::D { col, .. } => rc.push(*col),
+                    _ => {}
+                }
             }
         }
         rc.sort_unstable();
@@ -547,8 +647,16 @@ impl<'a, 'b> Lower<'a, 'b> {
         let zero = b.ins().iconst(i64t, 0);
         Ok(Lower {
             b,
+            members,
+            paired_all: members.iter().map(|(p, _)| sincos_pairs(p)).collect(),
+            member: 0,
             p,
             weighted,
+            output: Output::Store,
+            member_outs: Vec::new(),
+            member_wts: Vec::new(),
+            memo: HashMap::new(),
+            lane_memo: HashMap::new(),
             keep,
             sigs,
             mem,
@@ -569,7 +677,7 @@ impl<'a, 'b> Lower<'a, 'b> {
             regs: vec![None; p.nregs * LANES],
             iregs: vec![None; p.niregs * LANES],
             int_loads: HashMap::new(),
-            paired: sincos_pairs(p),
+            paired: Vec::new(),
             sincos: HashMap::new(),
             sincos_slot: None,
             lane_slot: None,
@@ -611,6 +719,30 @@ impl<'a, 'b> Lower<'a, 'b> {
         } else {
             None
         };
+        self.output = output;
+        if output == Output::Members {
+            let mem = self.mem;
+            let outs = self
+                .b
+                .ins()
+                .load(i64t, mem, args, offset_of!(JitArgs, outs) as i32);
+            let wts = self
+                .b
+                .ins()
+                .load(i64t, mem, args, offset_of!(JitArgs, wts) as i32);
+            let members = self.members;
+            for (m, &(_, weighted)) in members.iter().enumerate() {
+                let off = i32::try_from(m * 8).map_err(|_| err("too many members"))?;
+                let out = self.b.ins().load(i64t, mem, outs, off);
+                self.member_outs.push(out);
+                let w = if weighted {
+                    self.b.ins().load(i64t, mem, wts, off)
+                } else {
+                    self.b.ins().iconst(i64t, 0)
+                };
+                self.member_wts.push(w);
+            }
+        }
         // two loops: `LANES` points per iteration while that many are left, then one
         let header = self.b.create_block();
         let k = self.b.append_block_param(header, i64t);
@@ -669,8 +801,8 @@ impl<'a, 'b> Lower<'a, 'b> {
         Ok(())
     }
 
-    /// One loop body over the `width` points `k..k + width`: the program, then the outputs
-    /// point by point in order; returns the running sum of [`Output::Sum`].
+    /// One loop body over the `width` points `k..k + width`: the program(s), then the
+    /// outputs point by point in order; returns the running sum of [`Output::Sum`].
     fn lanes_body(
         &mut self,
         width: usize,
@@ -682,12 +814,11 @@ impl<'a, 'b> Lower<'a, 'b> {
     ) -> Result<Option<Value>, JitError> {
         let i64t = types::I64;
         let f64t = types::F64;
-        let step = self.p.out_regs.len();
         // values of the other body do not dominate this one
-        self.regs.iter_mut().for_each(|r| *r = None);
-        self.iregs.iter_mut().for_each(|r| *r = None);
         self.int_loads.clear();
         self.sincos.clear();
+        self.memo.clear();
+        self.lane_memo.clear();
         self.width = width;
         for lane in 0..width {
             let kl = if lane == 0 {
@@ -698,7 +829,32 @@ impl<'a, 'b> Lower<'a, 'b> {
             self.ks[lane] = kl;
             self.rels[lane] = self.b.ins().isub(kl, first);
         }
-        let outs = self.body()?;
+        let mut all = Vec::with_capacity(self.members.len());
+        for m in 0..self.members.len() {
+            self.select(m);
+            all.push(self.body()?);
+        }
+        if output == Output::Members {
+            for (m, outs) in all.iter().enumerate() {
+                let step = outs.first().map_or(0, |o| o.len());
+                let stride = i64::try_from(step * 8).map_err(|_| err("too many outputs"))?;
+                for (lane, outs) in outs.iter().enumerate() {
+                    if outs.is_empty() {
+                        continue;
+                    }
+                    let off = self.b.ins().imul_imm(self.ks[lane], stride);
+                    let row = self.b.ins().iadd(self.member_outs[m], off);
+                    for (s, &v) in outs.iter().enumerate() {
+                        self.b.ins().store(self.mem, v, row, (s * 8) as i32);
+                    }
+                }
+            }
+            return Ok(acc);
+        }
+        let step = self.p.out_regs.len();
+        let outs = all
+            .pop()
+            .ok_or_else(|| err("a function without a program"))?;
         for (lane, outs) in outs.iter().enumerate() {
             self.lane = lane;
             match (output, acc, scatter) {
@@ -730,13 +886,36 @@ impl<'a, 'b> Lower<'a, 'b> {
         Ok(acc)
     }
 
-    /// The program's instructions for the points of the current body (`self.width` of
-    /// them, lane by lane between the calls of the lane functions); returns each point's
-    /// outputs (weighted when the program is).
+    /// Makes member `m` the program being emitted, with no register set yet.
+    fn select(&mut self, m: usize) {
+        let (p, weighted) = self.members[m];
+        self.member = m;
+        self.p = p;
+        self.weighted = weighted;
+        self.paired = std::mem::take(&mut self.paired_all[m]);
+        self.regs.clear();
+        self.regs.resize(p.nregs * LANES, None);
+        self.iregs.clear();
+        self.iregs.resize(p.niregs * LANES, None);
+    }
+
+    /// The current program's instructions for the points of the current body
+    /// (`self.width` of them, lane by lane between the calls of the lane functions);
+    /// returns each point's outputs (weighted when the program is).
     fn body(&mut self) -> Result<Vec<Vec<Value>>, JitError> {
+        let outs = self.body_instructions();
+        // hand the pairing back for the next body
+        self.paired_all[self.member] = std::mem::take(&mut self.paired);
+        outs
+    }
+
+    fn body_instructions(&mut self) -> Result<Vec<Vec<Value>>, JitError> {
         let p = self.p;
+        if self.output == Output::Members && p.ins.iter().any(|i| matches!(i, Ins::Value { .. })) {
+            return Err(err("a group member writes values"));
+        }
         for &(r, c) in &p.consts {
-            let v = self.b.ins().f64const(c);
+            let v = self.fconst(c);
             for lane in 0..self.width {
                 self.lane = lane;
                 self.set(r, v)?;
@@ -747,13 +926,13 @@ impl<'a, 'b> Lower<'a, 'b> {
             for ins in &p.iins {
                 let a = self.isrc(ins.a)?;
                 let b = self.isrc(ins.b)?;
-                let v = match ins.op {
-                    IOp::Add => self.b.ins().iadd(a, b),
-                    IOp::Sub => self.b.ins().isub(a, b),
-                    IOp::Mul => self.b.ins().imul(a, b),
-                    IOp::FloorDiv => self.call_ii(call_floor_div, a, b),
-                    IOp::Rem => self.call_ii(call_floor_rem, a, b),
-                };
+                let v = self.pure(Key::IOp(ins.op, a, b), |l| match ins.op {
+                    IOp::Add => l.b.ins().iadd(a, b),
+                    IOp::Sub => l.b.ins().isub(a, b),
+                    IOp::Mul => l.b.ins().imul(a, b),
+                    IOp::FloorDiv => l.call_ii(call_floor_div, a, b),
+                    IOp::Rem => l.call_ii(call_floor_rem, a, b),
+                });
                 let at = lane * p.niregs + ins.dst as usize;
                 *self
                     .iregs
@@ -787,7 +966,12 @@ impl<'a, 'b> Lower<'a, 'b> {
         for lane in 0..self.width {
             self.lane = lane;
             let w = if self.weighted && step > 0 {
-                let at = self.row_addr(self.weights, 8);
+                let at = if self.output == Output::Members {
+                    let off = self.b.ins().ishl_imm(self.ks[lane], 3);
+                    self.b.ins().iadd(self.member_wts[self.member], off)
+                } else {
+                    self.row_addr(self.weights, 8)
+                };
                 Some(self.b.ins().load(types::F64, self.mem, at, 0))
             } else {
                 None
@@ -825,11 +1009,15 @@ impl<'a, 'b> Lower<'a, 'b> {
         if self.width == 1 {
             self.lane = 0;
             let a = self.reg(a)?;
-            let v = if paired {
+            let v = if u != Un::Exp && (paired || self.sincos.contains_key(&a)) {
+                // a `sin`/`cos` pair (computed already, or now for both): bitwise the
+                // separate functions' results
                 let (sin, cos) = self.sin_cos(a);
                 if u == Un::Sin { sin } else { cos }
             } else {
-                self.call(self.sigs.f_f, u.c_fn() as usize, &[a])
+                self.pure(Key::Un(u, a), |l| {
+                    l.call(l.sigs.f_f, u.c_fn() as usize, &[a])
+                })
             };
             return self.set(dst, v);
         }
@@ -839,17 +1027,25 @@ impl<'a, 'b> Lower<'a, 'b> {
             *arg = Some(self.reg(a)?);
         }
         let args = args.map(|v| v.unwrap_or(self.nan));
-        let cached: Option<Vec<(Value, Value)>> =
-            args.iter().map(|v| self.sincos.get(v).copied()).collect();
-        let results: [Value; LANES] = match (paired, cached) {
-            (true, Some(pairs)) => {
+        if let Some(&r) = self.lane_memo.get(&(u, args)) {
+            return self.set_lanes(dst, r);
+        }
+        let cached: Option<Vec<(Value, Value)>> = if u == Un::Exp {
+            None
+        } else {
+            args.iter().map(|v| self.sincos.get(v).copied()).collect()
+        };
+        let results: [Value; LANES] = match cached {
+            // a `sin`/`cos` pair of these values is computed already (bitwise the separate
+            // functions' results)
+            Some(pairs) => {
                 let mut r = args;
                 for (r, (sin, cos)) in r.iter_mut().zip(pairs) {
                     *r = if u == Un::Sin { sin } else { cos };
                 }
                 r
             }
-            _ => {
+            None => {
                 let f = match (u, paired) {
                     (_, true) => LaneFn::SinCos,
                     (Un::Exp, _) => LaneFn::Exp,
@@ -887,11 +1083,32 @@ impl<'a, 'b> Lower<'a, 'b> {
                 r
             }
         };
-        for (lane, v) in results.into_iter().enumerate() {
+        self.lane_memo.insert((u, args), results);
+        self.set_lanes(dst, results)
+    }
+
+    /// Register `dst` of every lane.
+    fn set_lanes(&mut self, dst: u32, values: [Value; LANES]) -> Result<(), JitError> {
+        for (lane, v) in values.into_iter().enumerate() {
             self.lane = lane;
             self.set(dst, v)?;
         }
         Ok(())
+    }
+
+    /// The value of `key`: computed by `emit` the first time in the current loop body.
+    fn pure(&mut self, key: Key, emit: impl FnOnce(&mut Self) -> Value) -> Value {
+        if let Some(&v) = self.memo.get(&key) {
+            return v;
+        }
+        let v = emit(self);
+        self.memo.insert(key, v);
+        v
+    }
+
+    /// The constant `c`.
+    fn fconst(&mut self, c: f64) -> Value {
+        self.pure(Key::F64(c.to_bits()), |l| l.b.ins().f64const(c))
     }
 
     /// Instruction `at` of the program for the current lane (not `exp`, `sin`, `cos`:
@@ -921,12 +1138,15 @@ impl<'a, 'b> Lower<'a, 'b> {
             }
             Ins::I { dst, idx, off } => {
                 let i = self.isrc(*idx)?;
-                let i = self.b.ins().iadd_imm(i, *off);
-                let v = self.b.ins().fcvt_from_sint(types::F64, i);
+                let off = *off;
+                let v = self.pure(Key::ToF64(i, off), |l| {
+                    let i = l.b.ins().iadd_imm(i, off);
+                    l.b.ins().fcvt_from_sint(types::F64, i)
+                });
                 self.set(*dst, v)?;
             }
             Ins::Fill { dst, c } => {
-                let v = self.b.ins().f64const(*c);
+                let v = self.fconst(*c);
                 self.set(*dst, v)?;
             }
             Ins::Un { op, dst, a } => {
@@ -1005,13 +1225,13 @@ impl<'a, 'b> Lower<'a, 'b> {
     fn src(&mut self, s: Src<f64>) -> Result<Value, JitError> {
         match s {
             Src::R(r) => self.reg(r),
-            Src::C(c) => Ok(self.b.ins().f64const(c)),
+            Src::C(c) => Ok(self.fconst(c)),
         }
     }
 
     fn isrc(&mut self, s: ISrc) -> Result<Value, JitError> {
         match s {
-            ISrc::C(c) => Ok(self.b.ins().iconst(types::I64, c)),
+            ISrc::C(c) => Ok(self.pure(Key::I64(c), |l| l.b.ins().iconst(types::I64, c))),
             ISrc::R(r) if (r as usize) < self.p.niregs => self
                 .iregs
                 .get(self.lane * self.p.niregs + r as usize)
@@ -1036,9 +1256,12 @@ impl<'a, 'b> Lower<'a, 'b> {
 
     /// `base[k]` (a data column at the current lane's point).
     fn load_row(&mut self, base: Value, ty: ir::Type) -> Value {
-        let off = self.b.ins().ishl_imm(self.ks[self.lane], 3);
-        let at = self.b.ins().iadd(base, off);
-        self.b.ins().load(ty, self.mem, at, 0)
+        let k = self.ks[self.lane];
+        self.pure(Key::Load(base, k, ty == types::I64), |l| {
+            let off = l.b.ins().ishl_imm(k, 3);
+            let at = l.b.ins().iadd(base, off);
+            l.b.ins().load(ty, l.mem, at, 0)
+        })
     }
 
     /// `base + (k - first) * stride` (an output row of the current lane's point).
@@ -1050,28 +1273,30 @@ impl<'a, 'b> Lower<'a, 'b> {
     /// `src[idx + off]`, NaN when the position is outside `0..len`.
     fn gather(&mut self, src: Value, len: Value, idx: ISrc, off: i64) -> Result<Value, JitError> {
         let i = self.isrc(idx)?;
-        let i = self.b.ins().iadd_imm(i, off);
-        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
-        let byte = self.b.ins().ishl_imm(i, 3);
-        let at = self.b.ins().iadd(src, byte);
-        let at = self.b.ins().select(inside, at, self.nan);
-        Ok(self.b.ins().load(types::F64, self.mem, at, 0))
+        Ok(self.pure(Key::Gather(src, i, off), |l| {
+            let i = l.b.ins().iadd_imm(i, off);
+            let inside = l.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
+            let byte = l.b.ins().ishl_imm(i, 3);
+            let at = l.b.ins().iadd(src, byte);
+            let at = l.b.ins().select(inside, at, l.nan);
+            l.b.ins().load(types::F64, l.mem, at, 0)
+        }))
     }
 
     fn ar(&mut self, op: Ar, a: Value, b: Value) -> Value {
-        match op {
-            Ar::Add => self.b.ins().fadd(a, b),
-            Ar::Sub => self.b.ins().fsub(a, b),
-            Ar::Mul => self.b.ins().fmul(a, b),
-            Ar::Div => self.b.ins().fdiv(a, b),
-        }
+        self.pure(Key::Ar(op, a, b), |l| match op {
+            Ar::Add => l.b.ins().fadd(a, b),
+            Ar::Sub => l.b.ins().fsub(a, b),
+            Ar::Mul => l.b.ins().fmul(a, b),
+            Ar::Div => l.b.ins().fdiv(a, b),
+        })
     }
 
     fn u1(&mut self, op: U1, a: Value) -> Value {
-        match op {
-            U1::Abs2 => self.b.ins().fmul(a, a),
-            U1::Neg => self.b.ins().fneg(a),
-        }
+        self.pure(Key::U1(op, a), |l| match op {
+            U1::Abs2 => l.b.ins().fmul(a, a),
+            U1::Neg => l.b.ins().fneg(a),
+        })
     }
 
     fn fn_addr(&mut self, addr: usize) -> Value {
@@ -1148,7 +1373,28 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.call(self.sigs.ff_f, f as usize, &[a, b])
     }
 
+    /// `op(a)`, computed once per loop body for the built-in functions and powers (user
+    /// functions are called every time).
     fn unary(&mut self, op: &UnOp, a: Value) -> Value {
+        let key = match op {
+            UnOp::B(u) => Key::Un(*u, a),
+            UnOp::Powi(k) => Key::Powi(*k, a),
+            UnOp::Powf(pw) => Key::Powf(pw.to_bits(), a),
+            UnOp::User(..) => return self.unary_raw(op, a),
+        };
+        self.pure(key, |l| l.unary_raw(op, a))
+    }
+
+    /// `op(a)`, computed once per loop body for the built-in functions (user functions are
+    /// called every time).
+    fn binary(&mut self, op: &BinOp, a: Value, b: Value) -> Value {
+        match op {
+            BinOp::B(f) => self.pure(Key::Bin(*f, a, b), |l| l.binary_raw(op, a, b)),
+            BinOp::User(..) => self.binary_raw(op, a, b),
+        }
+    }
+
+    fn unary_raw(&mut self, op: &UnOp, a: Value) -> Value {
         match op {
             UnOp::B(u) => match u {
                 Un::Neg => self.b.ins().fneg(a),
@@ -1185,7 +1431,7 @@ impl<'a, 'b> Lower<'a, 'b> {
         }
     }
 
-    fn binary(&mut self, op: &BinOp, a: Value, b: Value) -> Value {
+    fn binary_raw(&mut self, op: &BinOp, a: Value, b: Value) -> Value {
         match op {
             BinOp::B(op) => match op {
                 Bin::Add => self.b.ins().fadd(a, b),

@@ -369,6 +369,7 @@ impl<T: Scalar> Pattern<T> {
                 .map(|_| Scratch::new(nregs, niregs))
                 .collect(),
             columns: Vec::with_capacity(ncols),
+            pointers: Vec::new(),
         }
     }
 
@@ -640,6 +641,25 @@ impl<T: Scalar> Pattern<T> {
     pub(crate) fn programs(&self) -> [&Program<T>; 3] {
         [&self.value, &self.grad, &self.hessp]
     }
+
+    /// The largest real and integer data columns the pattern reads.
+    pub(crate) fn columns_read(&self) -> (Option<u32>, Option<u32>) {
+        (self.max_real, self.max_int)
+    }
+
+    /// The `f64` value, gradient (without the value) and Hessian programs, for native code
+    /// of a group of patterns (`None` for other scalar types).
+    pub(crate) fn group_programs(&self) -> Option<[&Program<f64>; 3]> {
+        use std::any::Any;
+        fn as_f64<T: Scalar>(p: &Program<T>) -> Option<&Program<f64>> {
+            (p as &dyn Any).downcast_ref::<Program<f64>>()
+        }
+        Some([
+            as_f64(&self.value)?,
+            as_f64(&self.grad_only)?,
+            as_f64(&self.hessp)?,
+        ])
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -723,7 +743,7 @@ fn dispatch<T: Scalar>(
 
 /// The number of tasks the points `0..n` are split into under `par` with `scratch`
 /// register files (both evaluators split the same way).
-fn tasks(par: Parallelism, n: usize, scratch: usize) -> usize {
+pub(crate) fn tasks(par: Parallelism, n: usize, scratch: usize) -> usize {
     match par {
         Parallelism::Sequential => 1,
         Parallelism::Rayon { min_batch } => n.div_ceil(min_batch.max(LANES)).min(scratch).max(1),
@@ -732,7 +752,7 @@ fn tasks(par: Parallelism, n: usize, scratch: usize) -> usize {
 
 /// Puts the base pointers of `data`'s real columns, then its integer columns, into
 /// `ws.columns`; returns the number of real columns.
-fn set_columns<T: Scalar>(ws: &mut Workspace<T>, data: &DataView<'_, T>) -> usize {
+pub(crate) fn set_columns<T: Scalar>(ws: &mut Workspace<T>, data: &DataView<'_, T>) -> usize {
     ws.columns.clear();
     ws.columns
         .extend(data.reals.iter().map(|c| c.as_ptr() as usize));
@@ -745,7 +765,7 @@ fn set_columns<T: Scalar>(ws: &mut Workspace<T>, data: &DataView<'_, T>) -> usiz
 /// The arguments of a JIT-compiled program for the column pointers `columns` (from
 /// [`set_columns`], `nreals` real ones first), `x` and `θ`, writing to `out` (no values,
 /// weights or positions).
-fn jit_args<T: Scalar>(
+pub(crate) fn jit_args<T: Scalar>(
     columns: &[usize],
     nreals: usize,
     x: &[T],
@@ -765,6 +785,8 @@ fn jit_args<T: Scalar>(
         nan: nan_ptr(),
         globals: std::ptr::null(),
         out_len: 0,
+        outs: std::ptr::null(),
+        wts: std::ptr::null(),
     }
 }
 

@@ -25,7 +25,7 @@ pub(crate) enum ISrc {
 }
 
 /// Integer operations of index programs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum IOp {
     Add,
     Sub,
@@ -172,7 +172,7 @@ impl IndexCompiler {
 }
 
 /// Arithmetic operations that can be fused into superinstructions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Ar {
     Add,
     Sub,
@@ -181,7 +181,7 @@ pub(crate) enum Ar {
 }
 
 /// Unary operations that can be fused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum U1 {
     Abs2,
     Neg,

@@ -7,7 +7,7 @@ use crate::block::{BlockCore, BlockKind, PatKind, Sense, lock};
 use crate::builder::ModelBuilder;
 use crate::data::Columns;
 use crate::error::{ModelError, NonFiniteDatum};
-use crate::model::{CompiledPattern, Model, PatNamer, Rows};
+use crate::model::{CompiledPattern, Group, Model, PatNamer, Rows};
 use crate::nlp::{NlpMeta, NlpModel};
 use crate::shape::Shape;
 use crate::values::Values;
@@ -598,6 +598,7 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
     let aug_pats = sel(&|p| matches!(p.rows, Rows::Augment { .. }));
     let con_pats = sel(&|p| !matches!(p.rows, Rows::Objective));
     let hess_pats = sel(&|p| p.nhess > 0);
+    let (groups, group_of) = groups(&pats);
     let mut model = Model {
         meta,
         theta,
@@ -614,14 +615,74 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
         con_pats,
         hess_pats,
         hess_double,
+        groups,
+        group_of,
+        fusion: crate::model::default_fusion(),
         par: b.threads,
         primary: Mutex::new(None),
         pool: Mutex::new(Vec::with_capacity(8)),
     };
+    if model.fusion && model.evaluator() == crate::model::Evaluator::Jit {
+        let pats = &model.pats;
+        for g in &mut model.groups {
+            g.compile(pats);
+        }
+    }
     let s = model.try_new_scratch()?;
     *model.primary.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(s);
     check_constant_rows(&model)?;
     Ok(model)
+}
+
+/// Whether two patterns' data points are identical (the same columns with the same
+/// values, bit for bit).
+fn same_data<T: Scalar>(a: &Columns<T>, b: &Columns<T>) -> bool {
+    a.len == b.len
+        && a.ints == b.ints
+        && a.reals.len() == b.reals.len()
+        && a.reals.iter().zip(&b.reals).all(|(x, y)| {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|(u, v)| Scalar::to_f64(*u).to_bits() == Scalar::to_f64(*v).to_bits())
+        })
+}
+
+/// The groups of constraint patterns with rows of their own over identical data points
+/// (two or more members, in declaration order), and each pattern's group.
+fn groups<T: Scalar>(pats: &[CompiledPattern<T>]) -> (Vec<Group<T>>, Vec<Option<usize>>) {
+    let mut group_of: Vec<Option<usize>> = vec![None; pats.len()];
+    let mut groups = Vec::new();
+    let base = |p: &CompiledPattern<T>| match p.rows {
+        Rows::Base { row0 } if p.len() > 0 => Some(row0),
+        _ => None,
+    };
+    for (i, leader) in pats.iter().enumerate() {
+        if group_of[i].is_some() || base(leader).is_none() {
+            continue;
+        }
+        let members: Vec<usize> = (i..pats.len())
+            .filter(|&j| {
+                group_of[j].is_none()
+                    && base(&pats[j]).is_some()
+                    && (j == i || same_data(&leader.cols, &pats[j].cols))
+            })
+            .collect();
+        if members.len() < 2 {
+            continue;
+        }
+        for &m in &members {
+            group_of[m] = Some(groups.len());
+        }
+        groups.push(Group {
+            rows: members.iter().filter_map(|&m| base(&pats[m])).collect(),
+            jac: members.iter().map(|&m| pats[m].jac_off).collect(),
+            hess: members.iter().map(|&m| pats[m].hess_off).collect(),
+            members,
+            code: None,
+        });
+    }
+    (groups, group_of)
 }
 
 /// Rejects a constraint row that reads no variable (neither in its base pattern nor in

@@ -27,7 +27,7 @@ use crate::block::{BlockCore, BlockKind, ExprDecl, lock};
 use crate::data::Columns;
 use crate::error::ModelError;
 use crate::nlp::{BlockPosition, NlpMeta, NlpModel};
-use simdnlp_ad::{DataView, Expr, Index, Namer, Pattern, Scalar, Workspace};
+use simdnlp_ad::{DataView, Expr, Index, Namer, Pattern, PatternGroup, Scalar, Workspace};
 use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -58,6 +58,24 @@ pub fn set_default_evaluator(evaluator: Evaluator) {
         Evaluator::Interp => 1,
     };
     DEFAULT_EVALUATOR.store(v, Ordering::Relaxed);
+}
+
+/// The process-wide default of whether new models evaluate groups of patterns over the
+/// same data with one native loop (see [`set_default_fusion`]).
+static DEFAULT_FUSION: AtomicU8 = AtomicU8::new(1);
+
+/// Whether models built from now on fuse their constraint patterns over the same data
+/// (`true` unless [`set_default_fusion`] changed it; only with the JIT evaluator).
+pub fn default_fusion() -> bool {
+    DEFAULT_FUSION.load(Ordering::Relaxed) != 0
+}
+
+/// Sets whether models built from now on fuse constraint patterns over the same data
+/// into one native loop per callback, for the whole process (a command-line switch such
+/// as `simdnlp-bench callbacks --no-fuse` to measure the difference). Models already
+/// built keep theirs ([`Model::set_fusion`]).
+pub fn set_default_fusion(on: bool) {
+    DEFAULT_FUSION.store(u8::from(on), Ordering::Relaxed);
 }
 
 /// How callbacks use threads (an alias of the AD crate's [`Parallelism`]).
@@ -113,9 +131,33 @@ impl<T: Scalar> CompiledPattern<T> {
     }
 }
 
+/// Constraint patterns (rows of their own) over identical data points, evaluated together
+/// by one native loop per callback ([`PatternGroup`]) when the JIT is in use.
+#[derive(Clone, Debug)]
+pub(crate) struct Group<T> {
+    /// the member patterns (indices into `Model::pats`), in declaration order
+    pub members: Vec<usize>,
+    /// the native code (`None` with the interpreter, fusion off, or when it failed)
+    pub code: Option<PatternGroup<T>>,
+    /// per member: its first row, Jacobian offset and Hessian offset
+    pub rows: Vec<usize>,
+    pub jac: Vec<usize>,
+    pub hess: Vec<usize>,
+}
+
+impl<T: Scalar> Group<T> {
+    /// Builds the native code from `pats` (leaves it `None` where it cannot be built).
+    pub(crate) fn compile(&mut self, pats: &[CompiledPattern<T>]) {
+        let members: Vec<&Pattern<T>> = self.members.iter().map(|&p| &pats[p].pattern).collect();
+        self.code = PatternGroup::compile(&members);
+    }
+}
+
 /// Scratch memory of one callback (see the module docs).
 pub(crate) struct Scratch<T> {
     ws: Vec<Workspace<T>>,
+    /// per group: the workspace of its native code (`None` without code)
+    gws: Vec<Option<Workspace<T>>>,
     buf: Vec<T>,
     wts: Vec<T>,
     jac: Vec<T>,
@@ -141,6 +183,12 @@ pub struct Model<T: Scalar = f64> {
     pub(crate) con_pats: Vec<usize>,
     pub(crate) hess_pats: Vec<usize>,
     pub(crate) hess_double: Vec<usize>,
+    /// constraint patterns evaluated together (see [`Group`])
+    pub(crate) groups: Vec<Group<T>>,
+    /// per pattern: its group, if any
+    pub(crate) group_of: Vec<Option<usize>>,
+    /// whether the groups get native code ([`Model::set_fusion`])
+    pub(crate) fusion: bool,
     pub(crate) par: Parallelism,
     /// the scratch set of sequential callbacks (see the module docs)
     pub(crate) primary: Mutex<Option<Scratch<T>>>,
@@ -206,6 +254,9 @@ impl<T: Scalar> Clone for Model<T> {
             con_pats: self.con_pats.clone(),
             hess_pats: self.hess_pats.clone(),
             hess_double: self.hess_double.clone(),
+            groups: self.groups.clone(),
+            group_of: self.group_of.clone(),
+            fusion: self.fusion,
             par: self.par,
             primary: Mutex::new(None),
             pool: Mutex::new(Vec::with_capacity(8)),
@@ -243,6 +294,11 @@ impl<T: Scalar> Model<T> {
         let (nnzj, nnzh) = (self.meta.nnzj, self.meta.nnzh);
         Ok(Scratch {
             ws: self.pats.iter().map(|p| p.pattern.workspace()).collect(),
+            gws: self
+                .groups
+                .iter()
+                .map(|g| g.code.as_ref().map(|c| c.workspace()))
+                .collect(),
             buf: try_filled(nbuf, T::zero(), || {
                 format!("a value buffer ({nbuf} values)")
             })?,
@@ -308,7 +364,78 @@ impl<T: Scalar> Model<T> {
         for p in &mut self.pats {
             p.pattern.set_evaluator(evaluator);
         }
+        self.rebuild_groups();
         self.evaluator()
+    }
+
+    /// Whether constraint patterns over identical data points (the four branch flows of
+    /// an AC OPF, ...) are evaluated by one native loop per callback that does their
+    /// shared work once ([`PatternGroup`]; bit-identical results). On by default (see
+    /// [`default_fusion`]); only with the JIT evaluator.
+    pub fn fusion(&self) -> bool {
+        self.fusion && self.groups.iter().any(|g| g.code.is_some())
+    }
+
+    /// Switches the fused evaluation of [`Model::fusion`] on or off (compiling the groups'
+    /// native code where it is not built yet); returns [`Model::fusion`].
+    pub fn set_fusion(&mut self, on: bool) -> bool {
+        self.fusion = on;
+        self.rebuild_groups();
+        self.fusion()
+    }
+
+    /// The groups of constraint patterns over identical data points, each as its members'
+    /// indices in declaration order (whether their fused code is in use or not).
+    pub fn pattern_groups(&self) -> Vec<Vec<usize>> {
+        self.groups.iter().map(|g| g.members.clone()).collect()
+    }
+
+    /// Wall time the JIT took for each group of patterns with native code.
+    pub fn group_compile_times(&self) -> Vec<Duration> {
+        self.groups
+            .iter()
+            .filter_map(|g| g.code.as_ref().map(|c| c.compile_time()))
+            .collect()
+    }
+
+    /// Builds or drops the groups' native code to match the evaluator and fusion setting,
+    /// and remakes the scratch sets (their group workspaces follow the code).
+    pub(crate) fn rebuild_groups(&mut self) {
+        let want = self.fusion && self.evaluator() == Evaluator::Jit;
+        for g in &mut self.groups {
+            match (want, g.code.is_some()) {
+                (true, false) => g.compile(&self.pats),
+                (false, true) => g.code = None,
+                _ => {}
+            }
+        }
+        let s = self.new_scratch();
+        *self.primary.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(s);
+        self.pool
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
+    /// Whether pattern `p` is evaluated with its group's native code.
+    fn fused(&self, p: usize) -> bool {
+        self.group_of[p].is_some_and(|g| self.groups[g].code.is_some())
+    }
+
+    /// Runs `f` with the group's code, its workspace and a view of its data (the first
+    /// member's, which every member shares); `false` where the group has no code or `f`
+    /// did not run it (the caller then evaluates the members one by one).
+    fn with_group(
+        &self,
+        g: usize,
+        s: &mut Scratch<T>,
+        f: impl FnOnce(&PatternGroup<T>, &mut Workspace<T>, &DataView<'_, T>) -> bool,
+    ) -> bool {
+        let group = &self.groups[g];
+        let (Some(code), Some(Some(ws))) = (&group.code, s.gws.get_mut(g)) else {
+            return false;
+        };
+        self.pats[group.members[0]].with_view(|v| f(code, ws, v))
     }
 
     /// Wall time the JIT took for each pattern, in declaration order (`None` for a pattern
@@ -350,7 +477,24 @@ impl<T: Scalar> Model<T> {
     }
 
     fn hess_into(&self, s: &mut Scratch<T>, x: &[T], y: &[T], sigma: T, vals: &mut [T]) {
+        for (g, group) in self.groups.iter().enumerate() {
+            let done = self.with_group(g, s, |code, ws, v| {
+                let (rows, offsets) = (&group.rows, &group.hess);
+                code.eval_hessians_with(ws, v, x, &self.theta, y, rows, vals, offsets, self.par)
+            });
+            if !done && group.code.is_some() {
+                for (&p, &row0) in group.members.iter().zip(&group.rows) {
+                    let cp = &self.pats[p];
+                    let (n, off) = (cp.len(), cp.hess_off);
+                    let out = &mut vals[off..off + n * cp.nhess];
+                    self.ev_hess(p, &mut s.ws[p], x, &y[row0..row0 + n], out);
+                }
+            }
+        }
         for &p in &self.hess_pats {
+            if self.fused(p) {
+                continue;
+            }
             let cp = &self.pats[p];
             let n = cp.len();
             let out = &mut vals[cp.hess_off..cp.hess_off + n * cp.nhess];
@@ -375,7 +519,22 @@ impl<T: Scalar> Model<T> {
     }
 
     fn jac_into(&self, s: &mut Scratch<T>, x: &[T], vals: &mut [T]) {
+        for (g, group) in self.groups.iter().enumerate() {
+            let done = self.with_group(g, s, |code, ws, v| {
+                code.eval_gradients_with(ws, v, x, &self.theta, vals, &group.jac, self.par)
+            });
+            if !done && group.code.is_some() {
+                for &p in &group.members {
+                    let cp = &self.pats[p];
+                    let out = &mut vals[cp.jac_off..cp.jac_off + cp.len() * cp.nslots];
+                    self.ev_grads(p, &mut s.ws[p], x, out);
+                }
+            }
+        }
         for &p in &self.con_pats {
+            if self.fused(p) {
+                continue;
+            }
             let cp = &self.pats[p];
             let out = &mut vals[cp.jac_off..cp.jac_off + cp.len() * cp.nslots];
             self.ev_grads(p, &mut s.ws[p], x, out);
@@ -464,7 +623,21 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
 
     fn cons(&self, x: &[T], c: &mut [T]) {
         self.with_scratch(|s| {
+            for (g, group) in self.groups.iter().enumerate() {
+                let done = self.with_group(g, s, |code, ws, v| {
+                    code.eval_values_with(ws, v, x, &self.theta, c, &group.rows, self.par)
+                });
+                if !done && group.code.is_some() {
+                    for (&p, &row0) in group.members.iter().zip(&group.rows) {
+                        let n = self.pats[p].len();
+                        self.ev_values(p, &mut s.ws[p], x, &mut c[row0..row0 + n]);
+                    }
+                }
+            }
             for &p in &self.base_pats {
+                if self.fused(p) {
+                    continue;
+                }
                 let cp = &self.pats[p];
                 if let Rows::Base { row0 } = cp.rows {
                     self.ev_values(p, &mut s.ws[p], x, &mut c[row0..row0 + cp.len()]);

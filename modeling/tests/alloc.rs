@@ -7,7 +7,8 @@ use simdnlp_modeling::{Evaluator, Model, ModelBuilder, NlpModel};
 #[global_allocator]
 static ALLOC: dhat::Alloc = dhat::Alloc;
 
-/// Rosenbrock objective, a transcendental constraint over data, and an augmentation.
+/// Rosenbrock objective, two transcendental constraints over the same data (a fused
+/// group with the JIT), and an augmentation.
 fn model(evaluator: Evaluator) -> Model {
     let n = 300;
     let mut m = ModelBuilder::new();
@@ -20,6 +21,8 @@ fn model(evaluator: Evaluator) -> Model {
     let c = m.constraint(&weights[..], |(i, w)| {
         w * x.at(i + 1).sin() * x.at(i + 2).exp() - x.at(i).powi(3)
     });
+    // a second constraint over the same data: the two are evaluated as one group
+    m.constraint(&weights[..], |(i, w)| w * x.at(i + 1).sin() + x.at(i).cos());
     let pairs: Vec<(usize, usize)> = (0..n - 2).map(|i| (i, (i * 7) % n)).collect();
     m.augment(&c, &pairs[..], |(r, j)| (r, x.at(j).cos() * x.at(r)));
     m.build().unwrap()

@@ -8,7 +8,7 @@
 //!                         [--options-file FILE] [--option NAME=VALUE]...
 //! simdnlp-bench callbacks --suite ... [--size ...] [--instance ...] [--threads K]
 //!                         [--backend auto|cpu|handcoded] [--seconds S] [--no-baseline]
-//!                         [--evaluator jit|interp] [--device cpu|emu|cuda]
+//!                         [--evaluator jit|interp] [--no-fuse] [--device cpu|emu|cuda]
 //!                         [--json FILE] [--plot FILE]
 //! simdnlp-bench kernels   --suite ... [--size ...] [--instance ...] [--nvrtc]
 //!                         [--arch compute_90] [--json FILE]
@@ -161,6 +161,11 @@ pub struct CallbacksArgs {
     /// at model build (jit) or the batch interpreter (interp).
     #[arg(long, default_value = "jit")]
     pub evaluator: Evaluator,
+    /// Evaluate every constraint pattern by its own native loop, also those over the
+    /// same data that are fused into one loop per callback by default (to measure what
+    /// the fusion gains; see `Model::set_fusion`).
+    #[arg(long)]
+    pub no_fuse: bool,
     /// Where the modeling layer's callbacks run: the CPU, the emulated CUDA device (g++)
     /// or the CUDA device (a GPU; needs the build feature `cuda`). On emu and cuda the
     /// pattern kernels are timed by the GPU protocol (N back-to-back calls, one
@@ -336,6 +341,24 @@ impl Drop for DefaultEvaluator {
     }
 }
 
+/// Sets the process-wide default fusion of model builders; restores the previous one when
+/// dropped.
+struct DefaultFusion(bool);
+
+impl DefaultFusion {
+    fn set(on: bool) -> Self {
+        let previous = simdnlp_modeling::default_fusion();
+        simdnlp_modeling::set_default_fusion(on);
+        DefaultFusion(previous)
+    }
+}
+
+impl Drop for DefaultFusion {
+    fn drop(&mut self) {
+        simdnlp_modeling::set_default_fusion(self.0);
+    }
+}
+
 /// Runs callbacks mode: times every selected instance, writes JSON Lines and the plot if
 /// asked, prints the table and the class summary to `out`; returns the records.
 pub fn run_callbacks(
@@ -394,6 +417,7 @@ pub fn run_callbacks_until(
     // models are built by code the harness does not control: the evaluator is the
     // process-wide default of new model builders while this runs
     let _evaluator = DefaultEvaluator::set(args.evaluator);
+    let _fusion = DefaultFusion::set(!args.no_fuse);
     for inst in &instances {
         if interrupt.is_interrupted() {
             break;
@@ -405,9 +429,11 @@ pub fn run_callbacks_until(
         let jit_patterns = after.patterns - before.patterns;
         let jit_ms = (after.total - before.total).as_secs_f64() * 1e3;
         if jit_patterns > 0 {
+            // the time of the fused groups counts into the time per pattern
             tracing::info!(
                 instance = inst.label(),
                 patterns = jit_patterns,
+                fused_groups = after.groups - before.groups,
                 ms_per_pattern = jit_ms / jit_patterns as f64,
                 "JIT compile time"
             );
@@ -842,6 +868,7 @@ mod tests {
             threads: 1,
             seconds: 1e-4,
             no_baseline: false,
+            no_fuse: false,
             evaluator: Evaluator::Jit,
             device: CallbackDevice::Cpu,
         };
@@ -883,6 +910,7 @@ mod tests {
             threads: 1,
             seconds: 1e-4,
             no_baseline,
+            no_fuse: false,
             evaluator: Evaluator::Jit,
             device: CallbackDevice::Cpu,
         };
@@ -1009,6 +1037,7 @@ mod tests {
             threads: 1,
             seconds: 1e-4,
             no_baseline: true,
+            no_fuse: false,
             evaluator: Evaluator::Jit,
             device: CallbackDevice::Cpu,
         };

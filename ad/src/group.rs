@@ -1,0 +1,305 @@
+//! Groups of patterns over the same data points, evaluated by one native loop per
+//! callback with the work the members share done once.
+//!
+//! The flows of an AC power network are four patterns over the branches: each reads the
+//! same voltages and angles and takes `sin` and `cos` of the same angle difference. Their
+//! separate programs do that work four times per branch; a [`PatternGroup`] compiles the
+//! members' value, gradient and Hessian programs into one loop each, where the members'
+//! instructions share one value numbering: identical data and variable loads, identical
+//! pure operations on identical operands and identical `exp`/`sin`/`cos` calls are
+//! emitted once. Each member still writes its own outputs (at its own place in the
+//! caller's arrays), and every value is computed by the same operations on the same
+//! operands as in the member's own code, so the results are bit-identical to it and to
+//! the interpreter.
+
+use crate::data::DataView;
+use crate::eval::{Parallelism, Scratch, Workspace};
+use crate::jit::{JitArgs, JitCode, compile_group};
+use crate::pattern::{Pattern, jit_args, set_columns, tasks};
+use crate::scalar::Scalar;
+use rayon::prelude::*;
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Set once the first group compile failure has been logged.
+static GROUP_FAILURE_LOGGED: AtomicBool = AtomicBool::new(false);
+
+/// Index of each callback's function in the group's code.
+const VALUES: usize = 0;
+const GRADIENTS: usize = 1;
+const HESSIANS: usize = 2;
+
+/// Native code for several patterns over the same data points (see the module docs): one
+/// loop per callback (values, gradients, Hessians) over the points, each member writing
+/// the same outputs as its own [`Pattern::eval_values`], [`Pattern::eval_gradients`]
+/// (without values) and [`Pattern::eval_hessians`], at an offset of its own in one output
+/// array. Only for `f64` patterns; `Send + Sync`.
+pub struct PatternGroup<T> {
+    code: Arc<JitCode>,
+    /// per member: first-order and second-order slots (the gradient and Hessian strides)
+    steps: Vec<(usize, usize)>,
+    /// the largest real and integer columns any member reads
+    max_real: Option<u32>,
+    max_int: Option<u32>,
+    _scalar: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for PatternGroup<T> {
+    fn clone(&self) -> Self {
+        PatternGroup {
+            code: self.code.clone(),
+            steps: self.steps.clone(),
+            max_real: self.max_real,
+            max_int: self.max_int,
+            _scalar: PhantomData,
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for PatternGroup<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "PatternGroup({} members, {:?})",
+            self.steps.len(),
+            self.code
+        )
+    }
+}
+
+impl<T: Scalar> PatternGroup<T> {
+    /// Compiles the group of `patterns` (in this order: member `m` is `patterns[m]`), which
+    /// the caller evaluates over the same data points. `None` for `f32` patterns, no
+    /// pattern, or when the native code cannot be built (logged once; evaluate the
+    /// patterns one by one then).
+    pub fn compile(patterns: &[&Pattern<T>]) -> Option<Self> {
+        if patterns.is_empty() {
+            return None;
+        }
+        let programs: Vec<[&crate::program::Program<f64>; 3]> = patterns
+            .iter()
+            .map(|p| p.group_programs())
+            .collect::<Option<_>>()?;
+        let functions: Vec<Vec<_>> = [(VALUES, false), (GRADIENTS, false), (HESSIANS, true)]
+            .iter()
+            .map(|&(f, weighted)| programs.iter().map(|p| (p[f], weighted)).collect())
+            .collect();
+        let code = match compile_group(&functions) {
+            Ok(code) => code,
+            Err(e) => {
+                if !GROUP_FAILURE_LOGGED.swap(true, Ordering::Relaxed) {
+                    tracing::warn!("{e}; the patterns of a group are evaluated one by one");
+                }
+                return None;
+            }
+        };
+        tracing::debug!(
+            members = patterns.len(),
+            compile_ms = code.compile_time.as_secs_f64() * 1e3,
+            "JIT-compiled a group of patterns"
+        );
+        let (mut max_real, mut max_int) = (None, None);
+        for p in patterns {
+            let (r, i) = p.columns_read();
+            max_real = max_real.max(r);
+            max_int = max_int.max(i);
+        }
+        Some(PatternGroup {
+            code: Arc::new(code),
+            steps: patterns.iter().map(|p| (p.nslots(), p.nhess())).collect(),
+            max_real,
+            max_int,
+            _scalar: PhantomData,
+        })
+    }
+
+    /// Number of member patterns.
+    pub fn members(&self) -> usize {
+        self.steps.len()
+    }
+
+    /// Wall time of compiling the group's three functions.
+    pub fn compile_time(&self) -> Duration {
+        self.code.compile_time
+    }
+
+    /// A workspace for this group's evaluations (one task per thread of rayon's current
+    /// pool); evaluation then allocates nothing.
+    pub fn workspace(&self) -> Workspace<T> {
+        let ncols = self.max_real.map_or(0, |c| c as usize + 1)
+            + self.max_int.map_or(0, |c| c as usize + 1);
+        Workspace {
+            scratch: (0..rayon::current_num_threads().max(1))
+                .map(|_| Scratch::new(1, 1))
+                .collect(),
+            columns: Vec::with_capacity(ncols),
+            pointers: Vec::with_capacity(2 * self.steps.len()),
+        }
+    }
+
+    /// Member `m`'s values: `out[offsets[m] + k] = f_m(point k)` for `k < data.len`.
+    ///
+    /// Returns `false` and writes nothing when the arguments do not fit: `offsets` is not
+    /// one per member, a member's range is outside `out` or overlaps another's, or `data`
+    /// lacks a column a member reads.
+    #[allow(clippy::too_many_arguments)]
+    pub fn eval_values_with(
+        &self,
+        ws: &mut Workspace<T>,
+        data: &DataView<'_, T>,
+        x: &[T],
+        theta: &[T],
+        out: &mut [T],
+        offsets: &[usize],
+        par: Parallelism,
+    ) -> bool {
+        self.run(VALUES, ws, data, x, theta, out, offsets, None, par)
+    }
+
+    /// Member `m`'s gradients: `out[offsets[m] + k * nslots_m + s] = ∂f_m/∂slot_s` at
+    /// point `k` (no values). Returns `false` and writes nothing where
+    /// [`PatternGroup::eval_values_with`] does.
+    #[allow(clippy::too_many_arguments)]
+    pub fn eval_gradients_with(
+        &self,
+        ws: &mut Workspace<T>,
+        data: &DataView<'_, T>,
+        x: &[T],
+        theta: &[T],
+        out: &mut [T],
+        offsets: &[usize],
+        par: Parallelism,
+    ) -> bool {
+        self.run(GRADIENTS, ws, data, x, theta, out, offsets, None, par)
+    }
+
+    /// Member `m`'s weighted Hessians: `out[offsets[m] + k * nhess_m + h] =
+    /// weights[weight_offsets[m] + k] * ∂²f_m/∂a∂b` for second-order slot `h = (a, b)`.
+    /// Returns `false` and writes nothing where [`PatternGroup::eval_values_with`] does,
+    /// and also when `weight_offsets` is not one per member or a member's weights are
+    /// outside `weights`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn eval_hessians_with(
+        &self,
+        ws: &mut Workspace<T>,
+        data: &DataView<'_, T>,
+        x: &[T],
+        theta: &[T],
+        weights: &[T],
+        weight_offsets: &[usize],
+        out: &mut [T],
+        offsets: &[usize],
+        par: Parallelism,
+    ) -> bool {
+        let w = Some((weights, weight_offsets));
+        self.run(HESSIANS, ws, data, x, theta, out, offsets, w, par)
+    }
+
+    /// Whether `data` has every column a member reads, each with `data.len` rows.
+    fn columns_ok(&self, data: &DataView<'_, T>) -> bool {
+        let reals = self.max_real.map_or(0, |c| c as usize + 1);
+        let ints = self.max_int.map_or(0, |c| c as usize + 1);
+        data.reals.len() >= reals
+            && data.ints.len() >= ints
+            && data.reals[..reals].iter().all(|c| c.len() >= data.len)
+            && data.ints[..ints].iter().all(|c| c.len() >= data.len)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &self,
+        function: usize,
+        ws: &mut Workspace<T>,
+        data: &DataView<'_, T>,
+        x: &[T],
+        theta: &[T],
+        out: &mut [T],
+        offsets: &[usize],
+        weights: Option<(&[T], &[usize])>,
+        par: Parallelism,
+    ) -> bool {
+        let Some(jp) = self.code.programs.get(function).copied() else {
+            return false;
+        };
+        let members = self.steps.len();
+        let n = data.len;
+        let step = |m: usize| match function {
+            VALUES => 1,
+            GRADIENTS => self.steps[m].0,
+            _ => self.steps[m].1,
+        };
+        if offsets.len() != members || !self.columns_ok(data) {
+            return false;
+        }
+        // member m writes out[offsets[m]..ends[m]]: inside `out`, no two overlapping
+        let end = |m: usize| {
+            n.checked_mul(step(m))
+                .and_then(|len| offsets[m].checked_add(len))
+        };
+        for m in 0..members {
+            let Some(e) = end(m) else { return false };
+            if e > out.len() {
+                return false;
+            }
+            for other in 0..m {
+                let (a, b) = (offsets[m], offsets[other]);
+                let (ea, eb) = (e, end(other).unwrap_or(usize::MAX));
+                if a < ea && b < eb && a < eb && b < ea {
+                    return false;
+                }
+            }
+        }
+        if let Some((w, w_offsets)) = weights {
+            if w_offsets.len() != members
+                || w_offsets
+                    .iter()
+                    .any(|&o| o.checked_add(n).is_none_or(|e| e > w.len()))
+            {
+                return false;
+            }
+        }
+        if n == 0 {
+            return true;
+        }
+        ws.pointers.clear();
+        let base = out.as_mut_ptr();
+        ws.pointers
+            .extend(offsets.iter().map(|&o| base.wrapping_add(o) as usize));
+        match weights {
+            Some((w, w_offsets)) => ws.pointers.extend(
+                w_offsets
+                    .iter()
+                    .map(|&o| w.as_ptr().wrapping_add(o) as usize),
+            ),
+            None => ws.pointers.extend((0..members).map(|_| 0)),
+        }
+        let nreals = set_columns(ws, data);
+        let (columns, pointers) = (&ws.columns[..], &ws.pointers[..]);
+        let tasks = tasks(par, n, ws.scratch.len());
+        let chunk = n.div_ceil(tasks);
+        let run_task = |first: usize| {
+            let last = (first + chunk).min(n);
+            let args = JitArgs {
+                outs: pointers.as_ptr() as *const *mut f64,
+                wts: pointers[members..].as_ptr() as *const *const f64,
+                ..jit_args(columns, nreals, x, theta, std::ptr::null_mut())
+            };
+            // SAFETY: `T` is `f64` (only `f64` patterns have group code), so every pointer
+            // points at `f64`s. `columns_ok` checked that every column the members read
+            // has at least `n > last - 1` rows; member `m` writes only
+            // `out[offsets[m] + k * step_m ..][..step_m]` for its points `k < n`, inside
+            // `out` and disjoint from the other members' ranges (checked above), and reads
+            // its weights at `weights[w_offsets[m] + k]`, inside `weights`. Tasks get
+            // disjoint point ranges, so no two write the same element.
+            unsafe { jp.call(&args, first, last) };
+        };
+        if tasks <= 1 {
+            run_task(0);
+        } else {
+            (0..tasks).into_par_iter().for_each(|t| run_task(t * chunk));
+        }
+        true
+    }
+}

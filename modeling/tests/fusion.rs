@@ -1,0 +1,134 @@
+//! Constraint patterns over identical data are grouped and evaluated by one native loop
+//! per callback (`Model::fusion`): every callback bit-identical to the same model without
+//! fusion and to the interpreter (NaN matches any NaN), also at NaN and ±∞ inputs.
+
+use simdnlp_modeling::{Evaluator, Model, ModelBuilder, NlpModel, Parallelism};
+
+/// Flow-like constraints over the same branches (grouped), one over other data with the
+/// same shape (not grouped), an augmentation and an objective.
+fn model() -> Model {
+    let nb = 7;
+    let mut m = ModelBuilder::new();
+    let vm = m.var(nb).start(1.0).named("vm");
+    let va = m.var(nb).start_with(|i| 0.1 * i as f64).named("va");
+    let branches: Vec<(usize, usize, f64, f64)> = (0..23)
+        .map(|k| {
+            (
+                k % nb,
+                (k * 3 + 1) % nb,
+                0.5 + 0.1 * k as f64,
+                -1.0 + 0.3 * (k % 5) as f64,
+            )
+        })
+        .collect();
+    let mut other = branches.clone();
+    other[4].2 = 0.25;
+    m.minimize(0..nb, |i| (vm.at(i) - 1.0).abs2() + va.at(i).abs2());
+    m.constraint(&branches[..], |(f, t, c0, c1)| {
+        let th = va.at(f) - va.at(t);
+        let vv = vm.at(f) * vm.at(t);
+        c0 * vm.at(f).powi(2) - c1 * (&vv * th.cos()) - c0 * (&vv * th.sin())
+    })
+    .named("p_from");
+    let q = m
+        .constraint(&branches[..], |(f, t, c0, c1)| {
+            let th = va.at(f) - va.at(t);
+            let vv = vm.at(f) * vm.at(t);
+            c1 * vm.at(f).powi(2) + c0 * (&vv * th.cos()) - c1 * (&vv * th.sin())
+        })
+        .named("q_from");
+    m.constraint(&other[..], |(f, t, c0, c1)| {
+        let th = va.at(f) - va.at(t);
+        c0 * th.sin() * vm.at(t) + c1
+    })
+    .named("other");
+    m.constraint(&branches[..], |(f, t, _, _)| va.at(f) - va.at(t))
+        .named("angle");
+    m.augment(&q, &branches[..], |(f, t, c0, _)| {
+        (f, c0 * (va.at(t) * vm.at(f)).exp())
+    });
+    m.constraint(&branches[..], |(f, t, _, c1)| {
+        (c1 * va.at(t)).exp() * vm.at(f)
+    })
+    .named("exp_flow");
+    m.build().unwrap()
+}
+
+fn outputs(m: &Model, x: &[f64]) -> Vec<Vec<f64>> {
+    let meta = m.meta();
+    let y: Vec<f64> = (0..meta.ncon).map(|i| 0.3 + (i % 5) as f64 * 0.2).collect();
+    let mut g = vec![0.0; meta.nvar];
+    let mut c = vec![0.0; meta.ncon];
+    let mut j = vec![0.0; meta.nnzj];
+    let mut h = vec![0.0; meta.nnzh];
+    let mut jv = vec![0.0; meta.ncon];
+    let mut hv = vec![0.0; meta.nvar];
+    m.grad(x, &mut g);
+    m.cons(x, &mut c);
+    m.jac_coord(x, &mut j);
+    m.hess_coord(x, &y, 0.8, &mut h);
+    m.jprod(x, x, &mut jv);
+    m.hprod(x, &y, 0.8, x, &mut hv);
+    vec![vec![m.obj(x)], g, c, j, h, jv, hv]
+}
+
+fn assert_same(label: &str, a: &[Vec<f64>], b: &[Vec<f64>]) {
+    for (k, (oa, ob)) in a.iter().zip(b).enumerate() {
+        assert_eq!(oa.len(), ob.len());
+        for (i, (va, vb)) in oa.iter().zip(ob).enumerate() {
+            assert!(
+                va.to_bits() == vb.to_bits() || (va.is_nan() && vb.is_nan()),
+                "{label}: callback {k}[{i}] fused {va:e} vs {vb:e}"
+            );
+        }
+    }
+}
+
+#[test]
+fn fused_callbacks_are_bitwise_the_unfused_ones() {
+    let fused = model();
+    assert_eq!(fused.evaluator(), Evaluator::Jit);
+    assert!(fused.fusion());
+    // p_from, q_from, angle and exp_flow share the data; `other` differs in one value
+    assert_eq!(fused.pattern_groups(), vec![vec![1, 2, 4, 6]]);
+    assert_eq!(fused.group_compile_times().len(), 1);
+    let mut plain = fused.clone();
+    assert!(!plain.set_fusion(false));
+    let mut interp = fused.clone();
+    interp.set_evaluator(Evaluator::Interp);
+    assert!(!interp.fusion());
+    let n = fused.meta().nvar;
+    let special = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0, 1e300];
+    let mut points: Vec<Vec<f64>> = vec![
+        fused.meta().x0.clone(),
+        (0..n).map(|i| 0.9 + 0.05 * i as f64).collect(),
+    ];
+    for (s, &v) in special.iter().enumerate() {
+        points.push(
+            (0..n)
+                .map(|i| if i % 4 == s % 4 { v } else { 0.7 })
+                .collect(),
+        );
+    }
+    for x in &points {
+        let a = outputs(&fused, x);
+        assert_same("fusion off", &a, &outputs(&plain, x));
+        assert_same("interpreter", &a, &outputs(&interp, x));
+    }
+    // and back on
+    assert!(plain.set_fusion(true));
+    assert_same(
+        "fusion on again",
+        &outputs(&plain, &points[1]),
+        &outputs(&fused, &points[1]),
+    );
+    // the points of a group split across threads
+    let mut threaded = fused.clone();
+    threaded.set_threads(Parallelism::Rayon { min_batch: 4 });
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    let a = pool.install(|| outputs(&threaded, &points[1]));
+    assert_same("threads", &a, &outputs(&fused, &points[1]));
+}

@@ -152,6 +152,11 @@ pub(crate) struct Driver<'h, 'a> {
     hooks: Option<&'h mut Hooks<'a>>,
     /// Records of every iteration, when the `keep_history` option asks for them.
     pub history: Option<Vec<IterationRecord>>,
+    /// Reads the device's host↔device byte counter, when the solve measures it.
+    transfers: Option<&'h dyn Fn() -> u64>,
+    /// The counter at the first observed iteration, at the last one, and the number of
+    /// iterations observed.
+    transfer_marks: (u64, u64, usize),
 }
 
 impl<'h, 'a> Driver<'h, 'a> {
@@ -161,11 +166,38 @@ impl<'h, 'a> Driver<'h, 'a> {
         Self {
             hooks,
             history: keep_history.then(|| Vec::with_capacity(capacity)),
+            transfers: None,
+            transfer_marks: (0, 0, 0),
         }
+    }
+
+    /// Reads `counter` (the device's transferred bytes) at every observed iteration, so
+    /// that [`Driver::bytes_per_iteration`] measures the iterations alone.
+    pub fn count_transfers(&mut self, counter: &'h dyn Fn() -> u64) {
+        self.transfers = Some(counter);
+    }
+
+    /// Bytes moved between the host and the device per iteration, from the first observed
+    /// iteration to the last one (the set-up before the first iteration is not counted;
+    /// a restoration phase's set-up within the iterations is). `None` without a counter
+    /// or with fewer than two observed iterations.
+    pub fn bytes_per_iteration(&self) -> Option<f64> {
+        let (first, last, observed) = self.transfer_marks;
+        (self.transfers.is_some() && observed >= 2)
+            .then(|| last.saturating_sub(first) as f64 / (observed - 1) as f64)
     }
 
     /// Records one iteration and asks the hooks whether to go on: `true` means stop.
     pub fn observe(&mut self, record: &IterationRecord) -> bool {
+        if let Some(counter) = self.transfers {
+            let bytes = counter();
+            let (first, _, observed) = self.transfer_marks;
+            self.transfer_marks = (
+                if observed == 0 { bytes } else { first },
+                bytes,
+                observed + 1,
+            );
+        }
         if let Some(history) = self.history.as_mut() {
             history.push(*record);
         }

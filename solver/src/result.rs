@@ -212,9 +212,12 @@ pub struct SolveResult {
     /// vectors are host memory.
     #[serde(default)]
     pub bytes_transferred: u64,
-    /// [`SolveResult::bytes_transferred`] per iteration (divided by `max(1, iterations)`):
-    /// on `cuda` only scalars (reductions, cuDSS's verdict) and the start point; on `emu`
-    /// also the host factorization's copies.
+    /// Bytes copied between host and device per iteration, from the first iteration to
+    /// the last (the start point's upload and the initialization before the first
+    /// iteration are not counted; a restoration phase's set-up within the iterations is):
+    /// on `cuda` the reductions' 8-byte results and the objective values, on `emu` also
+    /// the host factorization's copies of `K` and the right-hand sides. `0` on the CPU and
+    /// for a solve of fewer than two iterations.
     #[serde(default)]
     pub bytes_per_iteration: f64,
 }

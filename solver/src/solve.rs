@@ -740,14 +740,17 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
         &viol_unscale,
         "",
     )?;
+    let bytes_before = device.transferred_bytes();
+    let transfer_counter = || device.transferred_bytes();
     let mut driver = Driver::new(
         hooks,
         o.keep_history,
         o.max_iter.saturating_add(1).min(MAX_HISTORY_RESERVE),
     );
-    let bytes_before = device.transferred_bytes();
+    driver.count_transfers(&transfer_counter);
     let exit = ipm.run(&start, None, &mut driver)?;
     ipm.backend().synchronize()?;
+    let bytes_per_iteration = driver.bytes_per_iteration().unwrap_or(0.0);
     let bytes_transferred = device.transferred_bytes().saturating_sub(bytes_before);
     let status = match exit {
         Exit::Done(s) => s,
@@ -832,7 +835,7 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
         size,
         violations,
         bytes_transferred,
-        bytes_per_iteration: bytes_transferred as f64 / iterations.max(1) as f64,
+        bytes_per_iteration,
     };
     crate::summary::log_summary(o.print_level, &user_meta.name, &res);
     log_violations(o.print_level, &res.violations);

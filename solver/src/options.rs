@@ -512,6 +512,14 @@ options_table! {
         /// (a failure means not positive definite, as on the CPU) or `ldlt` (accepted when
         /// the inertia is `(n, 0, 0)`).
         cudss_factorization: CudssKind = CudssKind::Cholesky, (any);
+        /// cuDSS's pivoting in the condensed system's factorization on `device = cuda`
+        /// (`CUDSS_CONFIG_PIVOT_TYPE`): `yes` leaves cuDSS's default, `no` sets
+        /// `CUDSS_PIVOT_NONE` (MadNLP's `cudss_pivoting = false`).
+        cudss_pivoting: bool = true, (any);
+        /// cuDSS's static pivot perturbation on `device = cuda`
+        /// (`CUDSS_CONFIG_PIVOT_EPSILON`: the absolute value that replaces a tiny pivot);
+        /// `0` leaves cuDSS's default.
+        cudss_pivot_epsilon: f64 = 0.0, (x >= 0);
         /// Fill-reducing ordering of the KKT factorization: `amd` (approximate minimum
         /// degree), `nd` (METIS nested dissection) or `auto` (AMD, or nested dissection
         /// where AMD's factorization is expensive and nested dissection predicts at most

@@ -63,7 +63,7 @@ struct Caches {
 struct BackendKey {
     kkt: crate::options::KktKind,
     linear_solver: crate::options::LinearSolverKind,
-    cudss: crate::options::CudssKind,
+    cudss: (crate::options::CudssKind, bool, f64),
     ordering: crate::options::OrderingKind,
     threads: usize,
     refinement: (usize, usize, f64),
@@ -75,7 +75,11 @@ impl BackendKey {
         Self {
             kkt: o.kkt,
             linear_solver: o.linear_solver,
-            cudss: o.cudss_factorization,
+            cudss: (
+                o.cudss_factorization,
+                o.cudss_pivoting,
+                o.cudss_pivot_epsilon,
+            ),
             ordering: o.ordering,
             threads: o.factorization_threads,
             refinement: (
@@ -463,6 +467,8 @@ fn solve_on_cuda(run: &mut Run<'_, '_>, caches: &mut Caches) -> Result<SolveResu
                     crate::options::CudssKind::Ldlt => CudssFactorization::Ldlt,
                     _ => CudssFactorization::Cholesky,
                 },
+                pivoting: o.cudss_pivoting,
+                pivot_epsilon: (o.cudss_pivot_epsilon > 0.0).then_some(o.cudss_pivot_epsilon),
                 ..CudssOptions::default()
             };
             let make = Arc::new(move || {

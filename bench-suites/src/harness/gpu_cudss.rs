@@ -1,5 +1,5 @@
 //! `gpu-check` stage 4 (`../shared/GPU.md` §7): NVIDIA cuDSS on the CUDA device against
-//! faer, through [`simdnlp_linalg::cudss`] on buffers of [`simdnlp_device::Cuda`].
+//! faer, through `simdnlp_linalg::cudss` on buffers of `simdnlp_device::Cuda`.
 //!
 //! Matrices (lower triangle, CSC, uploaded once; `i32` indices):
 //! - the condensed KKT matrix `K = W + Σx + Jᵀ D J` of model instances (case118_ieee,

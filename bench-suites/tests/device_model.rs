@@ -4,11 +4,12 @@
 //! problems at N = 20, every COPS problem at its small preset and the bundled PGLIB-OPF
 //! cases up to case118.
 //!
-//! Every entry is compared **bitwise** (`-0.0` and `+0.0` count as equal: the device's
-//! segmented sums start from `+0`): Jacobian and Hessian entries are written by one data
-//! point each (doubled entries by `v + v` on both sides), and the objective, gradient and
-//! constraint sums add their terms in the CPU's order. A case where a sum is reordered
-//! would fail here; none is.
+//! Every entry but the objective is compared **bitwise** (`-0.0` and `+0.0` count as
+//! equal: the device's segmented sums start from `+0`): Jacobian and Hessian entries are
+//! written by one data point each (doubled entries by `v + v` on both sides), and the
+//! gradient and constraint sums add their terms in the CPU's order. The objective is summed
+//! by the device's parallel reduction (in another order than the CPU's loop), so it must
+//! agree within `(1e-12 + nvar·ε)` relative, as `gpu-check` stage 3 asks.
 //!
 //! g++ is required (CI installs it); `SIMDNLP_SKIP_GXX=1` skips on a machine without it.
 
@@ -111,13 +112,19 @@ fn check(emu: &Emu, label: &str, mut model: Model) -> usize {
     let mut count = 0;
     for (part, (a, b)) in PARTS.iter().zip(cpu.iter().zip(&dev)) {
         assert_eq!(a.len(), b.len(), "{label}: {part} length");
+        let nvar = model.meta().nvar as f64;
         for (i, (&u, &v)) in a.iter().zip(b).enumerate() {
-            assert!(same(u, v), "{label}: {part}[{i}]: cpu {u:e} vs emu {v:e}");
+            let close =
+                *part == "obj" && (u - v).abs() <= (1e-12 + nvar * f64::EPSILON) * u.abs().max(1.0);
+            assert!(
+                same(u, v) || close,
+                "{label}: {part}[{i}]: cpu {u:e} vs emu {v:e}"
+            );
         }
         count += a.len();
     }
     println!(
-        "{label}: {count} entries bitwise equal ({:.2} s incl. compile)",
+        "{label}: {count} entries equal (bitwise but the objective; {:.2} s incl. compile)",
         started.elapsed().as_secs_f64()
     );
     count

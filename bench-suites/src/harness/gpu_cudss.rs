@@ -196,20 +196,12 @@ pub fn random_symmetric(
     seed: u64,
     diag: impl Fn(usize) -> f64,
 ) -> LowerCsc {
-    let mut state = seed;
-    let mut next = move || {
-        // splitmix64
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
+    let mut rng = super::gpu_check::Rng(seed);
     let (mut col_ptr, mut row_idx, mut values) = (vec![0], Vec::new(), Vec::new());
     for col in 0..n {
         let mut rows: Vec<usize> = (0..per_col)
             .filter(|_| col + 1 < n)
-            .map(|_| col + 1 + (next() % (n - col - 1) as u64) as usize)
+            .map(|_| col + 1 + rng.below(n - col - 1))
             .collect();
         rows.sort_unstable();
         rows.dedup();
@@ -217,7 +209,7 @@ pub fn random_symmetric(
         values.push(diag(col));
         for row in rows {
             row_idx.push(row);
-            values.push((next() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0);
+            values.push(rng.unit() * 2.0 - 1.0);
         }
         col_ptr.push(row_idx.len());
     }

@@ -88,6 +88,10 @@ impl<T: Scalar> PatternGroup<T> {
             .collect();
         let code = match compile_group(&functions) {
             Ok(code) => code,
+            Err(e @ crate::jit::JitError::TooLong { .. }) => {
+                tracing::debug!("{e}; the patterns of a group are evaluated one by one");
+                return None;
+            }
             Err(e) => {
                 if !GROUP_FAILURE_LOGGED.swap(true, Ordering::Relaxed) {
                     tracing::warn!("{e}; the patterns of a group are evaluated one by one");

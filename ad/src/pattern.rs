@@ -239,6 +239,10 @@ impl<T: Scalar> Pattern<T> {
                 );
                 Some(Arc::new(code))
             }
+            Err(e @ crate::jit::JitError::TooLong { .. }) => {
+                tracing::debug!("{e}; this pattern uses the interpreter");
+                None
+            }
             Err(e) => {
                 if !JIT_FAILURE_LOGGED.swap(true, Ordering::Relaxed) {
                     tracing::warn!("{e}; patterns use the interpreter instead");

@@ -286,6 +286,34 @@ fn f32_patterns_use_the_interpreter_and_compile_time_is_reported() {
     assert!("llvm".parse::<Evaluator>().is_err());
 }
 
+/// Programs longer than the JIT's limit (Cranelift's register allocation is quadratic in
+/// their length: a 400-deep `sin` chain took 1.7 s, a 1 600-deep one 32 s) stay on the
+/// interpreter; a 100-deep chain is still compiled.
+#[test]
+fn very_long_programs_use_the_interpreter() {
+    let nested = |depth: usize| (0..depth).fold(var(0), |e, _| e.sin());
+    let short =
+        Pattern::<f64>::compile_for(&nested(100), SecondOrder::default(), Evaluator::Jit).unwrap();
+    assert_eq!(short.evaluator(), Evaluator::Jit);
+    let mut long =
+        Pattern::<f64>::compile_for(&nested(400), SecondOrder::default(), Evaluator::Jit).unwrap();
+    assert_eq!(long.evaluator(), Evaluator::Interp);
+    assert!(long.jit_compile_time().is_none());
+    assert_eq!(long.set_evaluator(Evaluator::Jit), Evaluator::Interp);
+    let data = DataView::empty(1);
+    let mut v = [0.0];
+    long.eval_values_with(
+        &mut long.workspace(),
+        &data,
+        &[0.5],
+        &[],
+        &mut v,
+        Parallelism::Sequential,
+    );
+    let want = (0..400).fold(0.5f64, |x, _| x.sin());
+    assert!((v[0] - want).abs() < 1e-14, "{} vs {want}", v[0]);
+}
+
 /// A user function that panics gives NaN in the JIT (documented) instead of unwinding.
 #[test]
 fn panicking_user_function_gives_nan() {

@@ -419,10 +419,10 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
             names: &names,
             by_uid: &by_uid,
         };
-        let compile = if matches!(decl.kind, PatKind::Objective) {
-            Pattern::<T>::compile_objective_for
-        } else {
-            Pattern::<T>::compile_for
+        let compile = match decl.kind {
+            PatKind::Objective => Pattern::<T>::compile_objective_for,
+            PatKind::Augment { .. } => Pattern::<T>::compile_augment_for,
+            PatKind::Constraint { .. } => Pattern::<T>::compile_for,
         };
         let pattern =
             compile(&decl.expr, SecondOrder::default(), b.evaluator).map_err(|source| {

@@ -740,9 +740,17 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
             }
             for &p in &self.aug_pats {
                 let cp = &self.pats[p];
-                let n = cp.len();
-                self.ev_values(p, &mut s.ws[p], x, &mut s.buf[..n]);
-                if let Rows::Augment { rows, .. } = &cp.rows {
+                let Rows::Augment { rows, .. } = &cp.rows else {
+                    continue;
+                };
+                let ws = &mut s.ws[p];
+                let scattered = cp.with_view(|v| {
+                    cp.pattern
+                        .eval_value_scatter(ws, v, x, &self.theta, rows, c, self.par)
+                });
+                if !scattered {
+                    let n = cp.len();
+                    self.ev_values(p, ws, x, &mut s.buf[..n]);
                     for (&r, &v) in rows.iter().zip(&s.buf[..n]) {
                         c[r] = c[r] + v;
                     }

@@ -263,6 +263,22 @@ pub enum CudssKind {
     Cholesky,
 }
 
+/// The fill-reducing reordering of cuDSS's analysis on `device = cuda`
+/// (`CUDSS_CONFIG_REORDERING_ALG`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
+pub enum CudssReorderingKind {
+    /// cuDSS's default (`CUDSS_ALG_DEFAULT`: nested dissection, METIS-based).
+    #[default]
+    Default,
+    /// `CUDSS_ALG_1` (COLAMD-based per NVIDIA's documentation).
+    Alg1,
+    /// `CUDSS_ALG_2` (COLAMD-based with a special factorization).
+    Alg2,
+    /// `CUDSS_ALG_3` (AMD-based).
+    Alg3,
+}
+
 /// Fill-reducing ordering of the KKT factorization (the augmented system always puts each
 /// constraint after a matched variable on top of it, see `simdnlp_linalg::ordering`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -520,6 +536,11 @@ options_table! {
         /// (`CUDSS_CONFIG_PIVOT_EPSILON`: the absolute value that replaces a tiny pivot);
         /// `0` leaves cuDSS's default.
         cudss_pivot_epsilon: f64 = 0.0, (x >= 0);
+        /// Fill-reducing reordering of cuDSS's analysis on `device = cuda`
+        /// (`CUDSS_CONFIG_REORDERING_ALG`): `default` (cuDSS's, METIS-based nested
+        /// dissection), `alg1`, `alg2` or `alg3` (`CUDSS_ALG_1..3`). The analysis runs once
+        /// per KKT structure; its time is `Timings::analysis`.
+        cudss_reordering: CudssReorderingKind = CudssReorderingKind::Default, (any);
         /// Fill-reducing ordering of the KKT factorization: `amd` (approximate minimum
         /// degree), `nd` (METIS nested dissection) or `auto` (AMD, or nested dissection
         /// where AMD's factorization is expensive and nested dissection predicts at most

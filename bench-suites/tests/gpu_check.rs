@@ -25,6 +25,12 @@ fn gpu_check_passes_on_the_emulated_device() {
         no_models: false,
         cudss_instances: Vec::new(),
         no_cudss: false,
+        // stage 5 on the emulated device: its defaults (rosenbrock:20, case14_ieee)
+        solve_instances: Vec::new(),
+        no_solves: false,
+        timing_instances: vec!["rosenbrock:20".parse().unwrap()],
+        no_timing: false,
+        solve_max_wall_time: 60.0,
         json: None,
     };
     let reg = Registry::with_defaults(None);
@@ -47,5 +53,13 @@ fn gpu_check_passes_on_the_emulated_device() {
     assert!(report.kernels.len() >= 30);
     assert_eq!(report.models.len(), 2, "{:?}", report.models);
     assert!(report.models.iter().all(|m| m.entries > 0));
+    assert_eq!(report.solves.len(), 2, "{:?}", report.solves);
+    for c in &report.solves {
+        assert!(c.device.success && c.cpu.success, "{c:?}");
+        assert!(c.device.bytes_per_iteration > 0.0, "{c:?}");
+    }
+    assert_eq!(report.timings.len(), 1);
+    assert!(report.timings[0].run.solve_s > 0.0);
+    assert!(text.contains("== stage 5") && text.contains("== stage 6"));
     assert!(text.contains("gpu-check: PASSED"));
 }

@@ -36,6 +36,7 @@
 //! ```
 
 use crate::emu::{kernel_names, source_hash};
+use crate::kernel_cache::{KernelCache, ModuleBuild};
 use crate::launched::{IpmKernels, LaunchOps, RESULT_ENTRY, SCRATCH_LEN, launched_kernel_methods};
 use crate::{
     BLOCK, Device, DeviceError, IPM_KERNELS, KernelArg, KernelId, KernelRuntime, MAX_KERNEL_ARGS,
@@ -240,20 +241,22 @@ struct Module {
     handle: Handle<sys::CUmodule>,
 }
 
-/// Modules and kernels loaded so far (append-only), with each module's compile time.
+/// Modules and kernels loaded so far (append-only), with how each module was built.
 #[derive(Default)]
 struct Registry {
     modules: Vec<Module>,
     kernels: Vec<Kernel>,
     kernel_names: Vec<String>,
     by_hash: HashMap<u64, Vec<ModuleId>>,
-    compile_times: Vec<Duration>,
+    builds: Vec<ModuleBuild>,
 }
 
 /// The CUDA device (see the module documentation).
 pub struct Cuda {
     info: CudaInfo,
     nvrtc: Nvrtc,
+    /// The on-disk PTX cache.
+    cache: KernelCache,
     registry: Mutex<Registry>,
     ipm: IpmKernels,
     /// Reduction scratch: the partials of both passes and the result, used under
@@ -278,8 +281,9 @@ impl std::fmt::Debug for Cuda {
 }
 
 impl Cuda {
-    /// The CUDA device `ordinal` with NVRTC found by [`Nvrtc::load`]; compiles the
-    /// interior-point kernels.
+    /// The CUDA device `ordinal` with NVRTC found by [`Nvrtc::load`] and the on-disk PTX
+    /// cache of the environment ([`KernelCache::from_env`]); compiles the interior-point
+    /// kernels (or reads their PTX from the cache).
     ///
     /// # Errors
     /// [`DeviceError::Unavailable`] when the driver library (`libcuda.so.1`) cannot be
@@ -287,6 +291,14 @@ impl Cuda {
     /// NVRTC is missing; [`DeviceError::Compile`] when the kernels do not compile or
     /// load.
     pub fn new(ordinal: usize) -> Result<Self, DeviceError> {
+        Self::with_cache(ordinal, KernelCache::from_env())
+    }
+
+    /// [`Cuda::new`] with an explicit PTX cache.
+    ///
+    /// # Errors
+    /// As [`Cuda::new`].
+    pub fn with_cache(ordinal: usize, cache: KernelCache) -> Result<Self, DeviceError> {
         if !driver_present() {
             return Err(unavailable(
                 "the CUDA driver library libcuda.so.1 cannot be loaded: install the NVIDIA \
@@ -325,6 +337,7 @@ impl Cuda {
         let mut cuda = Self {
             info,
             nvrtc,
+            cache,
             registry: Mutex::new(Registry::default()),
             ipm: IpmKernels::placeholder(),
             scratch,
@@ -344,10 +357,23 @@ impl Cuda {
         &self.info
     }
 
-    /// NVRTC compile time of each module loaded so far, in load order (the interior-point
-    /// kernels first).
+    /// NVRTC compile time of each module loaded so far (or the time to read its PTX from
+    /// the on-disk cache), in load order (the interior-point kernels first).
     pub fn compile_times(&self) -> Vec<Duration> {
-        lock(&self.registry).compile_times.clone()
+        lock(&self.registry).builds.iter().map(|b| b.time).collect()
+    }
+
+    /// How each module loaded so far was built (NVRTC, or PTX from the on-disk cache) and
+    /// how long that took, in load order (the interior-point kernels first). The driver's
+    /// PTX-to-machine-code step at module load is not included (the driver caches it
+    /// itself, in `~/.nv/ComputeCache`).
+    pub fn module_builds(&self) -> Vec<ModuleBuild> {
+        lock(&self.registry).builds.clone()
+    }
+
+    /// The on-disk PTX cache this device uses.
+    pub fn cache(&self) -> &KernelCache {
+        &self.cache
     }
 
     /// The raw `CUstream` every launch and copy of this device is queued on, as the
@@ -395,6 +421,28 @@ impl Cuda {
     }
 }
 
+impl Cuda {
+    /// Load a module from PTX text (`cuModuleLoadData`: the driver compiles it for the
+    /// device).
+    fn load_ptx(&self, ptx: &crate::Ptx) -> Result<Handle<sys::CUmodule>, DeviceError> {
+        let load_error = |log: String| DeviceError::Compile { device: NAME, log };
+        let image = CString::new(ptx.text.as_str())
+            .map_err(|_| load_error("the PTX contains a NUL byte".into()))?;
+        self.bind()
+            .map_err(|e| load_error(format!("cannot bind the context: {e}")))?;
+        // SAFETY: `image` is a NUL-terminated PTX text that outlives the call; the context
+        // is current.
+        let module = unsafe { result::module::load_data(image.as_ptr().cast::<c_void>()) }
+            .map_err(|e| {
+                load_error(format!(
+                    "cuModuleLoadData: {e} (PTX for {})",
+                    self.info.arch
+                ))
+            })?;
+        Ok(Handle(module))
+    }
+}
+
 impl Drop for Cuda {
     fn drop(&mut self) {
         if self.bind().is_ok() {
@@ -430,26 +478,26 @@ impl KernelRuntime for Cuda {
             }
         }
         let id = ModuleId(registry.modules.len());
+        let file = format!("module{}.cu", id.0);
         let started = Instant::now();
-        let ptx = self
-            .nvrtc
-            .compile(source, &format!("module{}.cu", id.0), &self.info.arch)?;
-        let compile_time = started.elapsed();
+        let (mut ptx, from_disk) =
+            self.nvrtc
+                .compile_cached(source, &file, &self.info.arch, &self.cache)?;
+        let build = ModuleBuild {
+            time: started.elapsed(),
+            from_disk,
+        };
         let load_error = |log: String| DeviceError::Compile { device: NAME, log };
-        let image = CString::new(ptx.text.as_str())
-            .map_err(|_| load_error("the PTX contains a NUL byte".into()))?;
-        self.bind()
-            .map_err(|e| load_error(format!("cannot bind the context: {e}")))?;
-        // SAFETY: `image` is a NUL-terminated PTX text that outlives the call; the context
-        // is current.
-        let module = unsafe { result::module::load_data(image.as_ptr().cast::<c_void>()) }
-            .map_err(|e| {
-                load_error(format!(
-                    "cuModuleLoadData: {e} (PTX for {})",
-                    self.info.arch
-                ))
-            })?;
-        let module = Handle(module);
+        let module = match self.load_ptx(&ptx) {
+            Ok(module) => module,
+            Err(e) if from_disk => {
+                // a cached PTX the driver refuses (e.g. written for another driver): recompile
+                tracing::warn!("kernel cache: the driver refused cached PTX ({e}); compiling");
+                ptx = self.nvrtc.compile(source, &file, &self.info.arch)?;
+                self.load_ptx(&ptx)?
+            }
+            Err(e) => return Err(e),
+        };
         let mut kernels = HashMap::new();
         let mut found = Vec::new();
         for name in kernel_names(source) {
@@ -489,7 +537,7 @@ impl KernelRuntime for Cuda {
             kernels,
             handle: module,
         });
-        registry.compile_times.push(compile_time);
+        registry.builds.push(build);
         registry.by_hash.entry(hash).or_default().push(id);
         Ok(id)
     }

@@ -66,6 +66,7 @@ mod cuda;
 mod emu;
 mod error;
 mod kernel;
+mod kernel_cache;
 mod launched;
 mod nvrtc;
 mod segments;
@@ -76,6 +77,7 @@ pub use cuda::{Cuda, CudaIndex, CudaInfo, CudaVector, CudaWords, driver_present}
 pub use emu::{BLOCK, COMPILER_ENV, Emu, IPM_KERNELS};
 pub use error::DeviceError;
 pub use kernel::{KernelArg, KernelId, KernelRuntime, MAX_KERNEL_ARGS, ModuleId};
+pub use kernel_cache::{CacheKey, KERNEL_CACHE_ENV, KernelCache, ModuleBuild};
 pub use nvrtc::{NVRTC_LIB_ENV, Nvrtc, Ptx};
 pub use segments::{SegmentPlan, Segments};
 

@@ -22,6 +22,7 @@
 //! ```
 
 use crate::error::DeviceError;
+use crate::kernel_cache::{CacheKey, KernelCache};
 use std::ffi::{CStr, CString, OsString, c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
 
@@ -241,10 +242,8 @@ impl Nvrtc {
         };
         let source = c(source, "the source")?;
         let file_c = c(file, "the file name")?;
-        let options = [
-            c(&format!("--gpu-architecture={arch}"), "the architecture")?,
-            c("--fmad=false", "an option")?,
-        ];
+        let [arch_option, fmad] = options(arch);
+        let options = [c(&arch_option, "the architecture")?, c(&fmad, "an option")?];
         let option_ptrs: Vec<*const c_char> = options.iter().map(|o| o.as_ptr()).collect();
         let mut program = ProgramGuard {
             program: std::ptr::null_mut(),
@@ -294,6 +293,54 @@ impl Nvrtc {
         Ok(Ptx { text, log })
     }
 
+    /// [`Nvrtc::compile`] through the on-disk cache: the PTX of an entry with the same
+    /// source, NVRTC version, architecture and options when `cache` has one (its `log` is
+    /// then empty), else a compile whose PTX is stored in `cache`. Also returns whether the
+    /// PTX came from the cache.
+    ///
+    /// # Errors
+    /// As [`Nvrtc::compile`] (the cache itself never fails: see [`KernelCache`]).
+    pub fn compile_cached(
+        &self,
+        source: &str,
+        file: &str,
+        arch: &str,
+        cache: &KernelCache,
+    ) -> Result<(Ptx, bool), DeviceError> {
+        let key = self.cache_key(source, arch);
+        if let Some(bytes) = cache.load(&key, CACHE_KIND) {
+            match String::from_utf8(bytes) {
+                Ok(text) => {
+                    return Ok((
+                        Ptx {
+                            text,
+                            log: String::new(),
+                        },
+                        true,
+                    ));
+                }
+                Err(_) => tracing::warn!(
+                    "kernel cache: entry {} is not PTX text; compiling instead",
+                    key.as_str()
+                ),
+            }
+        }
+        let ptx = self.compile(source, file, arch)?;
+        cache.store(&key, CACHE_KIND, ptx.text.as_bytes());
+        Ok((ptx, false))
+    }
+
+    /// The cache key of `source` compiled by this NVRTC for `arch`.
+    pub fn cache_key(&self, source: &str, arch: &str) -> CacheKey {
+        let version = format!("{}.{}", self.version.0, self.version.1);
+        CacheKey::of(&[
+            b"simdnlp-nvrtc/1",
+            version.as_bytes(),
+            options(arch).join(" ").as_bytes(),
+            source.as_bytes(),
+        ])
+    }
+
     /// Reads a text of `program` through a size call and a copy call (log or PTX).
     fn text(
         &self,
@@ -337,6 +384,17 @@ impl Nvrtc {
             })
         }
     }
+}
+
+/// Kind (file extension) of NVRTC's cache entries.
+const CACHE_KIND: &str = "ptx";
+
+/// NVRTC's options for the virtual architecture `arch`.
+fn options(arch: &str) -> [String; 2] {
+    [
+        format!("--gpu-architecture={arch}"),
+        "--fmad=false".to_string(),
+    ]
 }
 
 /// Loads `library` with its symbols global, so that NVRTC's own

@@ -989,3 +989,91 @@ extern "C" __global__ void gather_columns(long long n, const double* const* cols
     let mut none = d.zeros(0).unwrap();
     assert_eq!(d.vector_ptr_mut(&mut none), 0);
 }
+
+/// The on-disk module cache on the emulated device: a miss compiles and stores, a hit
+/// loads the stored library (no compiler run), a corrupt entry is recompiled and
+/// repaired, and a disabled cache neither reads nor writes.
+#[test]
+fn modules_are_cached_on_disk() {
+    use simdnlp_device::{KernelCache, ModuleBuild};
+    if emu().is_none() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("simdnlp-emu-cache-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let cache = KernelCache::at(&dir);
+    let src = r#"
+extern "C" __global__ void add_k(long long n, double* v, double k) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)blockDim.x * gridDim.x) v[i] += k;
+}
+"#;
+    let run = |d: &Emu| {
+        let m = d.load_module(src).unwrap();
+        let k = d.kernel(m, "add_k").unwrap();
+        let mut v = d.vector_from_host(&[1.0, 2.0]).unwrap();
+        let ptr = v.as_mut_ptr() as u64;
+        // SAFETY: `v` has 2 entries and the arguments match the signature.
+        unsafe {
+            d.launch(
+                k,
+                2,
+                &[KernelArg::I64(2), KernelArg::Ptr(ptr), KernelArg::F64(0.5)],
+            )
+        }
+        .unwrap();
+        assert_eq!(v, [1.5, 2.5]);
+    };
+    let from_disk = |d: &Emu| {
+        d.module_builds()
+            .iter()
+            .map(|b: &ModuleBuild| b.from_disk)
+            .collect::<Vec<_>>()
+    };
+    // miss: both modules compiled and stored (one entry each)
+    let first = Emu::with_cache("g++", cache.clone()).unwrap();
+    assert_eq!(first.cache(), &cache);
+    run(&first);
+    assert_eq!(from_disk(&first), [false, false]);
+    let entries = || {
+        let mut names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(entries().len(), 2, "{:?}", entries());
+    // hit: both from disk, and the kernels run
+    let second = Emu::with_cache("g++", cache.clone()).unwrap();
+    run(&second);
+    assert_eq!(from_disk(&second), [true, true]);
+    // a corrupt entry (the small module's, the smaller file): a warning and a recompile
+    // that repairs it
+    let small = entries()
+        .into_iter()
+        .min_by_key(|p| std::fs::metadata(p).unwrap().len())
+        .unwrap();
+    let mut bytes = std::fs::read(&small).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xff;
+    std::fs::write(&small, &bytes).unwrap();
+    let third = Emu::with_cache("g++", cache.clone()).unwrap();
+    run(&third);
+    assert_eq!(from_disk(&third), [true, false]);
+    run(&second); // in-process: the module loaded before stays
+    let fourth = Emu::with_cache("g++", cache.clone()).unwrap();
+    run(&fourth);
+    assert_eq!(from_disk(&fourth), [true, true]);
+    // disabled: compiled, nothing read or written
+    std::fs::remove_dir_all(&dir).unwrap();
+    let off = Emu::with_cache("g++", KernelCache::disabled()).unwrap();
+    run(&off);
+    assert_eq!(from_disk(&off), [false, false]);
+    assert!(!dir.exists());
+    // a compiler that cannot be run: unavailable (the cache is not consulted)
+    assert!(matches!(
+        Emu::with_cache("/nonexistent/simdnlp-no-such-g++", cache),
+        Err(DeviceError::Unavailable { .. })
+    ));
+}

@@ -38,6 +38,13 @@ pub trait DeviceFactorization<D: Device> {
 
     /// Inertia of the last factorization, when the backend reports it.
     fn inertia(&self) -> Option<Inertia>;
+    /// Seconds spent so far in a symbolic analysis that runs inside
+    /// [`DeviceFactorization::factorize`] (cuDSS analyzes at the first factorization), so
+    /// that callers can report it apart from the numeric factorizations. `0` (the default)
+    /// when the analysis is all done in [`DeviceFactorization::analyze`].
+    fn analysis_seconds(&self) -> f64 {
+        0.0
+    }
 
     /// Solves `A x = b` in place with the last successful factorization (`rhs` holds `b` on
     /// entry and `x` on exit).

@@ -21,8 +21,8 @@ use std::process::Command;
 use std::sync::{Arc, OnceLock};
 
 use simdnlp_linalg::cudss::{
-    AbiFamily, CudssError, CudssFactorization, CudssLibrary, CudssOptions, CudssSolver,
-    CudssVersion, DEFAULT_SONAMES, DeviceCsc, LoadOptions,
+    AbiFamily, CudssError, CudssFactorization, CudssLibrary, CudssOptions, CudssReordering,
+    CudssSolver, CudssVersion, DEFAULT_SONAMES, DeviceCsc, LoadOptions,
 };
 use simdnlp_linalg::{FactorStatus, Inertia};
 
@@ -294,6 +294,7 @@ fn full_sequence(test: &str, version: (i32, i32, i32), allow_newer: bool, expect
         pivot_threshold: Some(0.5),
         pivot_epsilon: Some(1e-12),
         host_ordering: None,
+        reordering: CudssReordering::Alg3,
     };
     let mut solver = solver(&library, options);
     stub.set_inertia(3, 0);
@@ -360,6 +361,8 @@ fn full_sequence(test: &str, version: (i32, i32, i32), allow_newer: bool, expect
         format!("cudssCreate out={h} status=0"),
         format!("cudssSetStream handle={h} stream={STREAM} status=0"),
         format!("cudssConfigCreate out={c} status=0"),
+        // CUDSS_CONFIG_REORDERING_ALG is 0 and CUDSS_ALG_3 is 3 in every version
+        format!("cudssConfigSet config={c} param=0 size=4 value=3 status=0"),
         format!(
             "cudssConfigSet config={c} param={} size=4 value={} status=0",
             expect.pivot_type, expect.pivot_none

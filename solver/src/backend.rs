@@ -295,6 +295,13 @@ pub trait Backend {
         self.evaluation().jt_mul(a, y, b, out)
     }
 
+    /// Seconds of symbolic analysis inside the factorization time of
+    /// [`Backend::counters`] since the backend was created (a library that analyzes at its
+    /// first factorization, such as cuDSS); `0` by default.
+    fn analysis_seconds(&self) -> f64 {
+        0.0
+    }
+
     /// Callback/factorization counts and per-phase times (seconds: callbacks,
     /// factorization, solves) accumulated since the backend was created.
     fn counters(&self) -> (CallbackCounts, [f64; 3]) {

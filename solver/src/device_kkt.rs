@@ -387,6 +387,9 @@ impl<D: Device, F: DeviceFactorization<D>> Backend for DeviceKktBackend<D, F> {
     fn evaluation_mut(&mut self) -> &mut Evaluation<D> {
         &mut self.eval
     }
+    fn analysis_seconds(&self) -> f64 {
+        self.factorization.analysis_seconds()
+    }
 
     fn for_model(
         &self,

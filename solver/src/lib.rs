@@ -147,10 +147,11 @@ pub use derivative_check::{
 };
 pub use drive::{CancelToken, Hooks, IterationCallback, IterationRecord};
 pub use options::{
-    CudssKind, DeviceKind, FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy, OPTIONS,
-    OptionError, OptionInfo, OptionKind, Options, OrderingKind, PrintLevel, ValidRange,
+    CudssKind, CudssReorderingKind, DeviceKind, FixedVariableTreatment, KktKind, LinearSolverKind,
+    MuStrategy, OPTIONS, OptionError, OptionInfo, OptionKind, Options, OrderingKind, PrintLevel,
+    ValidRange,
 };
 pub use result::{CallbackCounts, SolveResult, SolverError, Status, Timings};
 pub use size::ProblemSize;
-pub use solve::{Solver, solve, solve_with};
+pub use solve::{DevicePreparation, Solver, prepare_device, solve, solve_with};
 pub use violations::{MAX_VIOLATIONS, Violation, ViolationKind};

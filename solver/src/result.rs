@@ -55,6 +55,13 @@ pub struct Timings {
     /// KKT assembly, numeric factorization (inertia corrections included) and the symbolic
     /// analysis when the solve performed one (the first solve of a structure).
     pub factorization: f64,
+    /// Of `factorization`: the symbolic analysis of the KKT pattern when the solve
+    /// performed one — creating the KKT backend (host-side analysis, factorization library
+    /// setup) and, on `device = cuda`, cuDSS's analysis phase (reordering and symbolic
+    /// factorization at the first factorization). The restoration phase's own analyses
+    /// stay in `factorization` only.
+    #[serde(default)]
+    pub analysis: f64,
     /// Triangular solves and iterative refinement.
     pub solves: f64,
     /// Everything else (vector kernels, line search logic, logging).

@@ -63,7 +63,12 @@ struct Caches {
 struct BackendKey {
     kkt: crate::options::KktKind,
     linear_solver: crate::options::LinearSolverKind,
-    cudss: (crate::options::CudssKind, bool, f64),
+    cudss: (
+        crate::options::CudssKind,
+        bool,
+        f64,
+        crate::options::CudssReorderingKind,
+    ),
     ordering: crate::options::OrderingKind,
     threads: usize,
     refinement: (usize, usize, f64),
@@ -79,6 +84,7 @@ impl BackendKey {
                 o.cudss_factorization,
                 o.cudss_pivoting,
                 o.cudss_pivot_epsilon,
+                o.cudss_reordering,
             ),
             ordering: o.ordering,
             threads: o.factorization_threads,
@@ -302,6 +308,9 @@ fn solve_driven<M: NlpModel + ?Sized>(
     )
 }
 
+/// The emulated CUDA device of this process, once opened.
+static EMU: Mutex<Option<Arc<Emu>>> = Mutex::new(None);
+
 /// The emulated CUDA device of this process: its kernels are compiled by the first call
 /// that succeeds and shared by every later solve (as a CUDA context is per process).
 ///
@@ -309,7 +318,6 @@ fn solve_driven<M: NlpModel + ?Sized>(
 /// [`SolverError::Device`] naming the device and the cause when the kernels cannot be
 /// compiled (no C++ compiler, a compile error).
 fn emulated_device() -> Result<Arc<Emu>, SolverError> {
-    static EMU: Mutex<Option<Arc<Emu>>> = Mutex::new(None);
     let mut slot = EMU.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(emu) = slot.as_ref() {
         return Ok(Arc::clone(emu));
@@ -317,6 +325,105 @@ fn emulated_device() -> Result<Arc<Emu>, SolverError> {
     let emu = Arc::new(Emu::new()?);
     *slot = Some(Arc::clone(&emu));
     Ok(emu)
+}
+
+/// What [`prepare_device`] did: the kernel modules it made ready and how long that took.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DevicePreparation {
+    /// Wall time of the whole preparation (s): opening the device when this process had
+    /// not yet (its interior-point kernels included, and cuDSS on `cuda`) and loading the
+    /// model's kernel module.
+    pub seconds: f64,
+    /// Modules compiled now (interior-point kernels, the model's kernels).
+    pub compiled: usize,
+    /// Modules read from the on-disk kernel cache instead (no compiler ran).
+    pub from_disk: usize,
+}
+
+/// Open the device `options.device` names and compile `model`'s kernels there, ahead of
+/// [`solve`]: the process's device and its in-process module cache are what the solve
+/// then uses, so the solve itself compiles nothing (`cpu`: nothing to do). For a
+/// pattern-based model on `emu` and `cuda` this compiles the interior-point kernels (the
+/// first time in the process) and the model's emitted module — or reads them from the
+/// on-disk kernel cache (`SIMDNLP_KERNEL_CACHE`, see `simdnlp_device::KernelCache`).
+/// Benchmarks call it to report compile time apart from solve time.
+///
+/// # Errors
+/// As [`solve`] would fail opening the device or compiling the kernels:
+/// [`SolverError::Device`], [`SolverError::DeviceModel`] (a user function without a CUDA
+/// body, a compile error), [`SolverError::Linalg`] when cuDSS cannot be loaded.
+pub fn prepare_device(
+    model: &dyn NlpModel,
+    options: &Options,
+) -> Result<DevicePreparation, SolverError> {
+    let started = Instant::now();
+    let (before, after) = match options.device {
+        DeviceKind::Cpu => (Vec::new(), Vec::new()),
+        DeviceKind::Emu => {
+            let before = emulated_device_builds();
+            let device = emulated_device()?;
+            if let Some(model) = model.as_pattern_model() {
+                let source = simdnlp_modeling::cuda_module_source(model)?;
+                simdnlp_device::KernelRuntime::load_module(&*device, &source)?;
+            }
+            (before, device.module_builds())
+        }
+        DeviceKind::Cuda => prepare_cuda(model)?,
+    };
+    let new = &after[before.len().min(after.len())..];
+    Ok(DevicePreparation {
+        seconds: started.elapsed().as_secs_f64(),
+        compiled: new.iter().filter(|b| !b.from_disk).count(),
+        from_disk: new.iter().filter(|b| b.from_disk).count(),
+    })
+}
+
+/// The module builds of the process's emulated device so far (none before it is opened).
+fn emulated_device_builds() -> Vec<simdnlp_device::ModuleBuild> {
+    EMU.lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .as_ref()
+        .map(|emu| emu.module_builds())
+        .unwrap_or_default()
+}
+
+/// [`prepare_device`] on `cuda`: the module builds before and after.
+#[cfg(feature = "cuda")]
+fn prepare_cuda(
+    model: &dyn NlpModel,
+) -> Result<
+    (
+        Vec<simdnlp_device::ModuleBuild>,
+        Vec<simdnlp_device::ModuleBuild>,
+    ),
+    SolverError,
+> {
+    let before = CUDA
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .as_ref()
+        .map(|(cuda, _)| cuda.module_builds())
+        .unwrap_or_default();
+    let (device, _) = cuda_device()?;
+    if let Some(model) = model.as_pattern_model() {
+        let source = simdnlp_modeling::cuda_module_source(model)?;
+        simdnlp_device::KernelRuntime::load_module(&*device, &source)?;
+    }
+    Ok((before, device.module_builds()))
+}
+
+/// [`prepare_device`] on `cuda` without the feature: the error the solve would give.
+#[cfg(not(feature = "cuda"))]
+fn prepare_cuda(
+    _model: &dyn NlpModel,
+) -> Result<
+    (
+        Vec<simdnlp_device::ModuleBuild>,
+        Vec<simdnlp_device::ModuleBuild>,
+    ),
+    SolverError,
+> {
+    Err(no_cuda())
 }
 
 /// [`solve_impl`] on the device `o.device` names, with that device's cached backend;
@@ -432,7 +539,8 @@ impl Run<'_, '_> {
 /// the device with cuDSS (whatever `kkt` says).
 #[cfg(feature = "cuda")]
 fn solve_on_cuda(run: &mut Run<'_, '_>, caches: &mut Caches) -> Result<SolveResult, SolverError> {
-    use simdnlp_linalg::cudss::{CudssFactorization, CudssOnCuda, CudssOptions};
+    use simdnlp_linalg::FillMethod;
+    use simdnlp_linalg::cudss::{CudssFactorization, CudssOnCuda, CudssOptions, CudssReordering};
     let (device, library) = cuda_device()?;
     let Some(model) = run.user_model.as_pattern_model() else {
         return Err(SolverError::Device(
@@ -469,6 +577,19 @@ fn solve_on_cuda(run: &mut Run<'_, '_>, caches: &mut Caches) -> Result<SolveResu
                 },
                 pivoting: o.cudss_pivoting,
                 pivot_epsilon: (o.cudss_pivot_epsilon > 0.0).then_some(o.cudss_pivot_epsilon),
+                reordering: match o.cudss_reordering {
+                    crate::options::CudssReorderingKind::Alg1 => CudssReordering::Alg1,
+                    crate::options::CudssReorderingKind::Alg2 => CudssReordering::Alg2,
+                    crate::options::CudssReorderingKind::Alg3 => CudssReordering::Alg3,
+                    _ => CudssReordering::Default,
+                },
+                host_ordering: match o.cudss_reordering {
+                    crate::options::CudssReorderingKind::HostAmd => Some(FillMethod::Amd),
+                    crate::options::CudssReorderingKind::HostNd => {
+                        Some(FillMethod::NestedDissection)
+                    }
+                    _ => None,
+                },
                 ..CudssOptions::default()
             };
             let make = Arc::new(move || {
@@ -486,15 +607,30 @@ fn solve_on_cuda(run: &mut Run<'_, '_>, caches: &mut Caches) -> Result<SolveResu
 /// `device = cuda` in a build without the feature: a typed error.
 #[cfg(not(feature = "cuda"))]
 fn solve_on_cuda(_run: &mut Run<'_, '_>, _caches: &mut Caches) -> Result<SolveResult, SolverError> {
-    Err(SolverError::Device(
-        simdnlp_device::DeviceError::Unavailable {
-            device: "cuda",
-            reason: "this build has no CUDA device: enable the `cuda` feature (simdnlp/cuda, \
-                 simdnlp-solver/cuda or simdnlp-bench/cuda)"
-                .into(),
-        },
-    ))
+    Err(no_cuda())
 }
+
+/// The error of `device = cuda` in a build without the feature.
+#[cfg(not(feature = "cuda"))]
+fn no_cuda() -> SolverError {
+    SolverError::Device(simdnlp_device::DeviceError::Unavailable {
+        device: "cuda",
+        reason: "this build has no CUDA device: enable the `cuda` feature (simdnlp/cuda, \
+                 simdnlp-solver/cuda or simdnlp-bench/cuda)"
+            .into(),
+    })
+}
+
+/// The CUDA device and cuDSS library of this process, once opened.
+#[cfg(feature = "cuda")]
+type OpenedCuda = (
+    Arc<simdnlp_device::Cuda>,
+    Arc<simdnlp_linalg::cudss::CudssLibrary>,
+);
+
+/// The CUDA device and cuDSS library of this process, once opened.
+#[cfg(feature = "cuda")]
+static CUDA: Mutex<Option<OpenedCuda>> = Mutex::new(None);
 
 /// The CUDA device (ordinal 0) and the cuDSS library of this process: opened by the first
 /// call that succeeds and shared by every later solve (a CUDA context is per process).
@@ -511,11 +647,6 @@ fn cuda_device() -> Result<
     ),
     SolverError,
 > {
-    type Opened = (
-        Arc<simdnlp_device::Cuda>,
-        Arc<simdnlp_linalg::cudss::CudssLibrary>,
-    );
-    static CUDA: Mutex<Option<Opened>> = Mutex::new(None);
     let mut slot = CUDA.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some((cuda, library)) = slot.as_ref() {
         return Ok((Arc::clone(cuda), Arc::clone(library)));
@@ -683,6 +814,7 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
     let be = &mut cache.be;
     be.set_rhs(&lay.rhs);
     let (c0, t0) = be.counters();
+    let analysis0 = be.analysis_seconds();
     let asf = sf;
     let mut dual_unscale = vec![1.0 / asf; nw];
     for (k, &j) in lay.slack_rows.iter().enumerate() {
@@ -795,6 +927,7 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
     let rt = ipm.resto_times;
     drop(ipm);
     let (c1, t1) = cache.be.counters();
+    let analysis_inside = cache.be.analysis_seconds() - analysis0;
     add_counts(&mut counts, &c1.since(&c0));
     let mut constraints = vec![0.0; m];
     user_model.cons(&x, &mut constraints);
@@ -812,6 +945,7 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
     let timings = Timings {
         callbacks,
         factorization,
+        analysis: analysis + analysis_inside,
         solves,
         rest: (total - callbacks - factorization - solves).max(0.0),
         total,

@@ -447,3 +447,35 @@ fn simdnlp_solver_has_gpu() -> bool {
         false
     }
 }
+
+/// `prepare_device` compiles a pattern model's kernels ahead of the solve: a second call
+/// finds them loaded in the process (nothing compiled or read), the solve after it then
+/// compiles nothing and reports the analysis inside its factorization time; on the CPU it
+/// does nothing, and on `cuda` without a GPU it fails as the solve does.
+#[test]
+fn kernels_are_prepared_before_the_solve() {
+    if !emu_available() {
+        return;
+    }
+    let o = Options {
+        kkt: KktKind::Condensed,
+        ..on(DeviceKind::Emu, &quiet())
+    };
+    // a size no other test uses: its module is new to this process
+    let model = chained_patterns(17);
+    let first = simdnlp_solver::prepare_device(&model, &o).unwrap();
+    assert_eq!(first.compiled + first.from_disk, 1, "{first:?}");
+    assert!(first.seconds > 0.0);
+    let again = simdnlp_solver::prepare_device(&model, &o).unwrap();
+    assert_eq!((again.compiled, again.from_disk), (0, 0), "{again:?}");
+    let result = solve(&model, &o).unwrap();
+    assert_eq!(result.status, Status::SolveSucceeded);
+    let t = result.timings;
+    assert!(t.analysis > 0.0 && t.analysis <= t.factorization, "{t:?}");
+    let cpu = simdnlp_solver::prepare_device(&model, &on(DeviceKind::Cpu, &quiet())).unwrap();
+    assert_eq!((cpu.compiled, cpu.from_disk), (0, 0));
+    if !simdnlp_solver_has_gpu() {
+        let cuda = simdnlp_solver::prepare_device(&model, &on(DeviceKind::Cuda, &quiet()));
+        assert!(matches!(cuda, Err(SolverError::Device(_))), "{cuda:?}");
+    }
+}

@@ -601,6 +601,10 @@ pub fn run_solve_until(
         pb.set_message(inst.label());
         let (model, build_s) = build(inst)?;
         let meta = model.meta();
+        // the device and its kernels first, timed apart (a failure shows in the solve)
+        let prepared = solver
+            .prepare(model.as_ref(), &settings)
+            .unwrap_or_default();
         let t0 = Instant::now();
         let res = solver.solve(model.as_ref(), &settings);
         let solve_s = t0.elapsed().as_secs_f64();
@@ -634,6 +638,9 @@ pub fn run_solve_until(
             reference: inst.reference,
             rel_err: objective.zip(inst.reference).map(|(o, r)| rel_err(o, r)),
             build_s,
+            compile_s: prepared.seconds,
+            modules_compiled: prepared.compiled,
+            modules_from_disk: prepared.from_disk,
             solve_s,
             times,
             counts,

@@ -1,4 +1,4 @@
-//! `gpu-check`: verification of a kernel device against the CPU, stages 1–4 of
+//! `gpu-check`: verification of a kernel device against the CPU, stages 1–6 of
 //! `../shared/GPU.md` §7, as one JSON report and a readable summary.
 //!
 //! 1. **versions**: the device (for `cuda`: driver version, device name, compute capability,
@@ -20,6 +20,11 @@
 //! 4. **cuDSS** (`cuda` only, unless `--no-cudss`): factorizations and solves of condensed
 //!    KKT matrices and random matrices against faer and dense eigenvalues
 //!    ([`super::gpu_cudss`]); a missing library fails the stage with the loader's message.
+//! 5. **solves** (unless `--no-solves`): whole solves on the device against the CPU's
+//!    condensed solve ([`super::gpu_solve`]): status, objective, iterations, bytes moved
+//!    per iteration.
+//! 6. **timing** (`cuda` by default; `emu` only on `--timing-instance`): solves with the
+//!    compile time apart and the solver's breakdown ([`super::gpu_solve`]).
 //!
 //! Any failure makes [`GpuCheckReport::passed`] false (the binary then exits non-zero).
 
@@ -34,6 +39,7 @@ use simdnlp_modeling::{DeviceModel, Evaluator, Model, NlpModel};
 
 use super::BenchError;
 use super::gpu_cudss::CudssStage;
+use super::gpu_solve::{SolveCheck, SolveDevice, TimingCheck};
 use super::kernels::pattern_model;
 #[cfg(feature = "cuda")]
 use super::registry::SizeClass;
@@ -97,6 +103,25 @@ pub struct GpuCheckArgs {
     /// Skip stage 4.
     #[arg(long)]
     pub no_cudss: bool,
+    /// Stage 5 (solves, device vs CPU) on these instances, `NAME[:SIZE]` (repeatable;
+    /// default on `cuda`: rosenbrock:2000, wood:2000, gasoil:200, catmix:200,
+    /// case118_ieee, case1354_pegase; on `emu`: rosenbrock:20, case14_ieee).
+    #[arg(long = "solve-instance", value_name = "NAME[:SIZE]")]
+    pub solve_instances: Vec<InstanceSpec>,
+    /// Skip stage 5.
+    #[arg(long)]
+    pub no_solves: bool,
+    /// Stage 6 (timed solves) on these instances, `NAME[:SIZE]` (repeatable; default on
+    /// `cuda`: rosenbrock:200000, case9591_goc, case10000_goc, case10480_goc; none on
+    /// `emu`).
+    #[arg(long = "timing-instance", value_name = "NAME[:SIZE]")]
+    pub timing_instances: Vec<InstanceSpec>,
+    /// Skip stage 6.
+    #[arg(long)]
+    pub no_timing: bool,
+    /// Wall-time limit of each solve of stages 5 and 6, seconds.
+    #[arg(long, default_value_t = 60.0)]
+    pub solve_max_wall_time: f64,
     /// Write the report as one JSON object to FILE.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -161,6 +186,10 @@ pub struct GpuCheckReport {
     pub models: Vec<ModelCheck>,
     /// Stage 4 (cuDSS), when it ran.
     pub cudss: Option<CudssStage>,
+    /// Stage 5, per instance.
+    pub solves: Vec<SolveCheck>,
+    /// Stage 6, per instance.
+    pub timings: Vec<TimingCheck>,
     /// Every stage passed.
     pub passed: bool,
     /// One line per failure.
@@ -179,7 +208,7 @@ pub fn run_gpu_check(
     reg: &Registry,
     out: &mut dyn Write,
 ) -> Result<GpuCheckReport, BenchError> {
-    let report = match args.device {
+    let mut report = match args.device {
         CheckDevice::Emu => {
             let emu = Emu::new()?;
             let versions = vec![
@@ -190,6 +219,7 @@ pub fn run_gpu_check(
         }
         CheckDevice::Cuda => run_cuda(args, reg)?,
     };
+    run_solve_stages(args, reg, &mut report)?;
     print_summary(&report, out).map_err(|source| BenchError::Io {
         path: "<stdout>".into(),
         source,
@@ -388,9 +418,48 @@ fn check_device<D: KernelRuntime>(
         kernels_s,
         models,
         cudss: None,
+        solves: Vec::new(),
+        timings: Vec::new(),
         passed: failures.is_empty(),
         failures,
     })
+}
+
+/// Stages 5 and 6 (see [`super::gpu_solve`]), their failures added to `report`.
+fn run_solve_stages(
+    args: &GpuCheckArgs,
+    reg: &Registry,
+    report: &mut GpuCheckReport,
+) -> Result<(), BenchError> {
+    use super::gpu_solve::{
+        DEFAULT_SOLVES, DEFAULT_SOLVES_EMU, DEFAULT_TIMINGS, run_stage5, run_stage6, specs_or,
+    };
+    let (device, solves, timings): (_, &[&str], &[&str]) = match args.device {
+        CheckDevice::Cuda => (SolveDevice::Cuda, &DEFAULT_SOLVES, &DEFAULT_TIMINGS),
+        CheckDevice::Emu => (SolveDevice::Emu, &DEFAULT_SOLVES_EMU, &[]),
+    };
+    let pglib = args.pglib_dir.as_deref();
+    let limit = args.solve_max_wall_time;
+    if !args.no_solves {
+        let specs = specs_or(&args.solve_instances, solves)?;
+        report.solves = run_stage5(device, reg, &specs, pglib, limit)?;
+    }
+    if !args.no_timing {
+        let specs = specs_or(&args.timing_instances, timings)?;
+        report.timings = run_stage6(device, reg, &specs, pglib, limit)?;
+    }
+    for c in &report.solves {
+        for f in &c.failures {
+            report.failures.push(format!("solve {}: {f}", c.instance));
+        }
+    }
+    for t in &report.timings {
+        for f in &t.failures {
+            report.failures.push(format!("timing {}: {f}", t.instance));
+        }
+    }
+    report.passed = report.failures.is_empty();
+    Ok(())
 }
 
 fn print_summary(r: &GpuCheckReport, out: &mut dyn Write) -> std::io::Result<()> {
@@ -451,6 +520,7 @@ fn print_summary(r: &GpuCheckReport, out: &mut dyn Write) -> std::io::Result<()>
     if let Some(stage) = &r.cudss {
         print_cudss(stage, out)?;
     }
+    super::gpu_solve::print_stages(&r.solves, &r.timings, out)?;
     if r.passed {
         writeln!(out, "gpu-check: PASSED")?;
     } else {

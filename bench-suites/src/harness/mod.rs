@@ -6,6 +6,7 @@
 pub mod cli;
 pub mod gpu_check;
 pub mod gpu_cudss;
+pub mod gpu_solve;
 pub mod interrupt;
 pub mod kernels;
 pub mod plot;

@@ -119,6 +119,9 @@ pub struct SolveTimes {
     pub callbacks_s: f64,
     /// KKT assembly, symbolic analysis and numeric factorizations.
     pub factorization_s: f64,
+    /// Of `factorization_s`: the symbolic analysis (KKT backend setup and, on `cuda`,
+    /// cuDSS's analysis phase).
+    pub analysis_s: f64,
     /// Triangular solves and iterative refinement.
     pub linsolve_s: f64,
     /// Everything else (vector kernels, line search, logging).
@@ -150,6 +153,17 @@ pub struct SolveCounts {
     pub solves_soc: usize,
 }
 
+/// What [`SolveBackend::prepare`] did before the timed solve.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Preparation {
+    /// Wall time (s): opening the device and compiling (or loading cached) kernel modules.
+    pub seconds: f64,
+    /// Kernel modules compiled.
+    pub compiled: usize,
+    /// Kernel modules read from the on-disk kernel cache instead.
+    pub from_disk: usize,
+}
+
 /// A solver usable by solve mode.
 pub trait SolveBackend {
     /// Name for logs.
@@ -160,6 +174,18 @@ pub trait SolveBackend {
     fn check(&self, settings: &SolveSettings) -> Result<(), String> {
         let _ = settings;
         Ok(())
+    }
+    /// Does what the solve of `model` needs before it can start and would otherwise count
+    /// in its time: opening the device and compiling its kernels (simdnlp's
+    /// `prepare_device`). Solve mode times it apart from the solve (`compile_s`). The
+    /// default prepares nothing.
+    fn prepare(
+        &self,
+        model: &dyn NlpModel<f64>,
+        settings: &SolveSettings,
+    ) -> Result<Preparation, String> {
+        let _ = (model, settings);
+        Ok(Preparation::default())
     }
     /// Solves `model`; `Err` carries a message when the solver fails to run at all. A
     /// solver should stop at its next iteration once `settings.interrupt` is set and
@@ -277,6 +303,20 @@ impl SolveBackend for SimdnlpSolver {
             .map_err(|e| e.to_string())
     }
 
+    fn prepare(
+        &self,
+        model: &dyn NlpModel<f64>,
+        settings: &SolveSettings,
+    ) -> Result<Preparation, String> {
+        let opts = solver_options(settings).map_err(|e| e.to_string())?;
+        let done = simdnlp_solver::prepare_device(model, &opts).map_err(|e| e.to_string())?;
+        Ok(Preparation {
+            seconds: done.seconds,
+            compiled: done.compiled,
+            from_disk: done.from_disk,
+        })
+    }
+
     fn solve(
         &self,
         model: &dyn NlpModel<f64>,
@@ -300,6 +340,7 @@ impl SolveBackend for SimdnlpSolver {
             times: Some(SolveTimes {
                 callbacks_s: r.timings.callbacks,
                 factorization_s: r.timings.factorization,
+                analysis_s: r.timings.analysis,
                 linsolve_s: r.timings.solves,
                 rest_s: r.timings.rest,
             }),

@@ -41,6 +41,8 @@ pub struct CudssOnCuda {
     /// cuDSS's `ANALYSIS` ran on the current pattern.
     analyzed: bool,
     pattern: Option<OnDevice>,
+    /// Wall time of the cuDSS analyses so far (s), stream synchronized.
+    analysis_seconds: f64,
     /// Holds the stream the solver was created on alive.
     cuda: Arc<Cuda>,
 }
@@ -75,6 +77,7 @@ impl CudssOnCuda {
             solver,
             analyzed: false,
             pattern: None,
+            analysis_seconds: 0.0,
             cuda,
         })
     }
@@ -100,6 +103,8 @@ impl DeviceFactorization<Cuda> for CudssOnCuda {
     ) -> Result<(), LinalgError> {
         crate::sparse::check_csc("cuDSS analysis: pattern", n, n, col_ptr, row_idx, true)?;
         self.current("cuDSS analysis")?;
+        // the host ordering is part of the analysis (cuDSS's own reordering it replaces is)
+        let started = std::time::Instant::now();
         let permutation = match self.solver.options().host_ordering {
             None => None,
             Some(FillMethod::NestedDissection) => {
@@ -108,6 +113,7 @@ impl DeviceFactorization<Cuda> for CudssOnCuda {
             Some(_) => Some(ordering::amd_ordering(n, col_ptr, row_idx)?),
         };
         self.solver.set_user_permutation(permutation.as_deref())?;
+        self.analysis_seconds += started.elapsed().as_secs_f64();
         let upload = |what: &'static str, idx: &[usize]| {
             self.cuda
                 .index_from_host(idx)
@@ -153,11 +159,20 @@ impl DeviceFactorization<Cuda> for CudssOnCuda {
                 row_idx: self.cuda.index_ptr(&pattern.row_idx),
                 values: address,
             };
+            // once per pattern: the queued work first, then the analysis alone is timed
+            self.cuda
+                .synchronize()
+                .map_err(|e| device_failure("cuDSS analysis", e))?;
+            let started = std::time::Instant::now();
             // SAFETY: the three buffers are device allocations of the sizes given (n + 1 and
             // nnz i32 indices, nnz f64 values) on the device's context, owned by
             // `self.pattern` and kept (unchanged) until another analysis or the drop of
             // `self`, where the solver is dropped first; the values were just written.
             unsafe { self.solver.analyze(matrix)? };
+            self.cuda
+                .synchronize()
+                .map_err(|e| device_failure("cuDSS analysis", e))?;
+            self.analysis_seconds += started.elapsed().as_secs_f64();
             self.analyzed = true;
         }
         // SAFETY: `address` is the solver's own buffer of nnz f64 (see above), alive as
@@ -167,6 +182,10 @@ impl DeviceFactorization<Cuda> for CudssOnCuda {
 
     fn inertia(&self) -> Option<Inertia> {
         self.solver.inertia()
+    }
+
+    fn analysis_seconds(&self) -> f64 {
+        self.analysis_seconds
     }
 
     fn solve_in_place(&mut self, rhs: &mut CudaVector) -> Result<(), LinalgError> {

@@ -64,7 +64,9 @@ pub mod solver;
 pub use abi::{AbiFamily, CudssVersion};
 pub use device::CudssOnCuda;
 pub use loader::{CudssLibrary, DEFAULT_SONAMES, LoadOptions};
-pub use solver::{CudssFactorization, CudssOptions, CudssSolver, DeviceCsc, DevicePtr, RawStream};
+pub use solver::{
+    CudssFactorization, CudssOptions, CudssReordering, CudssSolver, DeviceCsc, DevicePtr, RawStream,
+};
 
 /// Environment variable naming the cuDSS library file to load before the usual sonames.
 pub const ENV_LIBRARY: &str = "SIMDNLP_CUDSS_LIB";

@@ -56,6 +56,37 @@ pub enum CudssFactorization {
     Cholesky,
 }
 
+/// The fill-reducing reordering of cuDSS's analysis (`CUDSS_CONFIG_REORDERING_ALG`, a
+/// `cudssAlgType_t`). cuDSS 0.7 documents `DEFAULT` (nested dissection, METIS-based) and
+/// `ALG_1` to `ALG_3` for the reordering (COLAMD-based, COLAMD-based with a special
+/// factorization, AMD-based per NVIDIA's documentation; which one is fastest depends on
+/// the matrix: measure on the device).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum CudssReordering {
+    /// `CUDSS_ALG_DEFAULT` (0): cuDSS's default; the configuration is left untouched.
+    #[default]
+    Default,
+    /// `CUDSS_ALG_1` (1).
+    Alg1,
+    /// `CUDSS_ALG_2` (2).
+    Alg2,
+    /// `CUDSS_ALG_3` (3).
+    Alg3,
+}
+
+impl CudssReordering {
+    /// The `cudssAlgType_t` value (the same in cuDSS 0.7, 0.8 and 1.0).
+    pub fn alg_type(self) -> c_int {
+        match self {
+            Self::Default => 0,
+            Self::Alg1 => 1,
+            Self::Alg2 => 2,
+            Self::Alg3 => 3,
+        }
+    }
+}
+
 /// Settings of a [`CudssSolver`]; the defaults leave cuDSS's own defaults in place.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CudssOptions {
@@ -76,6 +107,8 @@ pub struct CudssOptions {
     /// [`crate::ordering::nested_dissection_ordering`]; `Auto` is AMD here) and gives it to
     /// cuDSS ([`CudssSolver::set_user_permutation`]). Used by [`super::CudssOnCuda`].
     pub host_ordering: Option<crate::ordering::FillMethod>,
+    /// `CUDSS_CONFIG_REORDERING_ALG` of the analysis (default: cuDSS's own, left unset).
+    pub reordering: CudssReordering,
 }
 
 impl Default for CudssOptions {
@@ -86,6 +119,7 @@ impl Default for CudssOptions {
             pivot_threshold: None,
             pivot_epsilon: None,
             host_ordering: None,
+            reordering: CudssReordering::Default,
         }
     }
 }
@@ -279,6 +313,11 @@ impl CudssSolver {
             let status = (f.config_create)(&mut solver.config);
             solver.check("cudssConfigCreate", status)?;
             let settings = [
+                (options.reordering != CudssReordering::Default).then_some((
+                    "cudssConfigSet(REORDERING_ALG)",
+                    enums.config_reordering_alg,
+                    ConfigValue::Int(options.reordering.alg_type()),
+                )),
                 (!options.pivoting).then_some((
                     "cudssConfigSet(PIVOT_TYPE)",
                     enums.config_pivot_type,

@@ -4,8 +4,8 @@
 use std::fmt;
 
 use super::{
-    CudssKind, DeviceKind, FixedVariableTreatment, KktKind, LinearSolverKind, MuStrategy,
-    OrderingKind, PrintLevel,
+    CudssKind, CudssReorderingKind, DeviceKind, FixedVariableTreatment, KktKind, LinearSolverKind,
+    MuStrategy, OrderingKind, PrintLevel,
 };
 use crate::derivative_check::DerivativeTest;
 
@@ -202,6 +202,14 @@ choice_value!(
 choice_value!(KktKind, ["augmented" => KktKind::Augmented, "condensed" => KktKind::Condensed]);
 choice_value!(LinearSolverKind, ["ldlt" => LinearSolverKind::Ldlt, "lblt" => LinearSolverKind::Lblt]);
 choice_value!(CudssKind, ["ldlt" => CudssKind::Ldlt, "cholesky" => CudssKind::Cholesky]);
+choice_value!(CudssReorderingKind, [
+    "default" => CudssReorderingKind::Default,
+    "alg1" => CudssReorderingKind::Alg1,
+    "alg2" => CudssReorderingKind::Alg2,
+    "alg3" => CudssReorderingKind::Alg3,
+    "host_amd" => CudssReorderingKind::HostAmd,
+    "host_nd" => CudssReorderingKind::HostNd,
+]);
 choice_value!(OrderingKind, [
     "amd" => OrderingKind::Amd,
     "nd" => OrderingKind::NestedDissection,

@@ -1,0 +1,424 @@
+//! `gpu-check` stages 5 and 6 (`../shared/GPU.md` §7): whole solves on the kernel device.
+//!
+//! 5. **solves**: each instance solved by `simdnlp_solver` on the device (`cuda`: the
+//!    condensed KKT system with cuDSS; `emu`: the same kernels run by g++'s build, faer
+//!    behind the factorization seam) and on the CPU with the same condensed formulation:
+//!    the same status, objectives within [`OBJECTIVE_TOLERANCE`] relative
+//!    (`|d − c| ≤ tol · max(1, |c|)`), iteration counts within [`ITERATION_TOLERANCE`]
+//!    (at least one iteration apart allowed), and the host↔device bytes per iteration
+//!    reported (scalars only: the reductions' 8-byte results and the factorization's
+//!    verdict).
+//! 6. **timing**: each instance solved on the device once, with the kernel compile
+//!    ([`simdnlp_solver::prepare_device`]) timed apart and the solver's breakdown
+//!    (callbacks, factorization with its analysis, triangular solves, the rest); a solve
+//!    that does not succeed fails the stage, the times are reported against the goals of
+//!    issue 12 where there is one ([`timing_goal`]) but never fail it.
+
+use serde::Serialize;
+use std::time::Instant;
+
+use super::BenchError;
+use super::kernels::pattern_model;
+use super::registry::{BackendSel, InstanceSpec, Registry, SizeClass, Suite};
+
+/// Stage 5: relative objective tolerance, device vs CPU.
+pub const OBJECTIVE_TOLERANCE: f64 = 1e-6;
+
+/// Stage 5: relative iteration-count tolerance, device vs CPU.
+pub const ITERATION_TOLERANCE: f64 = 0.10;
+
+/// Stage 5's instances on `cuda` when none are given: two LV problems at N = 2000, two
+/// medium COPS problems and two PGLIB cases.
+pub const DEFAULT_SOLVES: [&str; 6] = [
+    "rosenbrock:2000",
+    "wood:2000",
+    "gasoil:200",
+    "catmix:200",
+    "case118_ieee",
+    "case1354_pegase",
+];
+
+/// Stage 5's instances on `emu` when none are given (small: the emulated device is slow).
+pub const DEFAULT_SOLVES_EMU: [&str; 2] = ["rosenbrock:20", "case14_ieee"];
+
+/// Stage 6's instances on `cuda` when none are given (none on `emu`, whose times mean
+/// nothing).
+pub const DEFAULT_TIMINGS: [&str; 4] = [
+    "rosenbrock:200000",
+    "case9591_goc",
+    "case10000_goc",
+    "case10480_goc",
+];
+
+/// Issue 12's goal for the solve time of `instance` on the GPU in seconds, if it has one.
+pub fn timing_goal(instance: &str) -> Option<f64> {
+    match instance {
+        "rosenbrock:200000" => Some(0.25),
+        "case10000_goc" => Some(1.0),
+        _ => None,
+    }
+}
+
+/// One solve of stages 5 and 6.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SolveRun {
+    /// Solver status (`SolveSucceeded`, ...), or `error: MESSAGE` when it did not run.
+    pub status: String,
+    /// Converged.
+    pub success: bool,
+    /// Interior-point iterations.
+    pub iterations: usize,
+    /// Final objective.
+    pub objective: f64,
+    /// Opening the device and compiling (or loading cached) kernels before the solve (s).
+    pub compile_s: f64,
+    /// Solve wall time without `compile_s` (s).
+    pub solve_s: f64,
+    /// Model callbacks (s).
+    pub callbacks_s: f64,
+    /// KKT assembly, analysis and factorizations (s).
+    pub factorization_s: f64,
+    /// Of `factorization_s`: the symbolic analysis (s).
+    pub analysis_s: f64,
+    /// Triangular solves and refinement (s).
+    pub linsolve_s: f64,
+    /// Everything else (s).
+    pub rest_s: f64,
+    /// Host↔device bytes per iteration.
+    pub bytes_per_iteration: f64,
+}
+
+/// Stage 5: one instance on the device and on the CPU.
+#[derive(Clone, Debug, Serialize)]
+pub struct SolveCheck {
+    /// Instance label.
+    pub instance: String,
+    /// Variables.
+    pub nvar: usize,
+    /// Constraint rows.
+    pub ncon: usize,
+    /// The solve on the device.
+    pub device: SolveRun,
+    /// The solve on the CPU (condensed KKT system).
+    pub cpu: SolveRun,
+    /// `|device − cpu| / max(1, |cpu|)` of the objectives.
+    pub objective_rel: f64,
+    /// What failed (empty when the instance passed).
+    pub failures: Vec<String>,
+}
+
+/// Stage 6: one timed instance.
+#[derive(Clone, Debug, Serialize)]
+pub struct TimingCheck {
+    /// Instance label.
+    pub instance: String,
+    /// Variables.
+    pub nvar: usize,
+    /// Constraint rows.
+    pub ncon: usize,
+    /// The solve.
+    pub run: SolveRun,
+    /// Issue 12's goal for `solve_s` (s), if any.
+    pub goal_s: Option<f64>,
+    /// What failed (empty when the solve succeeded).
+    pub failures: Vec<String>,
+}
+
+/// Where stages 5 and 6 solve: the `simdnlp_solver` device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SolveDevice {
+    /// `device = cuda`.
+    Cuda,
+    /// `device = emu`.
+    Emu,
+}
+
+/// The instance of `spec`, looked up in the OPF, LV and COPS suites (any size class).
+fn find_instance(
+    reg: &Registry,
+    spec: &InstanceSpec,
+) -> Result<super::registry::Instance, BenchError> {
+    let one = std::slice::from_ref(spec);
+    [Suite::Opf, Suite::Lv, Suite::Cops]
+        .into_iter()
+        .find_map(|suite| {
+            reg.select(suite, &SizeClass::ALL, one, BackendSel::Cpu)
+                .ok()
+                .and_then(|mut v| v.pop())
+        })
+        .ok_or_else(|| BenchError::Arg(format!("no suite has {}", spec.name)))
+}
+
+/// `specs`, or `defaults` parsed when `specs` is empty.
+pub fn specs_or(
+    specs: &[InstanceSpec],
+    defaults: &[&str],
+) -> Result<Vec<InstanceSpec>, BenchError> {
+    if specs.is_empty() {
+        defaults
+            .iter()
+            .map(|s| s.parse().map_err(BenchError::Arg))
+            .collect()
+    } else {
+        Ok(specs.to_vec())
+    }
+}
+
+#[cfg(feature = "solver")]
+fn solve_once(
+    model: &simdnlp_modeling::Model,
+    device: simdnlp_solver::DeviceKind,
+    max_wall_time: f64,
+) -> SolveRun {
+    let options = simdnlp_solver::Options {
+        device,
+        kkt: simdnlp_solver::KktKind::Condensed,
+        print_level: simdnlp_solver::PrintLevel::None,
+        max_wall_time,
+        ..simdnlp_solver::Options::default()
+    };
+    let error = |e: simdnlp_solver::SolverError| SolveRun {
+        status: format!("error: {e}"),
+        objective: f64::NAN,
+        ..SolveRun::default()
+    };
+    let compile_s = match simdnlp_solver::prepare_device(model, &options) {
+        Ok(p) => p.seconds,
+        Err(e) => return error(e),
+    };
+    let started = Instant::now();
+    let result = simdnlp_solver::solve(model, &options);
+    let solve_s = started.elapsed().as_secs_f64();
+    match result {
+        Ok(r) => SolveRun {
+            status: format!("{:?}", r.status),
+            success: r.status.is_success(),
+            iterations: r.iterations,
+            objective: r.objective,
+            compile_s,
+            solve_s,
+            callbacks_s: r.timings.callbacks,
+            factorization_s: r.timings.factorization,
+            analysis_s: r.timings.analysis,
+            linsolve_s: r.timings.solves,
+            rest_s: r.timings.rest,
+            bytes_per_iteration: r.bytes_per_iteration,
+        },
+        Err(e) => SolveRun {
+            compile_s,
+            ..error(e)
+        },
+    }
+}
+
+#[cfg(feature = "solver")]
+fn solver_device(device: SolveDevice) -> simdnlp_solver::DeviceKind {
+    match device {
+        SolveDevice::Cuda => simdnlp_solver::DeviceKind::Cuda,
+        SolveDevice::Emu => simdnlp_solver::DeviceKind::Emu,
+    }
+}
+
+/// Stage 5 on `device` for `specs` (each solve stopped after `max_wall_time` seconds).
+///
+/// # Errors
+/// An instance that is not registered or cannot be built; a build without the feature
+/// `solver`.
+pub fn run_stage5(
+    device: SolveDevice,
+    reg: &Registry,
+    specs: &[InstanceSpec],
+    pglib_dir: Option<&std::path::Path>,
+    max_wall_time: f64,
+) -> Result<Vec<SolveCheck>, BenchError> {
+    #[cfg(feature = "solver")]
+    {
+        let mut checks = Vec::new();
+        for spec in specs {
+            let inst = find_instance(reg, spec)?;
+            let model = pattern_model(&inst, pglib_dir)?;
+            let meta = simdnlp_modeling::NlpModel::meta(&model);
+            let on_device = solve_once(&model, solver_device(device), max_wall_time);
+            let cpu = solve_once(&model, simdnlp_solver::DeviceKind::Cpu, max_wall_time);
+            let objective_rel =
+                (on_device.objective - cpu.objective).abs() / cpu.objective.abs().max(1.0);
+            let mut failures = Vec::new();
+            if on_device.status != cpu.status {
+                failures.push(format!(
+                    "status {} on the device, {} on the CPU",
+                    on_device.status, cpu.status
+                ));
+            }
+            if objective_rel.is_nan() || objective_rel > OBJECTIVE_TOLERANCE {
+                failures.push(format!(
+                    "objective {:e} on the device, {:e} on the CPU (rel {objective_rel:.1e} > \
+                     {OBJECTIVE_TOLERANCE:e})",
+                    on_device.objective, cpu.objective
+                ));
+            }
+            let allowed = (ITERATION_TOLERANCE * cpu.iterations as f64).max(1.0);
+            if on_device.iterations.abs_diff(cpu.iterations) as f64 > allowed {
+                failures.push(format!(
+                    "{} iterations on the device, {} on the CPU (more than {:.0} % apart)",
+                    on_device.iterations,
+                    cpu.iterations,
+                    ITERATION_TOLERANCE * 100.0
+                ));
+            }
+            checks.push(SolveCheck {
+                instance: inst.label(),
+                nvar: meta.nvar,
+                ncon: meta.ncon,
+                device: on_device,
+                cpu,
+                objective_rel,
+                failures,
+            });
+        }
+        Ok(checks)
+    }
+    #[cfg(not(feature = "solver"))]
+    {
+        let _ = (device, reg, specs, pglib_dir, max_wall_time);
+        Err(BenchError::SolverNotWired)
+    }
+}
+
+/// Stage 6 on `device` for `specs`.
+///
+/// # Errors
+/// As [`run_stage5`].
+pub fn run_stage6(
+    device: SolveDevice,
+    reg: &Registry,
+    specs: &[InstanceSpec],
+    pglib_dir: Option<&std::path::Path>,
+    max_wall_time: f64,
+) -> Result<Vec<TimingCheck>, BenchError> {
+    #[cfg(feature = "solver")]
+    {
+        let mut checks = Vec::new();
+        for spec in specs {
+            let inst = find_instance(reg, spec)?;
+            let model = pattern_model(&inst, pglib_dir)?;
+            let meta = simdnlp_modeling::NlpModel::meta(&model);
+            let run = solve_once(&model, solver_device(device), max_wall_time);
+            let failures = if run.success {
+                Vec::new()
+            } else {
+                vec![format!("status {}", run.status)]
+            };
+            let label = inst.label();
+            checks.push(TimingCheck {
+                goal_s: timing_goal(&label),
+                instance: label,
+                nvar: meta.nvar,
+                ncon: meta.ncon,
+                run,
+                failures,
+            });
+        }
+        Ok(checks)
+    }
+    #[cfg(not(feature = "solver"))]
+    {
+        let _ = (device, reg, specs, pglib_dir, max_wall_time);
+        Err(BenchError::SolverNotWired)
+    }
+}
+
+/// Prints stages 5 and 6.
+pub fn print_stages(
+    solves: &[SolveCheck],
+    timings: &[TimingCheck],
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    if !solves.is_empty() {
+        writeln!(
+            out,
+            "== stage 5: {} solves, device vs CPU condensed (objective {OBJECTIVE_TOLERANCE:e}, \
+             iterations ±{:.0} %)",
+            solves.len(),
+            ITERATION_TOLERANCE * 100.0
+        )?;
+        writeln!(
+            out,
+            "  {:<24} {:>22} {:>11} {:>11} {:>8} {:>9} {:>9} {:>9} {:>10}",
+            "instance",
+            "status",
+            "iter dev",
+            "iter cpu",
+            "obj rel",
+            "compile",
+            "solve",
+            "cpu solve",
+            "B/iter"
+        )?;
+        for c in solves {
+            writeln!(
+                out,
+                "  {:<24} {:>22} {:>11} {:>11} {:>8.1e} {:>9.3} {:>9.3} {:>9.3} {:>10.1}{}",
+                c.instance,
+                short(&c.device.status),
+                c.device.iterations,
+                c.cpu.iterations,
+                c.objective_rel,
+                c.device.compile_s,
+                c.device.solve_s,
+                c.cpu.solve_s,
+                c.device.bytes_per_iteration,
+                if c.failures.is_empty() {
+                    ""
+                } else {
+                    "  FAILED"
+                }
+            )?;
+        }
+    }
+    if !timings.is_empty() {
+        writeln!(
+            out,
+            "== stage 6: {} timed solves on the device (seconds)",
+            timings.len()
+        )?;
+        writeln!(
+            out,
+            "  {:<24} {:>22} {:>5} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6}",
+            "instance",
+            "status",
+            "iter",
+            "compile",
+            "solve",
+            "callb",
+            "factor",
+            "analysis",
+            "linsolve",
+            "rest",
+            "goal"
+        )?;
+        for t in timings {
+            let r = &t.run;
+            writeln!(
+                out,
+                "  {:<24} {:>22} {:>5} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>6}",
+                t.instance,
+                short(&r.status),
+                r.iterations,
+                r.compile_s,
+                r.solve_s,
+                r.callbacks_s,
+                r.factorization_s,
+                r.analysis_s,
+                r.linsolve_s,
+                r.rest_s,
+                t.goal_s.map_or("-".to_string(), |g| format!("{g}"))
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// A status cut to fit its column (error messages are in the JSON).
+fn short(status: &str) -> String {
+    status.chars().take(22).collect()
+}

@@ -20,7 +20,7 @@
 # bundled cases otherwise). Knobs (environment): BIN, OUT, BUDGET_S (stop starting steps
 # after this many seconds, default 280), MAX_WALL (--max-wall-time per solve, default 30),
 # OPF_CASES (step 3's cases, default below, smallest first), REORDERINGS (default
-# "default alg1 alg2 alg3 host_amd host_nd"), REORDERING (step 3's; default: step 2's
+# "default host_amd host_nd"), REORDERING (step 3's; default: step 2's
 # fastest), SKIP_CPU=1 (no CPU runs in step 3).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -29,7 +29,9 @@ BIN="${BIN:-target/gpu-bin}"
 OUT="${OUT:-$PWD/gpu-out}"
 BUDGET_S="${BUDGET_S:-280}"
 MAX_WALL="${MAX_WALL:-30}"
-REORDERINGS="${REORDERINGS:-default alg1 alg2 alg3 host_amd host_nd}"
+# alg1-alg3 are left out by default: in run 8 alg1/alg2 did not finish case10000_goc in
+# 25 s and alg3 hung on it
+REORDERINGS="${REORDERINGS:-default host_amd host_nd}"
 OPF_CASES="${OPF_CASES:-case1354_pegase case1803_snem case1888_rte case1951_rte case2000_goc case2312_goc case2383wp_k case2736sp_k case2737sop_k case2742_goc case2746wop_k case2746wp_k case2848_rte case2853_sdet case2868_rte case2869_pegase case3012wp_k case3022_goc case3120sp_k case3375wp_k case3970_goc case4020_goc case4601_goc case4619_goc case4661_sdet case4837_goc case4917_goc case5658_epigrids case6468_rte case6470_rte case6495_rte case6515_rte case7336_epigrids case8387_pegase case9591_goc case10000_goc case10192_epigrids case10480_goc}"
 RES="$OUT/lease-s12"
 mkdir -p "$RES"
@@ -61,7 +63,9 @@ step() {
   if (( left < 10 )); then say "budget spent: skipping $name"; return 0; fi
   (( limit > left )) && limit=$left
   say "$name (limit ${limit}s): $*"
-  timeout "$limit" "$@" >"$RES/$name.txt" 2>&1
+  # -k: a process stuck in a driver call ignores SIGTERM (run 8: cudss_reordering=alg3 on
+  # case10000_goc outlived its limit and the device call's)
+  timeout -k 5 "$limit" "$@" >"$RES/$name.txt" 2>&1
   say "$name: exit $?"
   tail -n "${TAILN:-8}" "$RES/$name.txt" | cut -c1-200
 }
@@ -100,10 +104,10 @@ TAILN=40 step opf-cuda-cold 100 "${S[@]}" "${opf[@]}" --device cuda \
 TAILN=40 step opf-cuda-warm 70 "${S[@]}" "${opf[@]}" --device cuda \
   --option "cudss_reordering=$REORDERING" --json "$RES/opf-cuda-warm.jsonl"
 if [ -z "${SKIP_CPU:-}" ]; then
-  TAILN=40 step opf-cpu-condensed 60 "${S[@]}" "${opf[@]}" --device cpu --kkt condensed \
-    --json "$RES/opf-cpu-condensed.jsonl"
   TAILN=40 step opf-cpu-augmented 60 "${S[@]}" "${opf[@]}" --device cpu \
     --json "$RES/opf-cpu-augmented.jsonl"
+  TAILN=40 step opf-cpu-condensed 60 "${S[@]}" "${opf[@]}" --device cpu --kkt condensed \
+    --json "$RES/opf-cpu-condensed.jsonl"
 fi
 ls -la "$SIMDNLP_KERNEL_CACHE" >"$RES/kernel-cache.txt" 2>&1
 say "done"

@@ -7,17 +7,22 @@
 //! members' value, gradient and Hessian programs into one loop each, where the members'
 //! instructions share one value numbering: identical data and variable loads, identical
 //! pure operations on identical operands and identical `exp`/`sin`/`cos` calls are
-//! emitted once. Each member still writes its own outputs (at its own place in the
-//! caller's arrays), and every value is computed by the same operations on the same
-//! operands as in the member's own code, so the results are bit-identical to it and to
-//! the interpreter.
+//! emitted once. Each member still writes its own values and gradients (at its own place
+//! in the caller's arrays); the members' weighted Hessians are summed into one block per
+//! point with one entry per distinct pair of variable references ([`GroupHessian`]: the
+//! four flows of a branch give 10 entries, not 40). Every value is computed by the same
+//! operations on the same operands as in the member's own code, and the Hessian sums add
+//! the members' terms in member order, so the results are bit-identical to the members'
+//! own code (and the interpreter) followed by that sum.
 
 use crate::data::DataView;
 use crate::eval::{Parallelism, Scratch, Workspace};
-use crate::jit::{JitArgs, JitCode, compile_group};
+use crate::index::Index;
+use crate::jit::{GroupFunction, JitArgs, JitCode, SumInto, compile_group};
 use crate::pattern::{Pattern, jit_args, set_columns, tasks};
 use crate::scalar::Scalar;
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,13 +36,75 @@ const VALUES: usize = 0;
 const GRADIENTS: usize = 1;
 const HESSIANS: usize = 2;
 
+/// The summed Hessian block of patterns over the same data points: one entry per
+/// distinct unordered pair of variable references among the members' second-order slots
+/// (two slots are the same reference when their `global` positions are structurally
+/// equal, so they name the same `x` entry at every point).
+///
+/// Entries are numbered in order of first appearance: member by member, each member's
+/// second-order slots in order. Entry `e` of point `k` is the sum of the weighted terms
+/// `w_m[k] · ∂²f_m/∂a∂b` of every member slot mapped to it, the first one in that order
+/// plus the later ones left to right (the order [`PatternGroup::eval_hessians_with`]
+/// uses, so a caller summing the members' own [`Pattern::eval_hessians`] outputs that
+/// way gets the same bits).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupHessian {
+    /// per entry: the member whose second-order slot `(a, b)` (indices into that member's
+    /// [`Pattern::slots`]) first maps to it; that slot gives the entry's position in `x`
+    pub entries: Vec<(usize, u32, u32)>,
+    /// per member, per second-order slot of the member ([`Pattern::hess_slots`] order):
+    /// its entry
+    pub entry_of: Vec<Vec<u32>>,
+}
+
+impl GroupHessian {
+    /// The summed block of `patterns` (in this order), which the caller evaluates over
+    /// the same data points.
+    pub fn of<T: Scalar>(patterns: &[&Pattern<T>]) -> Self {
+        let mut by_pair: HashMap<(&Index, &Index), u32> = HashMap::new();
+        let mut entries = Vec::new();
+        let entry_of = patterns
+            .iter()
+            .enumerate()
+            .map(|(m, p)| {
+                let slots = p.slots();
+                p.hess_slots()
+                    .iter()
+                    .map(|&(a, b)| {
+                        let (ga, gb) = (&slots[a as usize].global, &slots[b as usize].global);
+                        let key = if ga <= gb { (ga, gb) } else { (gb, ga) };
+                        *by_pair.entry(key).or_insert_with(|| {
+                            entries.push((m, a, b));
+                            (entries.len() - 1) as u32
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        GroupHessian { entries, entry_of }
+    }
+
+    /// Entries per data point.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the block has no entry (no member has second-order slots).
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
 /// Native code for several patterns over the same data points (see the module docs): one
 /// loop per callback (values, gradients, Hessians) over the points, each member writing
-/// the same outputs as its own [`Pattern::eval_values`], [`Pattern::eval_gradients`]
-/// (without values) and [`Pattern::eval_hessians`], at an offset of its own in one output
-/// array. Only for `f64` patterns; `Send + Sync`.
+/// the same values and gradients as its own [`Pattern::eval_values`] and
+/// [`Pattern::eval_gradients`] (without values), at an offset of its own in one output
+/// array, and the members' weighted Hessians summed into one block ([`GroupHessian`]).
+/// Only for `f64` patterns; `Send + Sync`.
 pub struct PatternGroup<T> {
     code: Arc<JitCode>,
+    /// the summed Hessian block
+    hessian: GroupHessian,
     /// per member: first-order and second-order slots (the gradient and Hessian strides)
     steps: Vec<(usize, usize)>,
     /// the largest real and integer columns any member reads
@@ -50,6 +117,7 @@ impl<T> Clone for PatternGroup<T> {
     fn clone(&self) -> Self {
         PatternGroup {
             code: self.code.clone(),
+            hessian: self.hessian.clone(),
             steps: self.steps.clone(),
             max_real: self.max_real,
             max_int: self.max_int,
@@ -82,12 +150,25 @@ impl<T: Scalar> PatternGroup<T> {
             .iter()
             .map(|p| p.group_programs())
             .collect::<Option<_>>()?;
-        let functions: Vec<Vec<_>> = [(VALUES, false), (GRADIENTS, false), (HESSIANS, true)]
-            .iter()
-            .map(|&(f, weighted)| programs.iter().map(|p| (p[f], weighted)).collect())
-            .collect();
+        let hessian = GroupHessian::of(patterns);
+        let sum_into = SumInto {
+            entry_of: &hessian.entry_of,
+            entries: hessian.len(),
+        };
+        let functions: Vec<GroupFunction<'_>> =
+            [(VALUES, false), (GRADIENTS, false), (HESSIANS, true)]
+                .iter()
+                .map(|&(f, weighted)| GroupFunction {
+                    members: programs.iter().map(|p| (p[f], weighted)).collect(),
+                    sum_into: (f == HESSIANS).then_some(sum_into),
+                })
+                .collect();
         let code = match compile_group(&functions) {
             Ok(code) => code,
+            Err(e @ crate::jit::JitError::TooLong { .. }) => {
+                tracing::debug!("{e}; the patterns of a group are evaluated one by one");
+                return None;
+            }
             Err(e) => {
                 if !GROUP_FAILURE_LOGGED.swap(true, Ordering::Relaxed) {
                     tracing::warn!("{e}; the patterns of a group are evaluated one by one");
@@ -108,6 +189,7 @@ impl<T: Scalar> PatternGroup<T> {
         }
         Some(PatternGroup {
             code: Arc::new(code),
+            hessian,
             steps: patterns.iter().map(|p| (p.nslots(), p.nhess())).collect(),
             max_real,
             max_int,
@@ -118,6 +200,11 @@ impl<T: Scalar> PatternGroup<T> {
     /// Number of member patterns.
     pub fn members(&self) -> usize {
         self.steps.len()
+    }
+
+    /// The summed Hessian block the group's Hessians are written as.
+    pub fn hessian(&self) -> &GroupHessian {
+        &self.hessian
     }
 
     /// Wall time of compiling the group's three functions.
@@ -175,11 +262,13 @@ impl<T: Scalar> PatternGroup<T> {
         self.run(GRADIENTS, ws, data, x, theta, out, offsets, None, par)
     }
 
-    /// Member `m`'s weighted Hessians: `out[offsets[m] + k * nhess_m + h] =
-    /// weights[weight_offsets[m] + k] * ∂²f_m/∂a∂b` for second-order slot `h = (a, b)`.
-    /// Returns `false` and writes nothing where [`PatternGroup::eval_values_with`] does,
-    /// and also when `weight_offsets` is not one per member or a member's weights are
-    /// outside `weights`.
+    /// The members' weighted Hessians summed into one block per point
+    /// ([`PatternGroup::hessian`]): `out[offset + k * entries + e] = Σ weights[
+    /// weight_offsets[m] + k] * ∂²f_m/∂a∂b` over the member slots `h = (a, b)` with
+    /// `entry_of[m][h] = e`, added in the order [`GroupHessian`] states.
+    /// Returns `false` and writes nothing when the block is outside `out`, `data` lacks a
+    /// column a member reads, `weight_offsets` is not one per member or a member's
+    /// weights are outside `weights`.
     #[allow(clippy::too_many_arguments)]
     pub fn eval_hessians_with(
         &self,
@@ -190,11 +279,11 @@ impl<T: Scalar> PatternGroup<T> {
         weights: &[T],
         weight_offsets: &[usize],
         out: &mut [T],
-        offsets: &[usize],
+        offset: usize,
         par: Parallelism,
     ) -> bool {
         let w = Some((weights, weight_offsets));
-        self.run(HESSIANS, ws, data, x, theta, out, offsets, w, par)
+        self.run(HESSIANS, ws, data, x, theta, out, &[offset], w, par)
     }
 
     /// Whether `data` has every column a member reads, each with `data.len` rows.
@@ -228,17 +317,19 @@ impl<T: Scalar> PatternGroup<T> {
         let step = |m: usize| match function {
             VALUES => 1,
             GRADIENTS => self.steps[m].0,
-            _ => self.steps[m].1,
+            _ => self.hessian.len(),
         };
-        if offsets.len() != members || !self.columns_ok(data) {
+        // one output block per member, or one summed block (Hessians)
+        let blocks = if function == HESSIANS { 1 } else { members };
+        if offsets.len() != blocks || !self.columns_ok(data) {
             return false;
         }
-        // member m writes out[offsets[m]..ends[m]]: inside `out`, no two overlapping
+        // block m writes out[offsets[m]..ends[m]]: inside `out`, no two overlapping
         let end = |m: usize| {
             n.checked_mul(step(m))
                 .and_then(|len| offsets[m].checked_add(len))
         };
-        for m in 0..members {
+        for m in 0..blocks {
             let Some(e) = end(m) else { return false };
             if e > out.len() {
                 return false;
@@ -267,6 +358,8 @@ impl<T: Scalar> PatternGroup<T> {
         let base = out.as_mut_ptr();
         ws.pointers
             .extend(offsets.iter().map(|&o| base.wrapping_add(o) as usize));
+        // the output pointers fill `members` places (the summed block uses the first)
+        ws.pointers.resize(members, 0);
         match weights {
             Some((w, w_offsets)) => ws.pointers.extend(
                 w_offsets
@@ -288,11 +381,12 @@ impl<T: Scalar> PatternGroup<T> {
             };
             // SAFETY: `T` is `f64` (only `f64` patterns have group code), so every pointer
             // points at `f64`s. `columns_ok` checked that every column the members read
-            // has at least `n > last - 1` rows; member `m` writes only
-            // `out[offsets[m] + k * step_m ..][..step_m]` for its points `k < n`, inside
-            // `out` and disjoint from the other members' ranges (checked above), and reads
-            // its weights at `weights[w_offsets[m] + k]`, inside `weights`. Tasks get
-            // disjoint point ranges, so no two write the same element.
+            // has at least `n > last - 1` rows; block `m` (a member's, or the summed
+            // Hessian block) is written only at `out[offsets[m] + k * step_m ..][..step_m]`
+            // for points `k < n`, inside `out` and disjoint from the other blocks (checked
+            // above), and member `m` reads its weights at `weights[w_offsets[m] + k]`,
+            // inside `weights`. Tasks get disjoint point ranges, so no two write the same
+            // element.
             unsafe { jp.call(&args, first, last) };
         };
         if tasks <= 1 {

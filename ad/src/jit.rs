@@ -118,7 +118,9 @@ pub(crate) enum Output {
     Scatter,
     /// code of a group of programs over the same data points (see [`compile_group`]):
     /// member `m`'s outputs at `outs[m][k * step_m + s]` for absolute point `k`, each
-    /// multiplied by `wts[m][k]` when the member is weighted
+    /// multiplied by `wts[m][k]` when the member is weighted; or, for a function with a
+    /// [`SumInto`] map, every member's outputs summed into one block per point at
+    /// `outs[0][k * entries + e]`
     Members,
 }
 
@@ -226,14 +228,36 @@ pub fn jit_stats() -> JitStats {
     }
 }
 
+/// Longest function the JIT compiles, in program instructions (a pattern's program, or
+/// the sum of a group's members' programs of one kind). Cranelift's register allocation
+/// takes time quadratic in the length of these straight-line programs (a chain of nested
+/// `sin` measured on 2 cores: 1 300 instructions 0.1 s, 2 600 0.46 s, 10 400 7 s, 20 800
+/// 32 s), while the interpreter evaluates the same program at once; beyond this length
+/// the compile costs more than the native code can save, so such patterns (and groups)
+/// use the interpreter.
+pub(crate) const MAX_FUNCTION_INSTRUCTIONS: usize = 2048;
+
 /// Why a pattern could not be JIT-compiled (the evaluator then falls back to the
 /// interpreter).
 #[derive(Debug, thiserror::Error)]
-#[error("JIT compilation failed: {0}")]
-pub(crate) struct JitError(String);
+pub(crate) enum JitError {
+    /// Cranelift could not build the code.
+    #[error("JIT compilation failed: {0}")]
+    Failed(String),
+    /// A function would be longer than [`MAX_FUNCTION_INSTRUCTIONS`] (not a failure: the
+    /// interpreter is the faster choice there).
+    #[error(
+        "a function of {instructions} instructions is longer than the JIT's limit of \
+         {MAX_FUNCTION_INSTRUCTIONS}"
+    )]
+    TooLong {
+        /// Instructions of the longest function.
+        instructions: usize,
+    },
+}
 
 fn err(e: impl std::fmt::Display) -> JitError {
-    JitError(e.to_string())
+    JitError::Failed(e.to_string())
 }
 
 /// One program to compile, whether its outputs are weighted and where they go.
@@ -248,6 +272,24 @@ pub(crate) struct JitInput<'a> {
 struct FuncSpec<'a> {
     members: Vec<(&'a Program<f64>, bool)>,
     output: Output,
+    sum_into: Option<SumInto<'a>>,
+}
+
+/// How a group function sums its members' outputs into one block per data point
+/// ([`Output::Members`]): output `s` of member `m` adds into entry `entry_of[m][s]` of the
+/// point's `entries` entries. An entry is its first contribution (in member order, then
+/// output order) plus the later ones, left to right; every entry gets at least one.
+#[derive(Clone, Copy)]
+pub(crate) struct SumInto<'a> {
+    pub entry_of: &'a [Vec<u32>],
+    pub entries: usize,
+}
+
+/// One function of a group's code: the members' programs (each with whether its outputs
+/// are weighted) and, optionally, how their outputs are summed into one block.
+pub(crate) struct GroupFunction<'a> {
+    pub members: Vec<(&'a Program<f64>, bool)>,
+    pub sum_into: Option<SumInto<'a>>,
 }
 
 /// Compiles `inputs` into native code, one function each (the programs of one pattern).
@@ -257,6 +299,7 @@ pub(crate) fn compile(inputs: &[JitInput<'_>]) -> Result<JitCode, JitError> {
         .map(|i| FuncSpec {
             members: vec![(i.program, i.weighted)],
             output: i.output,
+            sum_into: None,
         })
         .collect();
     let code = compile_functions(specs)?;
@@ -269,14 +312,36 @@ pub(crate) fn compile(inputs: &[JitInput<'_>]) -> Result<JitCode, JitError> {
 /// points that runs every member's program on the point, with common subexpressions
 /// computed once across the members (value numbering: identical data and variable loads,
 /// identical pure operations and `exp`/`sin`/`cos` calls on the same operands), each
-/// member writing its outputs where [`Output::Members`] says. Same operations on the same
-/// operands as each member's own code, so bit-identical results.
-pub(crate) fn compile_group(groups: &[Vec<(&Program<f64>, bool)>]) -> Result<JitCode, JitError> {
-    let specs = groups
+/// member writing its outputs where [`Output::Members`] says (or, with a [`SumInto`] map,
+/// adding them into one block per point). Same operations on the same operands as each
+/// member's own code, so bit-identical results (a summed block: bit-identical to the
+/// members' outputs added in the order [`SumInto`] states).
+pub(crate) fn compile_group(functions: &[GroupFunction<'_>]) -> Result<JitCode, JitError> {
+    for f in functions {
+        if let Some(sum) = f.sum_into {
+            let fits = sum.entry_of.len() == f.members.len()
+                && sum.entry_of.iter().zip(&f.members).all(|(map, (p, _))| {
+                    map.len() == p.out_regs.len() && map.iter().all(|&e| (e as usize) < sum.entries)
+                });
+            if !fits {
+                return Err(err("a group's summed outputs do not fit its members"));
+            }
+            let mut hit = vec![false; sum.entries];
+            sum.entry_of
+                .iter()
+                .flatten()
+                .for_each(|&e| hit[e as usize] = true);
+            if hit.contains(&false) {
+                return Err(err("a group's summed outputs do not fit its members"));
+            }
+        }
+    }
+    let specs = functions
         .iter()
-        .map(|members| FuncSpec {
-            members: members.clone(),
+        .map(|f| FuncSpec {
+            members: f.members.clone(),
             output: Output::Members,
+            sum_into: f.sum_into,
         })
         .collect();
     let code = compile_functions(specs)?;
@@ -285,6 +350,16 @@ pub(crate) fn compile_group(groups: &[Vec<(&Program<f64>, bool)>]) -> Result<Jit
 }
 
 fn compile_functions(specs: Vec<FuncSpec<'_>>) -> Result<JitCode, JitError> {
+    let longest = specs
+        .iter()
+        .map(|spec| spec.members.iter().map(|(p, _)| p.ins.len()).sum::<usize>())
+        .max()
+        .unwrap_or(0);
+    if longest > MAX_FUNCTION_INSTRUCTIONS {
+        return Err(JitError::TooLong {
+            instructions: longest,
+        });
+    }
     let start = Instant::now();
     let mut flags = settings::builder();
     flags.set("opt_level", "speed").map_err(err)?;
@@ -295,7 +370,7 @@ fn compile_functions(specs: Vec<FuncSpec<'_>>) -> Result<JitCode, JitError> {
         .finish(settings::Flags::new(flags))
         .map_err(err)?;
     if isa.pointer_type() != types::I64 {
-        return Err(JitError("only 64-bit targets are supported".into()));
+        return Err(err("only 64-bit targets are supported"));
     }
     let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
     let mut ctx = module.make_context();
@@ -317,7 +392,9 @@ fn compile_functions(specs: Vec<FuncSpec<'_>>) -> Result<JitCode, JitError> {
         ctx.func.name = UserFuncName::user(0, id.as_u32());
         {
             let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            Lower::new(b, &spec.members, &mut keep)?.program(spec.output)?;
+            let mut lower = Lower::new(b, &spec.members, &mut keep)?;
+            lower.sum_into = spec.sum_into;
+            lower.program(spec.output)?;
         }
         module.define_function(id, &mut ctx).map_err(err)?;
         module.clear_context(&mut ctx);
@@ -508,9 +585,12 @@ struct Lower<'a, 'b> {
     weighted: bool,
     /// where the outputs go
     output: Output,
-    /// [`Output::Members`]: per member, the base pointers of its outputs and weights
+    /// [`Output::Members`]: per member, the base pointers of its outputs and weights (with
+    /// `sum_into`, one output base: the summed block's)
     member_outs: Vec<Value>,
     member_wts: Vec<Value>,
+    /// [`Output::Members`]: the members' outputs summed into one block per point
+    sum_into: Option<SumInto<'a>>,
     /// value numbering of the current loop body, across the members
     memo: HashMap<Key, Value>,
     /// the results of the lane functions of `exp`, `sin` and `cos` called in the current
@@ -632,7 +712,7 @@ impl<'a, 'b> Lower<'a, 'b> {
         ic.sort_unstable();
         ic.dedup();
         let col_offset = |c: u32| -> Result<i32, JitError> {
-            i32::try_from(c as usize * 8).map_err(|_| JitError("too many data columns".into()))
+            i32::try_from(c as usize * 8).map_err(|_| err("too many data columns"))
         };
         let mut real_cols = HashMap::new();
         for c in rc {
@@ -655,6 +735,7 @@ impl<'a, 'b> Lower<'a, 'b> {
             output: Output::Store,
             member_outs: Vec::new(),
             member_wts: Vec::new(),
+            sum_into: None,
             memo: HashMap::new(),
             lane_memo: HashMap::new(),
             keep,
@@ -733,8 +814,10 @@ impl<'a, 'b> Lower<'a, 'b> {
             let members = self.members;
             for (m, &(_, weighted)) in members.iter().enumerate() {
                 let off = i32::try_from(m * 8).map_err(|_| err("too many members"))?;
-                let out = self.b.ins().load(i64t, mem, outs, off);
-                self.member_outs.push(out);
+                if m == 0 || self.sum_into.is_none() {
+                    let out = self.b.ins().load(i64t, mem, outs, off);
+                    self.member_outs.push(out);
+                }
                 let w = if weighted {
                     self.b.ins().load(i64t, mem, wts, off)
                 } else {
@@ -833,6 +916,31 @@ impl<'a, 'b> Lower<'a, 'b> {
         for m in 0..self.members.len() {
             self.select(m);
             all.push(self.body()?);
+        }
+        if let (Output::Members, Some(sum)) = (output, self.sum_into) {
+            let stride = i64::try_from(sum.entries * 8).map_err(|_| err("too many outputs"))?;
+            let mut sums: Vec<Option<Value>> = Vec::with_capacity(sum.entries);
+            for lane in 0..width {
+                sums.clear();
+                sums.resize(sum.entries, None);
+                for (m, outs) in all.iter().enumerate() {
+                    let Some(outs) = outs.get(lane) else { continue };
+                    for (&v, &e) in outs.iter().zip(&sum.entry_of[m]) {
+                        let slot = &mut sums[e as usize];
+                        *slot = Some(match *slot {
+                            None => v,
+                            Some(a) => self.b.ins().fadd(a, v),
+                        });
+                    }
+                }
+                let off = self.b.ins().imul_imm(self.ks[lane], stride);
+                let row = self.b.ins().iadd(self.member_outs[0], off);
+                for (e, v) in sums.iter().enumerate() {
+                    let v = v.ok_or_else(|| err("an entry of a summed block without a term"))?;
+                    self.b.ins().store(self.mem, v, row, (e * 8) as i32);
+                }
+            }
+            return Ok(acc);
         }
         if output == Output::Members {
             for (m, outs) in all.iter().enumerate() {

@@ -42,17 +42,23 @@ pub struct Pattern<T> {
     max_real: Option<u32>,
     max_int: Option<u32>,
     /// native code of `[value, grad, grad_only, hessp]` (and, for an objective pattern,
-    /// `[value summed, grad_only scattered]`) when the JIT evaluator is in use
+    /// `[value summed, grad_only scattered]`; for an augmentation, `[value scattered]`)
+    /// when the JIT evaluator is in use
     jit: Option<Arc<JitCode>>,
     /// compiled as an objective term: the JIT also builds the summing and scattering
     /// programs of [`Pattern::eval_value_sum`] and [`Pattern::eval_gradient_scatter`]
     objective: bool,
+    /// compiled as an augmentation: the JIT also builds the scattering value program of
+    /// [`Pattern::eval_value_scatter`]
+    augment: bool,
 }
 
 /// Index of the summed value program among the JIT programs.
 const JIT_SUM: usize = 4;
 /// Index of the scattered gradient program among the JIT programs.
 const JIT_SCATTER: usize = 5;
+/// Index of the scattered value program among the JIT programs (augmentations).
+const JIT_VALUE_SCATTER: usize = 4;
 
 /// Set once the first JIT failure has been logged.
 static JIT_FAILURE_LOGGED: AtomicBool = AtomicBool::new(false);
@@ -105,6 +111,20 @@ impl<T: Scalar> Pattern<T> {
     ) -> Result<Self, AdError> {
         let mut p = Self::compile_programs(expr, mode)?;
         p.objective = true;
+        p.set_evaluator(evaluator);
+        Ok(p)
+    }
+
+    /// [`Pattern::compile_for`] for terms added into constraint rows (an augmentation):
+    /// with the JIT, the pattern also gets native code that adds its values into the rows
+    /// ([`Pattern::eval_value_scatter`]) without an intermediate buffer.
+    pub fn compile_augment_for(
+        expr: &Expr,
+        mode: SecondOrder,
+        evaluator: Evaluator,
+    ) -> Result<Self, AdError> {
+        let mut p = Self::compile_programs(expr, mode)?;
+        p.augment = true;
         p.set_evaluator(evaluator);
         Ok(p)
     }
@@ -176,6 +196,7 @@ impl<T: Scalar> Pattern<T> {
             max_int,
             jit: None,
             objective: false,
+            augment: false,
         })
     }
 
@@ -222,6 +243,8 @@ impl<T: Scalar> Pattern<T> {
         if self.objective {
             programs.push((as_f64(&self.value)?, false, Output::Sum));
             programs.push((as_f64(&self.grad_only)?, false, Output::Scatter));
+        } else if self.augment {
+            programs.push((as_f64(&self.value)?, false, Output::Scatter));
         }
         let inputs: Vec<JitInput<'_>> = programs
             .iter()
@@ -238,6 +261,10 @@ impl<T: Scalar> Pattern<T> {
                     "JIT-compiled a pattern's programs"
                 );
                 Some(Arc::new(code))
+            }
+            Err(e @ crate::jit::JitError::TooLong { .. }) => {
+                tracing::debug!("{e}; this pattern uses the interpreter");
+                None
             }
             Err(e) => {
                 if !JIT_FAILURE_LOGGED.swap(true, Ordering::Relaxed) {
@@ -482,8 +509,7 @@ impl<T: Scalar> Pattern<T> {
         data: &DataView<'_, T>,
         par: Parallelism,
     ) -> Option<(JitProgram, usize)> {
-        let jp = self.jit_program(index)?;
-        debug_assert_eq!(jp.output, output);
+        let jp = self.jit_program(index).filter(|jp| jp.output == output)?;
         let n = self.points(data, 0, 0, &[]);
         (tasks(par, n, ws.scratch.len()) == 1).then_some((jp, n))
     }
@@ -554,6 +580,47 @@ impl<T: Scalar> Pattern<T> {
         // that every column the program reads has at least `n` rows; `globals` holds the
         // `n * step` positions the program reads, and it writes `g` only at positions
         // below `g.len()` (others go to a slot on its stack).
+        unsafe { jp.call(&args, 0, n) };
+        true
+    }
+
+    /// Adds `f(point k)` into `out[rows[k]]` for every point, in point order (bitwise what
+    /// adding [`Pattern::eval_values`]' output into `out` entry by entry gives), with
+    /// native code and no buffer; a row at or past `out.len()` is skipped. Returns
+    /// `false`, leaving `out` alone, where that code is not available: the pattern was
+    /// not compiled with [`Pattern::compile_augment_for`], it runs on the interpreter,
+    /// `par` would split the points across threads, or `rows` holds fewer than
+    /// `data.len` rows.
+    #[allow(clippy::too_many_arguments)]
+    pub fn eval_value_scatter(
+        &self,
+        ws: &mut Workspace<T>,
+        data: &DataView<'_, T>,
+        x: &[T],
+        theta: &[T],
+        rows: &[usize],
+        out: &mut [T],
+        par: Parallelism,
+    ) -> bool {
+        let Some((jp, n)) =
+            self.whole_data_program(JIT_VALUE_SCATTER, Output::Scatter, ws, data, par)
+        else {
+            return false;
+        };
+        if rows.len() < n {
+            return false;
+        }
+        if n == 0 {
+            return true;
+        }
+        let nreals = set_columns(ws, data);
+        let mut args = jit_args(&ws.columns, nreals, x, theta, out.as_mut_ptr() as *mut f64);
+        args.globals = rows.as_ptr();
+        args.out_len = out.len();
+        // SAFETY: `T` is `f64` (only `f64` patterns have native code). `points` checked
+        // that every column the program reads has at least `n` rows; `rows` holds the `n`
+        // positions the program reads (one output per point), and it writes `out` only at
+        // positions below `out.len()` (others go to a slot on its stack).
         unsafe { jp.call(&args, 0, n) };
         true
     }

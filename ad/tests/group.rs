@@ -1,8 +1,10 @@
 //! Groups of patterns over the same data ([`PatternGroup`]: one native loop per callback
 //! with the members' common subexpressions computed once) against each member evaluated
-//! alone by the interpreter: values, gradients and weighted Hessians must be bit-identical
-//! (NaN matches any NaN), also at NaN and ±∞ inputs, with threads, with members that share
-//! loads, products and `sin`/`cos`/`exp` calls and members that share nothing.
+//! alone by the interpreter: values and gradients must be bit-identical (NaN matches any
+//! NaN), and the summed Hessian block bit-identical to the members' weighted Hessians
+//! added in the order [`GroupHessian`] states, also at NaN and ±∞ inputs, with threads,
+//! with members that share loads, products and `sin`/`cos`/`exp` calls and members that
+//! share nothing.
 
 use simdnlp_ad::*;
 
@@ -61,20 +63,24 @@ fn check(x: &[f64], n: usize, par: Parallelism) {
     let group = PatternGroup::compile(&refs).expect("group code");
     assert_eq!(group.members(), exprs.len());
     let mut gws = group.workspace();
+    let summed = group.hessian();
+    assert_eq!(summed, &GroupHessian::of(&refs));
     let weights: Vec<f64> = (0..n * exprs.len())
         .map(|k| 0.5 + (k % 11) as f64 * 0.25)
         .collect();
-    // members at offsets with gaps (and in the other order for the weights)
-    let mut offsets = [Vec::new(), Vec::new(), Vec::new()];
-    let mut ends = [3usize; 3];
+    // members at offsets with gaps (and in the other order for the weights); the summed
+    // Hessian block after a gap of 3
+    let mut offsets = [Vec::new(), Vec::new()];
+    let mut ends = [3usize; 2];
     for p in &interp {
-        for (f, step) in [1, p.nslots(), p.nhess()].into_iter().enumerate() {
+        for (f, step) in [1, p.nslots()].into_iter().enumerate() {
             offsets[f].push(ends[f]);
             ends[f] += n * step + 2;
         }
     }
     let w_offsets: Vec<usize> = (0..exprs.len()).rev().map(|m| m * n).collect();
     let mut outs: Vec<Vec<f64>> = ends.iter().map(|&e| vec![-7.0; e]).collect();
+    let mut hess = vec![-7.0; 3 + n * summed.len() + 2];
     assert!(group.eval_values_with(&mut gws, &data, x, &[], &mut outs[0], &offsets[0], par));
     assert!(group.eval_gradients_with(&mut gws, &data, x, &[], &mut outs[1], &offsets[1], par));
     assert!(group.eval_hessians_with(
@@ -84,10 +90,12 @@ fn check(x: &[f64], n: usize, par: Parallelism) {
         &[],
         &weights,
         &w_offsets,
-        &mut outs[2],
-        &offsets[2],
+        &mut hess,
+        3,
         par
     ));
+    // the members' own weighted Hessians, summed in member order
+    let mut want_hess: Vec<Option<f64>> = vec![None; n * summed.len()];
     for (m, p) in interp.iter().enumerate() {
         let mut ws = p.workspace();
         let mut v = vec![0.0; n];
@@ -97,7 +105,14 @@ fn check(x: &[f64], n: usize, par: Parallelism) {
         let mut h = vec![0.0; n * p.nhess()];
         let w = &weights[w_offsets[m]..w_offsets[m] + n];
         p.eval_hessians_with(&mut ws, &data, x, &[], w, &mut h, par);
-        for (f, want) in [v, g, h].iter().enumerate() {
+        for k in 0..n {
+            for (s, &e) in summed.entry_of[m].iter().enumerate() {
+                let at = &mut want_hess[k * summed.len() + e as usize];
+                let term = h[k * p.nhess() + s];
+                *at = Some(at.map_or(term, |acc| acc + term));
+            }
+        }
+        for (f, want) in [v, g].iter().enumerate() {
             let got = &outs[f][offsets[f][m]..offsets[f][m] + want.len()];
             for (i, (&a, &b)) in got.iter().zip(want).enumerate() {
                 assert!(
@@ -116,6 +131,58 @@ fn check(x: &[f64], n: usize, par: Parallelism) {
     }
     for out in &outs {
         assert_eq!(out[..3], [-7.0; 3]);
+    }
+    assert_eq!(hess[..3], [-7.0; 3]);
+    assert_eq!(hess[hess.len() - 2..], [-7.0; 2]);
+    for (i, (&got, want)) in hess[3..].iter().zip(&want_hess).enumerate() {
+        let want = want.expect("every entry of the summed block has a term");
+        assert!(
+            same(got, want),
+            "Hessian entry {i}: group {got:e} vs {want:e}"
+        );
+    }
+}
+
+#[test]
+fn summed_hessian_block_merges_equal_positions() {
+    let exprs = members();
+    let pats: Vec<Pattern<f64>> = exprs.iter().map(|e| Pattern::compile(e).unwrap()).collect();
+    let refs: Vec<&Pattern<f64>> = pats.iter().collect();
+    let summed = GroupHessian::of(&refs);
+    // the members read x at columns 0..4 only: at most the 10 pairs of 4 positions
+    assert_eq!(summed.len(), 10);
+    let separate: usize = pats.iter().map(|p| p.nhess()).sum();
+    assert!(separate > 20, "{separate}");
+    // each entry names its first member's slot, and that member maps the slot to it
+    for (e, &(m, a, b)) in summed.entries.iter().enumerate() {
+        let h = pats[m]
+            .hess_slots()
+            .iter()
+            .position(|&s| s == (a, b))
+            .unwrap();
+        assert_eq!(summed.entry_of[m][h] as usize, e);
+        assert!(
+            summed.entry_of[..m]
+                .iter()
+                .flatten()
+                .all(|&o| o as usize != e)
+        );
+    }
+    // the same position (by the references' global index) gives the same entry
+    for (m, p) in pats.iter().enumerate() {
+        for (h, &(a, b)) in p.hess_slots().iter().enumerate() {
+            let e = summed.entry_of[m][h] as usize;
+            let (fm, fa, fb) = summed.entries[e];
+            let key = |p: &Pattern<f64>, a: u32, b: u32| {
+                let mut k = [
+                    p.slots()[a as usize].global.clone(),
+                    p.slots()[b as usize].global.clone(),
+                ];
+                k.sort();
+                k
+            };
+            assert_eq!(key(p, a, b), key(&pats[fm], fa, fb));
+        }
     }
 }
 
@@ -181,11 +248,14 @@ fn misfitting_arguments_write_nothing() {
     // a missing data column
     let short = DataView::new(8, &reals[..1], &ints);
     assert!(!group.eval_values_with(&mut ws, &short, &x, &[], &mut out, &[0, 8], seq));
-    // weights outside their slice
+    // weights outside their slice, a block past the end
     let w = [1.0; 8];
-    let mut h = vec![0.0; 8 * (pats[0].nhess() + pats[1].nhess())];
-    let offs = [0, 8 * pats[0].nhess()];
-    assert!(!group.eval_hessians_with(&mut ws, &data, &x, &[], &w, &[0, 1], &mut h, &offs, seq));
-    assert!(group.eval_hessians_with(&mut ws, &data, &x, &[], &w, &[0, 0], &mut h, &offs, seq));
+    let mut h = vec![-7.0; 8 * group.hessian().len() + 1];
+    assert!(!group.eval_hessians_with(&mut ws, &data, &x, &[], &w, &[0, 1], &mut h, 0, seq));
+    assert!(!group.eval_hessians_with(&mut ws, &data, &x, &[], &w, &[0, 0], &mut h, 2, seq));
+    assert!(!group.eval_hessians_with(&mut ws, &data, &x, &[], &w, &[0], &mut h, 0, seq));
+    assert!(h.iter().all(|&v| v == -7.0));
+    assert!(group.eval_hessians_with(&mut ws, &data, &x, &[], &w, &[0, 0], &mut h, 1, seq));
+    assert_eq!(h[0], -7.0);
     assert!(group.eval_values_with(&mut ws, &data, &x, &[], &mut out, &[0, 8], seq));
 }

@@ -286,6 +286,34 @@ fn f32_patterns_use_the_interpreter_and_compile_time_is_reported() {
     assert!("llvm".parse::<Evaluator>().is_err());
 }
 
+/// Programs longer than the JIT's limit (Cranelift's register allocation is quadratic in
+/// their length: a 400-deep `sin` chain took 1.7 s, a 1 600-deep one 32 s) stay on the
+/// interpreter; a 100-deep chain is still compiled.
+#[test]
+fn very_long_programs_use_the_interpreter() {
+    let nested = |depth: usize| (0..depth).fold(var(0), |e, _| e.sin());
+    let short =
+        Pattern::<f64>::compile_for(&nested(100), SecondOrder::default(), Evaluator::Jit).unwrap();
+    assert_eq!(short.evaluator(), Evaluator::Jit);
+    let mut long =
+        Pattern::<f64>::compile_for(&nested(400), SecondOrder::default(), Evaluator::Jit).unwrap();
+    assert_eq!(long.evaluator(), Evaluator::Interp);
+    assert!(long.jit_compile_time().is_none());
+    assert_eq!(long.set_evaluator(Evaluator::Jit), Evaluator::Interp);
+    let data = DataView::empty(1);
+    let mut v = [0.0];
+    long.eval_values_with(
+        &mut long.workspace(),
+        &data,
+        &[0.5],
+        &[],
+        &mut v,
+        Parallelism::Sequential,
+    );
+    let want = (0..400).fold(0.5f64, |x, _| x.sin());
+    assert!((v[0] - want).abs() < 1e-14, "{} vs {want}", v[0]);
+}
+
 /// A user function that panics gives NaN in the JIT (documented) instead of unwinding.
 #[test]
 fn panicking_user_function_gives_nan() {
@@ -443,4 +471,62 @@ fn objective_sum_and_gradient_scatter_bitwise() {
     // a pattern compiled without the objective kernels declines too
     let plain = Pattern::<f64>::compile_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
     assert!(!plain.eval_value_sum(&mut ws, &data, &x, &[], &mut t, seq));
+}
+
+/// The augmentation kernel (values added into rows at given positions) against the
+/// interpreter's values added the same way: bitwise, with repeated rows and a row past the
+/// end (skipped); the interpreter, threads, too few rows and patterns compiled without it
+/// decline and leave the rows alone.
+#[test]
+fn augmentation_value_scatter_bitwise() {
+    let n = 301;
+    let i0: Vec<i64> = (0..n as i64).map(|k| (k * 13) % 97).collect();
+    let r0: Vec<f64> = (0..n).map(|k| (k as f64 * 0.7).sin()).collect();
+    let ints: [&[i64]; 1] = [&i0];
+    let reals: [&[f64]; 1] = [&r0];
+    let data = DataView::new(n, &reals, &ints);
+    let x: Vec<f64> = (0..97).map(|k| 0.1 + (k as f64 * 0.05).cos()).collect();
+    let f0 = Index::field(0);
+    let xa = Expr::var(VarRef::new(0, vec![f0.clone()], f0.clone()));
+    let e = Expr::data(0) * (&xa * 2.0).exp() - xa.abs2();
+    let jit =
+        Pattern::<f64>::compile_augment_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
+    assert_eq!(jit.evaluator(), Evaluator::Jit);
+    let mut interp = jit.clone();
+    interp.set_evaluator(Evaluator::Interp);
+    let mut ws = jit.workspace();
+    let seq = Parallelism::Sequential;
+    let mut v = vec![0.0; n];
+    interp.eval_values_with(&mut ws, &data, &x, &[], &mut v, seq);
+    let len = 40;
+    let rows: Vec<usize> = (0..n)
+        .map(|k| if k == 9 { len + 2 } else { (k * 5) % len })
+        .collect();
+    let mut want: Vec<f64> = (0..len).map(|k| k as f64 * 0.5 - 3.0).collect();
+    let mut got = want.clone();
+    for (&r, &val) in rows.iter().zip(&v) {
+        if r < len {
+            want[r] += val;
+        }
+    }
+    assert!(jit.eval_value_scatter(&mut ws, &data, &x, &[], &rows, &mut got, seq));
+    for (k, (a, b)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(a.to_bits(), b.to_bits(), "row {k}: {a:e} vs {b:e}");
+    }
+    let before = got.clone();
+    assert!(!interp.eval_value_scatter(&mut ws, &data, &x, &[], &rows, &mut got, seq));
+    let par = Parallelism::Rayon { min_batch: 1 };
+    let mut ws4 = jit.workspace_for_tasks(4);
+    assert!(!jit.eval_value_scatter(&mut ws4, &data, &x, &[], &rows, &mut got, par));
+    assert!(!jit.eval_value_scatter(&mut ws, &data, &x, &[], &rows[..10], &mut got, seq));
+    let plain = Pattern::<f64>::compile_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
+    assert!(!plain.eval_value_scatter(&mut ws, &data, &x, &[], &rows, &mut got, seq));
+    // an objective pattern's summing kernel is not taken for a scatter, nor the reverse
+    let objective =
+        Pattern::<f64>::compile_objective_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
+    assert!(!objective.eval_value_scatter(&mut ws, &data, &x, &[], &rows, &mut got, seq));
+    let mut total = 0.0;
+    assert!(!jit.eval_value_sum(&mut ws, &data, &x, &[], &mut total, seq));
+    assert_eq!(total, 0.0);
+    assert_eq!(got, before);
 }

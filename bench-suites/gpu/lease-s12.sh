@@ -3,10 +3,12 @@
 #   1. gpu-check stages 5-6 (solves vs the CPU; timed solves of rosenbrock:200000 and the
 #      three largest PGLIB cases with the compile time apart and the analysis time shown);
 #   2. rosenbrock:200000 and case10000_goc with each cuDSS reordering (option
-#      cudss_reordering = default, alg1, alg2, alg3);
+#      cudss_reordering = default, alg1, alg2, alg3, host_amd, host_nd);
 #   3. the PGLIB cases above 1000 buses: `--device cuda` twice (a cold on-disk kernel
-#      cache, then a warm one: `compile_s` shows the difference), then `--device cpu --kkt
-#      condensed` and `--device cpu` (augmented) on the machine's CPU cores.
+#      cache, then a warm one: `compile_s` shows the difference) with the reordering of
+#      step 2 that solved the two instances in the least time (or $REORDERING), then
+#      `--device cpu --kkt condensed` and `--device cpu` (augmented) on the machine's CPU
+#      cores.
 # Every step writes $OUT/NAME.txt (and .jsonl/.json); the whole result folder is also
 # tarred into $OUT/lease-s12.tgz. Run from anywhere:
 #
@@ -18,7 +20,8 @@
 # bundled cases otherwise). Knobs (environment): BIN, OUT, BUDGET_S (stop starting steps
 # after this many seconds, default 280), MAX_WALL (--max-wall-time per solve, default 30),
 # OPF_CASES (step 3's cases, default below, smallest first), REORDERINGS (default
-# "default alg1 alg2 alg3"), SKIP_CPU=1 (no CPU runs in step 3).
+# "default alg1 alg2 alg3 host_amd host_nd"), REORDERING (step 3's; default: step 2's
+# fastest), SKIP_CPU=1 (no CPU runs in step 3).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -26,7 +29,7 @@ BIN="${BIN:-target/gpu-bin}"
 OUT="${OUT:-$PWD/gpu-out}"
 BUDGET_S="${BUDGET_S:-280}"
 MAX_WALL="${MAX_WALL:-30}"
-REORDERINGS="${REORDERINGS:-default alg1 alg2 alg3}"
+REORDERINGS="${REORDERINGS:-default alg1 alg2 alg3 host_amd host_nd}"
 OPF_CASES="${OPF_CASES:-case1354_pegase case1803_snem case1888_rte case1951_rte case2000_goc case2312_goc case2383wp_k case2736sp_k case2737sop_k case2742_goc case2746wop_k case2746wp_k case2848_rte case2853_sdet case2868_rte case2869_pegase case3012wp_k case3022_goc case3120sp_k case3375wp_k case3970_goc case4020_goc case4601_goc case4619_goc case4661_sdet case4837_goc case4917_goc case5658_epigrids case6468_rte case6470_rte case6495_rte case6515_rte case7336_epigrids case8387_pegase case9591_goc case10000_goc case10192_epigrids case10480_goc}"
 RES="$OUT/lease-s12"
 mkdir -p "$RES"
@@ -77,11 +80,25 @@ for alg in $REORDERINGS; do
     --device cuda --option "cudss_reordering=$alg" --json "$RES/reorder-$alg-case10000.jsonl"
 done
 
+# the reordering with the least solve time over step 2's two instances (both solved)
+if [ -z "${REORDERING:-}" ]; then
+  REORDERING=$(for alg in $REORDERINGS; do
+    files=("$RES/reorder-$alg-rosenbrock.jsonl" "$RES/reorder-$alg-case10000.jsonl")
+    [ "$(cat "${files[@]}" 2>/dev/null | grep -c '"success":true')" = 2 ] || continue
+    cat "${files[@]}" | grep -o '"solve_s":[0-9.eE+-]*' | cut -d: -f2 \
+      | awk -v alg="$alg" '{ t += $1 } END { printf "%.6f %s\n", t, alg }'
+  done | sort -g | head -n 1 | cut -d' ' -f2)
+fi
+REORDERING="${REORDERING:-default}"
+say "step 3 runs the GPU with cudss_reordering=$REORDERING"
+
 # ---- 3. PGLIB above 1000 buses: cuda cold and warm kernel cache, then the CPU
 opf=(--suite opf)
 for c in $OPF_CASES; do opf+=(--instance "$c"); done
-TAILN=40 step opf-cuda-cold 60 "${S[@]}" "${opf[@]}" --device cuda --json "$RES/opf-cuda-cold.jsonl"
-TAILN=40 step opf-cuda-warm 50 "${S[@]}" "${opf[@]}" --device cuda --json "$RES/opf-cuda-warm.jsonl"
+TAILN=40 step opf-cuda-cold 100 "${S[@]}" "${opf[@]}" --device cuda \
+  --option "cudss_reordering=$REORDERING" --json "$RES/opf-cuda-cold.jsonl"
+TAILN=40 step opf-cuda-warm 70 "${S[@]}" "${opf[@]}" --device cuda \
+  --option "cudss_reordering=$REORDERING" --json "$RES/opf-cuda-warm.jsonl"
 if [ -z "${SKIP_CPU:-}" ]; then
   TAILN=40 step opf-cpu-condensed 60 "${S[@]}" "${opf[@]}" --device cpu --kkt condensed \
     --json "$RES/opf-cpu-condensed.jsonl"

@@ -136,6 +136,12 @@ fn spec_dimensions() {
     assert_eq!((m.meta().nvar, m.meta().ncon), (44, 53));
     let m = acopf(&data("case118_ieee")).unwrap();
     assert_eq!((m.meta().nvar, m.meta().ncon), (1088, 1539));
+    // the four flows of a branch share one summed Hessian block (10 entries), the two
+    // balances one per bus: as many Hessian entries as the hand-coded model's
+    // ng + nb + 14·nl
+    let hand = AcopfModel::new(data("case118_ieee"));
+    assert_eq!(m.meta().nnzh, hand.meta().nnzh);
+    assert_eq!(m.meta().nnzj, hand.meta().nnzj);
 }
 
 #[test]

@@ -146,6 +146,23 @@ fn amd_order(
     Ok((perm, perm_inv))
 }
 
+/// faer's approximate minimum degree ordering of an `n × n` symmetric pattern
+/// (lower-triangle CSC: sorted row indices, every row `>=` its column, diagonal optional).
+/// Returns `perm_fwd` with `perm_fwd[new] = old` (the form cuDSS's `CUDSS_DATA_USER_PERM`
+/// takes).
+///
+/// # Errors
+/// [`LinalgError::InvalidPattern`] / [`LinalgError::IndexOutOfRange`] for a malformed
+/// pattern; [`LinalgError::Backend`] when faer's AMD fails (out of memory / index overflow).
+pub fn amd_ordering(
+    n: usize,
+    col_ptr: &[usize],
+    row_idx: &[usize],
+) -> Result<Vec<usize>, LinalgError> {
+    check_csc("AMD pattern", n, n, col_ptr, row_idx, true)?;
+    Ok(amd_order(n, col_ptr, row_idx)?.0)
+}
+
 /// Maximum matching of constraints (rows `>= n_primal`) to variables (`< n_primal`) in the
 /// lower-triangle pattern. With `priority` (one value per index), constraints are
 /// cheap-assigned in increasing priority, each to its free neighbour of smallest priority;

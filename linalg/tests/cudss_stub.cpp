@@ -264,10 +264,21 @@ int cudssDataSet(void* handle, void* data, int param, void* value, size_t size) 
                        " param=" + std::to_string(param) + " size=" + num(size);
     if (!is(handle, KIND_HANDLE) || !is(data, KIND_DATA) || value == nullptr)
         return finish(name, args, INVALID);
-    if (param != 0 || size != sizeof(int)) return finish(name, args, INVALID);
-    int v;
-    std::memcpy(&v, value, sizeof v);
-    args += " value=" + std::to_string(v);
+    if (param == 0 && size == sizeof(int)) {  // INFO
+        int v;
+        std::memcpy(&v, value, sizeof v);
+        args += " value=" + std::to_string(v);
+    } else if (param == 9 && size > 0 && size % sizeof(int) == 0) {  // USER_PERM: n ints
+        std::string list;
+        for (size_t k = 0; k < size / sizeof(int); ++k) {
+            int v;
+            std::memcpy(&v, static_cast<const char*>(value) + k * sizeof v, sizeof v);
+            list += (k ? "," : "") + std::to_string(v);
+        }
+        args += " value=" + list;
+    } else {
+        return finish(name, args, INVALID);
+    }
     return finish(name, args, injected(name));
 }
 

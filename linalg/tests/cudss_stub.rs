@@ -293,11 +293,14 @@ fn full_sequence(test: &str, version: (i32, i32, i32), allow_newer: bool, expect
         pivoting: false,
         pivot_threshold: Some(0.5),
         pivot_epsilon: Some(1e-12),
+        host_ordering: None,
         reordering: CudssReordering::Alg3,
     };
     let mut solver = solver(&library, options);
     stub.set_inertia(3, 0);
     stub.set_npivots(2);
+    // a fill-reducing ordering from the host (`perm[new] = old`) replaces cuDSS's own
+    solver.set_user_permutation(Some(&[2, 0, 1])).unwrap();
     // SAFETY (this block): the stand-in never dereferences device pointers.
     unsafe {
         solver.analyze(pattern(3, 5)).unwrap();
@@ -385,6 +388,8 @@ fn full_sequence(test: &str, version: (i32, i32, i32), allow_newer: bool, expect
         format!(
             "cudssMatrixCreateDn out={b} nrows=3 ncols=1 ld=3 values=0 valueType=1 layout=0 status=0"
         ),
+        // The host's ordering (USER_PERM, n ints) before ANALYSIS.
+        format!("cudssDataSet handle={h} data={d} param=9 size=12 value=2,0,1 status=0"),
         exec(3),
         // First numeric factorization: FACTORIZATION, then INFO and INERTIA.
         exec(4),
@@ -863,6 +868,24 @@ fn index_overflow_and_bad_arguments_are_caught_before_cudss() {
                 ..
             })
         ));
+        for not_a_permutation in [&[0, 0, 1][..], &[0, 3, 1]] {
+            assert!(matches!(
+                solver.set_user_permutation(Some(not_a_permutation)),
+                Err(CudssError::InvalidArgument {
+                    what: "CudssSolver::set_user_permutation",
+                    ..
+                })
+            ));
+        }
+        solver.set_user_permutation(Some(&[1, 0])).unwrap();
+        match solver.analyze(pattern(3, 5)) {
+            Err(CudssError::InvalidArgument { what, detail }) => {
+                assert_eq!(what, "CudssSolver::set_user_permutation");
+                assert!(detail.contains("length 2 for a 3x3"), "{detail}");
+            }
+            other => panic!("expected InvalidArgument for the length, got {other:?}"),
+        }
+        solver.set_user_permutation(None).unwrap();
         solver.analyze(pattern(3, 5)).unwrap();
         assert!(matches!(
             solver.factorize(0),

@@ -1,4 +1,5 @@
-//! Nested dissection (METIS) and the `Auto` choice: permutations, KKT solves with the
+//! Nested dissection (METIS), AMD on its own (the host ordering cuDSS can be given) and the
+//! `Auto` choice: permutations, KKT solves with the
 //! KKT-matched ordering on a nested-dissection base, fill against AMD on a 2-D grid, and
 //! typed errors.
 
@@ -6,7 +7,7 @@ mod common;
 
 use common::*;
 use simdnlp_linalg::ordering::{
-    AUTO_MAX_FLOP_RATIO, AUTO_MIN_FLOPS_PER_ROW, kkt_matched_ordering_on,
+    AUTO_MAX_FLOP_RATIO, AUTO_MIN_FLOPS_PER_ROW, amd_ordering, kkt_matched_ordering_on,
     nested_dissection_ordering,
 };
 use simdnlp_linalg::sparse::sym_lower_matvec;
@@ -109,6 +110,27 @@ fn nested_dissection_is_a_permutation() {
         vec![0, 1, 2]
     );
     assert!(nested_dissection_ordering(0, &[0], &[]).unwrap().is_empty());
+}
+
+/// The arrow matrix (variable 0 coupled to every other): minimum degree eliminates the hub
+/// last (no fill), and the result is `perm[new] = old`.
+#[test]
+fn amd_ordering_puts_the_hub_of_an_arrow_last() {
+    let n = 6;
+    let mut col_ptr = vec![0, n];
+    let mut row_idx: Vec<usize> = (0..n).collect();
+    for j in 1..n {
+        row_idx.push(j);
+        col_ptr.push(col_ptr[j] + 1);
+    }
+    let fwd = amd_ordering(n, &col_ptr, &row_idx).unwrap();
+    assert!(is_perm(&fwd, n), "{fwd:?}");
+    assert_eq!(fwd[n - 1], 0, "{fwd:?}");
+    assert!(amd_ordering(0, &[0], &[]).unwrap().is_empty());
+    assert!(
+        amd_ordering(2, &[0, 1], &[0]).is_err(),
+        "a malformed pattern is an error"
+    );
 }
 
 #[test]

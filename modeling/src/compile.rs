@@ -7,11 +7,11 @@ use crate::block::{BlockCore, BlockKind, PatKind, Sense, lock};
 use crate::builder::ModelBuilder;
 use crate::data::Columns;
 use crate::error::{ModelError, NonFiniteDatum};
-use crate::model::{CompiledPattern, Group, Model, PatNamer, Rows};
+use crate::model::{CompiledPattern, Group, HessBlock, Model, PatNamer, Rows};
 use crate::nlp::{NlpMeta, NlpModel};
 use crate::shape::Shape;
 use crate::values::Values;
-use simdnlp_ad::{DataView, Index, Pattern, Scalar, SecondOrder, VarRef};
+use simdnlp_ad::{DataView, GroupHessian, Index, Pattern, Scalar, SecondOrder, VarRef};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -419,10 +419,10 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
             names: &names,
             by_uid: &by_uid,
         };
-        let compile = if matches!(decl.kind, PatKind::Objective) {
-            Pattern::<T>::compile_objective_for
-        } else {
-            Pattern::<T>::compile_for
+        let compile = match decl.kind {
+            PatKind::Objective => Pattern::<T>::compile_objective_for,
+            PatKind::Augment { .. } => Pattern::<T>::compile_augment_for,
+            PatKind::Constraint { .. } => Pattern::<T>::compile_for,
         };
         let pattern =
             compile(&decl.expr, SecondOrder::default(), b.evaluator).map_err(|source| {
@@ -540,8 +540,8 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
         if !matches!(rows, Rows::Objective) {
             nnzj = grow_nnz(nnzj, npts, nslots, "Jacobian entries")?;
         }
-        let hess_off = nnzh;
-        nnzh = grow_nnz(nnzh, npts, nhess, "Hessian entries")?;
+        // the Hessian layout is laid out below, once the groups are known
+        let hess_off = 0;
         pats.push(CompiledPattern {
             core: decl.core,
             rows,
@@ -558,20 +558,20 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
             row_idx,
         });
     }
+    let (groups, group_of) = groups(&pats);
+    let hess_blocks = hess_layout(&mut pats, &groups, &group_of, &mut nnzh)?;
     meta.nnzj = nnzj;
     meta.nnzh = nnzh;
 
     // off-diagonal second-order slots that hit one variable: doubled on the diagonal
     let mut hess_double = Vec::new();
-    for cp in &pats {
-        for (h, &(a, bb)) in cp.hess_pairs.iter().enumerate() {
-            if a == bb {
-                continue;
-            }
-            for k in 0..cp.len() {
+    for block in &hess_blocks {
+        for k in 0..block.len {
+            for (e, &(p, a, bb)) in block.entries.iter().enumerate() {
+                let cp = &pats[p];
                 let g = &cp.globals[k * cp.nslots..(k + 1) * cp.nslots];
-                if g[a as usize] == g[bb as usize] {
-                    hess_double.push(cp.hess_off + k * cp.nhess + h);
+                if a != bb && g[a as usize] == g[bb as usize] {
+                    hess_double.push(block.off + k * block.step() + e);
                 }
             }
         }
@@ -598,7 +598,6 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
     let aug_pats = sel(&|p| matches!(p.rows, Rows::Augment { .. }));
     let con_pats = sel(&|p| !matches!(p.rows, Rows::Objective));
     let hess_pats = sel(&|p| p.nhess > 0);
-    let (groups, group_of) = groups(&pats);
     let mut model = Model {
         meta,
         theta,
@@ -614,6 +613,7 @@ pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelErro
         aug_pats,
         con_pats,
         hess_pats,
+        hess_blocks,
         hess_double,
         groups,
         group_of,
@@ -677,12 +677,73 @@ fn groups<T: Scalar>(pats: &[CompiledPattern<T>]) -> (Vec<Group<T>>, Vec<Option<
         groups.push(Group {
             rows: members.iter().filter_map(|&m| base(&pats[m])).collect(),
             jac: members.iter().map(|&m| pats[m].jac_off).collect(),
-            hess: members.iter().map(|&m| pats[m].hess_off).collect(),
             members,
             code: None,
         });
     }
     (groups, group_of)
+}
+
+/// The Hessian layout (see the `model` module docs): a block per pattern with
+/// second-order slots in declaration order, except that the members of a group share one
+/// summed block at the place of the first member with second-order slots. Sets each
+/// pattern's `hess_off` (its block's first entry) and `nnzh`.
+fn hess_layout<T: Scalar>(
+    pats: &mut [CompiledPattern<T>],
+    groups: &[Group<T>],
+    group_of: &[Option<usize>],
+    nnzh: &mut usize,
+) -> Result<Vec<HessBlock>, ModelError> {
+    let mut blocks: Vec<HessBlock> = Vec::new();
+    let mut group_block: Vec<Option<usize>> = vec![None; groups.len()];
+    for p in 0..pats.len() {
+        if pats[p].nhess == 0 {
+            continue;
+        }
+        let (len, off) = (pats[p].len(), *nnzh);
+        let block = match group_of[p] {
+            Some(g) => {
+                if let Some(b) = group_block[g] {
+                    pats[p].hess_off = blocks[b].off;
+                    continue;
+                }
+                let members: Vec<usize> = groups[g]
+                    .members
+                    .iter()
+                    .copied()
+                    .filter(|&m| pats[m].nhess > 0)
+                    .collect();
+                let patterns: Vec<&Pattern<T>> =
+                    members.iter().map(|&m| &pats[m].pattern).collect();
+                let summed = GroupHessian::of(&patterns);
+                group_block[g] = Some(blocks.len());
+                HessBlock {
+                    entries: summed
+                        .entries
+                        .iter()
+                        .map(|&(m, a, b)| (members[m], a, b))
+                        .collect(),
+                    entry_of: summed.entry_of,
+                    pats: members,
+                    group: Some(g),
+                    off,
+                    len,
+                }
+            }
+            None => HessBlock {
+                entries: pats[p].hess_pairs.iter().map(|&(a, b)| (p, a, b)).collect(),
+                entry_of: Vec::new(),
+                pats: vec![p],
+                group: None,
+                off,
+                len,
+            },
+        };
+        *nnzh = grow_nnz(*nnzh, len, block.step(), "Hessian entries")?;
+        pats[p].hess_off = off;
+        blocks.push(block);
+    }
+    Ok(blocks)
 }
 
 /// Rejects a constraint row that reads no variable (neither in its base pattern nor in

@@ -16,12 +16,15 @@
 //!   order) sums them into `c`;
 //! - Jacobian and Hessian values: each pattern's kernel writes its own range of the COO
 //!   value vector directly (same layout as [`NlpModel::jac_coord`] and
-//!   [`NlpModel::hess_coord`]); Hessian weights are `σ` (objective), `y[row0..]`
+//!   [`NlpModel::hess_coord`]), except the Hessian kernels of a group's members (whose
+//!   terms share one summed block in the layout): they write into a buffer of terms that
+//!   a plan (target = entry of the block, the members' terms in member order) sums, and
+//!   the sums are copied into the block. Hessian weights are `σ` (objective), `y[row0..]`
 //!   (base rows, read in place) or `y` gathered by row (augmentations), and the entries
 //!   the CPU path doubles are doubled by a gather and a scatter-add.
 //!
 //! No atomics: every sum is a segmented gather in a fixed order. The segmented sums start
-//! from `+0`, so a sum whose only term is `-0.0` gives `+0.0` where the CPU keeps `-0.0`
+//! from `+0`, so a sum whose terms are all `-0.0` gives `+0.0` where the CPU keeps `-0.0`
 //! (equal as numbers).
 //!
 //! After [`Model::set_value`](crate::Model::set_value) changes a parameter, call
@@ -93,11 +96,20 @@ pub struct DeviceModel<'d, D: KernelRuntime> {
     pats: Vec<DevicePattern<D>>,
     /// Per-pattern Hessian weights, by index into `hess_pats`.
     hess_weights: Vec<HessWeights<D::Vector, D::Index>>,
+    /// Per pattern of `hess_pats`: where its Hessian kernel writes (`true`: into
+    /// `hess_terms` at the offset, else into the value vector).
+    hess_out: Vec<(bool, usize)>,
+    /// The weighted terms of the groups' members, summed into `hess_sums` by
+    /// `hess_plan`; `hess_copies` puts each group's sums (start in `hess_sums`, start in
+    /// the value vector, length) into its block.
+    hess_terms: D::Vector,
+    hess_sums: D::Vector,
+    hess_plan: Segments<D::Index>,
+    hess_copies: Vec<(usize, usize, usize)>,
     obj_pats: Vec<usize>,
     con_pats: Vec<usize>,
     hess_pats: Vec<usize>,
     jac_off: Vec<usize>,
-    hess_off: Vec<usize>,
     /// Offset of each objective pattern's values in `obj_values` and gradients in
     /// `grad_values`; of each base/augmentation pattern's values in `con_values`.
     obj_value_off: Vec<usize>,
@@ -282,6 +294,31 @@ impl<'d, D: KernelRuntime> DeviceModel<'d, D> {
                 },
             });
         }
+        // the groups' Hessian blocks: members' terms → plan → sums → copied into the block
+        let mut hess_out = vec![(false, 0); model.pats.len()];
+        for &p in &model.hess_pats {
+            hess_out[p] = (false, model.pats[p].hess_off);
+        }
+        let (mut nterms, mut nsums) = (0, 0);
+        let (mut sum_target, mut sum_entry, mut hess_copies) = (Vec::new(), Vec::new(), Vec::new());
+        for block in model.hess_blocks.iter().filter(|b| b.group.is_some()) {
+            let step = block.step();
+            for (&p, entry_of) in block.pats.iter().zip(&block.entry_of) {
+                let nh = model.pats[p].nhess;
+                hess_out[p] = (true, nterms);
+                for k in 0..block.len {
+                    for (h, &e) in entry_of.iter().enumerate() {
+                        sum_target.push(nsums + k * step + e as usize);
+                        sum_entry.push(nterms + k * nh + h);
+                    }
+                }
+                nterms += block.len * nh;
+            }
+            hess_copies.push((nsums, block.off, block.len * step));
+            nsums += block.len * step;
+        }
+        let hess_plan =
+            SegmentPlan::new(nsums, &sum_target, &sum_entry, &sum_entry).map_err(device_err)?;
         let upload = |plan: &SegmentPlan| device.segments(plan).map_err(device_err);
         Ok(Self {
             device,
@@ -292,11 +329,15 @@ impl<'d, D: KernelRuntime> DeviceModel<'d, D> {
             theta: device.vector_from_host(&model.theta).map_err(device_err)?,
             pats,
             hess_weights,
+            hess_out: model.hess_pats.iter().map(|&p| hess_out[p]).collect(),
+            hess_terms: device.zeros(nterms).map_err(device_err)?,
+            hess_sums: device.zeros(nsums).map_err(device_err)?,
+            hess_plan: upload(&hess_plan)?,
+            hess_copies,
             obj_pats: model.obj_pats.clone(),
             con_pats: model.con_pats.clone(),
             hess_pats: model.hess_pats.clone(),
             jac_off: model.pats.iter().map(|p| p.jac_off).collect(),
-            hess_off: model.pats.iter().map(|p| p.hess_off).collect(),
             obj_value_off,
             grad_off,
             con_value_pats,
@@ -502,10 +543,26 @@ impl<D: KernelRuntime> DeviceModel<'_, D> {
                     d.vector_ptr(weights)
                 }
             };
-            let out = Self::at(d, vals, self.hess_off[p]);
-            // SAFETY: the pattern owns `len · nhess` entries of `vals` from `hess_off`;
-            // its weights are `len` entries (its own vector, or `y[row0..row0 + len]`).
+            let out = match self.hess_out[j] {
+                (true, off) => Self::at(d, &mut self.hess_terms, off),
+                (false, off) => Self::at(d, vals, off),
+            };
+            // SAFETY: the pattern owns `len · nhess` entries of `vals` from its offset (a
+            // pattern of its own), or of `hess_terms` (a group's member); its weights are
+            // `len` entries (its own vector, or `y[row0..row0 + len]`).
             unsafe { self.launch(p, self.pats[p].hessian, x, weights, out) }?;
+        }
+        if !self.hess_copies.is_empty() {
+            d.seg_sum(
+                1.0,
+                &self.hess_terms,
+                &self.hess_plan,
+                0.0,
+                &mut self.hess_sums,
+            );
+            for &(from, to, len) in &self.hess_copies {
+                d.copy_range(vals, to, &self.hess_sums, from, len);
+            }
         }
         if d.index_len(&self.doubled) > 0 {
             d.gather(&mut self.doubled_values, vals, &self.doubled);

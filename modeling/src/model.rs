@@ -9,6 +9,15 @@
 //! point `k` writes `[o_p + k·step_p, o_p + (k+1)·step_p)` where `step_p` is the number of
 //! first-order (Jacobian) or second-order (Hessian) slots of the pattern.
 //!
+//! One exception in the Hessian: the constraint patterns of a group (rows of their own
+//! over identical data points, see [`Group`]) share one block, at the place of the first
+//! member with second-order slots, with one entry per point for each distinct pair of
+//! variable references among the members' second-order slots
+//! ([`simdnlp_ad::GroupHessian`]): the members' weighted terms at the same position are
+//! summed there (in member order) instead of stored one by one. The four flows of an AC
+//! branch thus store 10 Hessian entries per branch, not 40. The layout does not depend
+//! on the evaluator or on fusion.
+//!
 //! # Scratch memory and threads
 //!
 //! `NlpModel` callbacks take `&self` and must not allocate. Scratch memory (AD
@@ -139,10 +148,10 @@ pub(crate) struct Group<T> {
     pub members: Vec<usize>,
     /// the native code (`None` with the interpreter, fusion off, or when it failed)
     pub code: Option<PatternGroup<T>>,
-    /// per member: its first row, Jacobian offset and Hessian offset
+    /// per member: its first row and Jacobian offset (the members' Hessians are one
+    /// summed block, see [`HessBlock`])
     pub rows: Vec<usize>,
     pub jac: Vec<usize>,
-    pub hess: Vec<usize>,
 }
 
 impl<T: Scalar> Group<T> {
@@ -150,6 +159,34 @@ impl<T: Scalar> Group<T> {
     pub(crate) fn compile(&mut self, pats: &[CompiledPattern<T>]) {
         let members: Vec<&Pattern<T>> = self.members.iter().map(|&p| &pats[p].pattern).collect();
         self.code = PatternGroup::compile(&members);
+    }
+}
+
+/// One block of the Hessian layout (see the module docs): the second-order slots of one
+/// pattern, or the summed entries of a group's members.
+#[derive(Clone, Debug)]
+pub(crate) struct HessBlock {
+    /// the patterns whose weighted terms the block holds, in order (one, or the members
+    /// of a group with second-order slots)
+    pub pats: Vec<usize>,
+    /// the group whose members these are
+    pub group: Option<usize>,
+    /// first entry of the block
+    pub off: usize,
+    /// data points (of every pattern of the block)
+    pub len: usize,
+    /// per entry of a point: the pattern and its second-order slot `(a, b)` whose
+    /// variables give the entry's position (the first term summed into it)
+    pub entries: Vec<(usize, u32, u32)>,
+    /// per pattern of `pats` (a group's block only; empty for one pattern, whose slots are
+    /// the entries in order): the entry of each of its second-order slots
+    pub entry_of: Vec<Vec<u32>>,
+}
+
+impl HessBlock {
+    /// Entries per data point.
+    pub(crate) fn step(&self) -> usize {
+        self.entries.len()
     }
 }
 
@@ -162,6 +199,8 @@ pub(crate) struct Scratch<T> {
     wts: Vec<T>,
     jac: Vec<T>,
     hess: Vec<T>,
+    /// one group member's weighted Hessian terms, before they are summed into the block
+    terms: Vec<T>,
 }
 
 /// A built model: blocks, compiled patterns and the numeric data a solver reads through
@@ -182,6 +221,8 @@ pub struct Model<T: Scalar = f64> {
     pub(crate) aug_pats: Vec<usize>,
     pub(crate) con_pats: Vec<usize>,
     pub(crate) hess_pats: Vec<usize>,
+    /// the blocks of the Hessian layout, in layout order (see the module docs)
+    pub(crate) hess_blocks: Vec<HessBlock>,
     pub(crate) hess_double: Vec<usize>,
     /// constraint patterns evaluated together (see [`Group`])
     pub(crate) groups: Vec<Group<T>>,
@@ -253,6 +294,7 @@ impl<T: Scalar> Clone for Model<T> {
             aug_pats: self.aug_pats.clone(),
             con_pats: self.con_pats.clone(),
             hess_pats: self.hess_pats.clone(),
+            hess_blocks: self.hess_blocks.clone(),
             hess_double: self.hess_double.clone(),
             groups: self.groups.clone(),
             group_of: self.group_of.clone(),
@@ -292,6 +334,17 @@ impl<T: Scalar> Model<T> {
             }
         }
         let (nnzj, nnzh) = (self.meta.nnzj, self.meta.nnzh);
+        let nterms = self
+            .hess_blocks
+            .iter()
+            .filter(|b| b.group.is_some())
+            .flat_map(|b| {
+                b.pats
+                    .iter()
+                    .map(|&p| self.pats[p].len() * self.pats[p].nhess)
+            })
+            .max()
+            .unwrap_or(0);
         Ok(Scratch {
             ws: self.pats.iter().map(|p| p.pattern.workspace()).collect(),
             gws: self
@@ -308,6 +361,9 @@ impl<T: Scalar> Model<T> {
             })?,
             hess: try_filled(nnzh, T::zero(), || {
                 format!("Hessian values ({nnzh} entries)")
+            })?,
+            terms: try_filled(nterms, T::zero(), || {
+                format!("a group member's Hessian terms ({nterms} values)")
             })?,
         })
     }
@@ -447,6 +503,21 @@ impl<T: Scalar> Model<T> {
             .collect()
     }
 
+    /// Calls `f(i, ga, gb)` for every Hessian entry `i` in layout order, with the `x`
+    /// positions of its second-order slot `(a, b)` (not ordered).
+    pub(crate) fn for_each_hess_entry(&self, mut f: impl FnMut(usize, usize, usize)) {
+        for block in &self.hess_blocks {
+            let step = block.step();
+            for k in 0..block.len {
+                for (e, &(p, a, b)) in block.entries.iter().enumerate() {
+                    let cp = &self.pats[p];
+                    let g = &cp.globals[k * cp.nslots..(k + 1) * cp.nslots];
+                    f(block.off + k * step + e, g[a as usize], g[b as usize]);
+                }
+            }
+        }
+    }
+
     /// The parameter vector `θ` (all parameter blocks, flat).
     pub fn theta(&self) -> &[T] {
         &self.theta
@@ -477,44 +548,68 @@ impl<T: Scalar> Model<T> {
     }
 
     fn hess_into(&self, s: &mut Scratch<T>, x: &[T], y: &[T], sigma: T, vals: &mut [T]) {
-        for (g, group) in self.groups.iter().enumerate() {
-            let done = self.with_group(g, s, |code, ws, v| {
-                let (rows, offsets) = (&group.rows, &group.hess);
-                code.eval_hessians_with(ws, v, x, &self.theta, y, rows, vals, offsets, self.par)
+        for block in &self.hess_blocks {
+            let out = &mut vals[block.off..block.off + block.len * block.step()];
+            let Some(g) = block.group else {
+                self.pattern_hess(block.pats[0], s, x, y, sigma, out);
+                continue;
+            };
+            let group = &self.groups[g];
+            let fused = self.with_group(g, s, |code, ws, v| {
+                let rows = &group.rows;
+                code.eval_hessians_with(ws, v, x, &self.theta, y, rows, out, 0, self.par)
             });
-            if !done && group.code.is_some() {
-                for (&p, &row0) in group.members.iter().zip(&group.rows) {
-                    let cp = &self.pats[p];
-                    let (n, off) = (cp.len(), cp.hess_off);
-                    let out = &mut vals[off..off + n * cp.nhess];
-                    self.ev_hess(p, &mut s.ws[p], x, &y[row0..row0 + n], out);
-                }
-            }
-        }
-        for &p in &self.hess_pats {
-            if self.fused(p) {
+            if fused {
                 continue;
             }
-            let cp = &self.pats[p];
-            let n = cp.len();
-            let out = &mut vals[cp.hess_off..cp.hess_off + n * cp.nhess];
-            match &cp.rows {
-                Rows::Objective => {
-                    let w = &mut s.wts[..n];
-                    w.iter_mut().for_each(|v| *v = sigma);
-                    self.ev_hess(p, &mut s.ws[p], x, &s.wts[..n], out);
-                }
-                Rows::Base { row0 } => self.ev_hess(p, &mut s.ws[p], x, &y[*row0..*row0 + n], out),
-                Rows::Augment { rows, .. } => {
-                    for (w, &r) in s.wts[..n].iter_mut().zip(rows) {
-                        *w = y[r];
+            // member by member: each one's terms, summed into the block in member order
+            let step = block.step();
+            for (&p, entry_of) in block.pats.iter().zip(&block.entry_of) {
+                let (n, nh) = (self.pats[p].len(), self.pats[p].nhess);
+                let mut terms = std::mem::take(&mut s.terms);
+                self.pattern_hess(p, s, x, y, sigma, &mut terms[..n * nh]);
+                for (k, point) in terms[..n * nh].chunks_exact(nh).enumerate() {
+                    let row = &mut out[k * step..(k + 1) * step];
+                    for (&e, &v) in entry_of.iter().zip(point) {
+                        let (first, _, _) = block.entries[e as usize];
+                        let o = &mut row[e as usize];
+                        *o = if first == p { v } else { *o + v };
                     }
-                    self.ev_hess(p, &mut s.ws[p], x, &s.wts[..n], out);
                 }
+                s.terms = terms;
             }
         }
         for &i in &self.hess_double {
             vals[i] = vals[i] + vals[i];
+        }
+    }
+
+    /// Pattern `p`'s weighted Hessian terms into `out` (`len · nhess` entries), by its own
+    /// code: weights `σ` (objective), `y` of its rows (constraints and augmentations).
+    fn pattern_hess(
+        &self,
+        p: usize,
+        s: &mut Scratch<T>,
+        x: &[T],
+        y: &[T],
+        sigma: T,
+        out: &mut [T],
+    ) {
+        let cp = &self.pats[p];
+        let n = cp.len();
+        match &cp.rows {
+            Rows::Objective => {
+                let w = &mut s.wts[..n];
+                w.iter_mut().for_each(|v| *v = sigma);
+                self.ev_hess(p, &mut s.ws[p], x, &s.wts[..n], out);
+            }
+            Rows::Base { row0 } => self.ev_hess(p, &mut s.ws[p], x, &y[*row0..*row0 + n], out),
+            Rows::Augment { rows, .. } => {
+                for (w, &r) in s.wts[..n].iter_mut().zip(rows) {
+                    *w = y[r];
+                }
+                self.ev_hess(p, &mut s.ws[p], x, &s.wts[..n], out);
+            }
         }
     }
 
@@ -645,9 +740,17 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
             }
             for &p in &self.aug_pats {
                 let cp = &self.pats[p];
-                let n = cp.len();
-                self.ev_values(p, &mut s.ws[p], x, &mut s.buf[..n]);
-                if let Rows::Augment { rows, .. } = &cp.rows {
+                let Rows::Augment { rows, .. } = &cp.rows else {
+                    continue;
+                };
+                let ws = &mut s.ws[p];
+                let scattered = cp.with_view(|v| {
+                    cp.pattern
+                        .eval_value_scatter(ws, v, x, &self.theta, rows, c, self.par)
+                });
+                if !scattered {
+                    let n = cp.len();
+                    self.ev_values(p, ws, x, &mut s.buf[..n]);
                     for (&r, &v) in rows.iter().zip(&s.buf[..n]) {
                         c[r] = c[r] + v;
                     }
@@ -674,18 +777,10 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
     }
 
     fn hess_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
-        for &p in &self.hess_pats {
-            let cp = &self.pats[p];
-            for k in 0..cp.len() {
-                let g = &cp.globals[k * cp.nslots..(k + 1) * cp.nslots];
-                for (h, &(a, b)) in cp.hess_pairs.iter().enumerate() {
-                    let (ga, gb) = (g[a as usize], g[b as usize]);
-                    let i = cp.hess_off + k * cp.nhess + h;
-                    rows[i] = ga.max(gb);
-                    cols[i] = ga.min(gb);
-                }
-            }
-        }
+        self.for_each_hess_entry(|i, ga, gb| {
+            rows[i] = ga.max(gb);
+            cols[i] = ga.min(gb);
+        });
     }
 
     fn hess_coord(&self, x: &[T], y: &[T], obj_weight: T, vals: &mut [T]) {
@@ -753,20 +848,13 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
         self.with_scratch(|s| {
             let mut hess = std::mem::take(&mut s.hess);
             self.hess_into(s, x, y, obj_weight, &mut hess);
-            for &p in &self.hess_pats {
-                let cp = &self.pats[p];
-                for k in 0..cp.len() {
-                    let g = &cp.globals[k * cp.nslots..(k + 1) * cp.nslots];
-                    let hk = &hess[cp.hess_off + k * cp.nhess..cp.hess_off + (k + 1) * cp.nhess];
-                    for (&(a, b), &val) in cp.hess_pairs.iter().zip(hk) {
-                        let (r, c) = (g[a as usize], g[b as usize]);
-                        hv[r] = hv[r] + val * v[c];
-                        if r != c {
-                            hv[c] = hv[c] + val * v[r];
-                        }
-                    }
+            self.for_each_hess_entry(|i, r, c| {
+                let val = hess[i];
+                hv[r] = hv[r] + val * v[c];
+                if r != c {
+                    hv[c] = hv[c] + val * v[r];
                 }
-            }
+            });
             s.hess = hess;
         })
     }

@@ -99,6 +99,29 @@ fn parameters_reach_the_device_after_refresh_theta() {
     assert_equal(&d, &mut dm, &m, &x);
 }
 
+/// Two constraint patterns over the same data (a group: one summed Hessian block), with
+/// positions that coincide at a point (an entry the model doubles) and an entry only one
+/// member has.
+#[test]
+fn a_group_s_summed_hessian_block_matches_the_cpu() {
+    let Some(d) = emu() else { return };
+    let mut m = ModelBuilder::new();
+    let x = m.var(0..=3).start(1.0).named("x");
+    let pairs: Vec<(usize, usize)> = vec![(0, 1), (2, 2), (3, 1)];
+    m.minimize(0..=3, |i| x.at(i).powi(2));
+    m.constraint(&pairs, |(i, j)| x.at(i) * x.at(j)).named("a");
+    m.constraint(&pairs, |(i, j)| x.at(i).powi(2) * x.at(j).sin())
+        .named("b");
+    let model = m.build().unwrap();
+    assert_eq!(model.pattern_groups(), vec![vec![1, 2]]);
+    // objective 4 × 1; the group 3 × 3 ((i, i), (j, i), (j, j)) instead of 3 × (1 + 3)
+    assert_eq!(model.meta().nnzh, 4 + 9);
+    let mut dm = DeviceModel::new(&model, &d).unwrap();
+    for x in [[0.5, -1.25, 2.0, 0.75], [-0.0, 3.0, -2.5, 1e-3]] {
+        assert_equal(&d, &mut dm, &model, &x);
+    }
+}
+
 #[test]
 fn user_functions_without_cuda_bodies_are_typed_errors() {
     let Some(d) = emu() else { return };

@@ -1,21 +1,36 @@
 //! Constraint patterns over identical data are grouped and evaluated by one native loop
 //! per callback (`Model::fusion`): every callback bit-identical to the same model without
-//! fusion and to the interpreter (NaN matches any NaN), also at NaN and ±∞ inputs.
+//! fusion and to the interpreter (NaN matches any NaN), also at NaN and ±∞ inputs. The
+//! group's Hessian is one summed block (one entry per distinct position and point),
+//! checked against finite differences.
 
+mod common;
+
+use common::{Rng, check_callbacks, random_point};
 use simdnlp_modeling::{Evaluator, Model, ModelBuilder, NlpModel, Parallelism};
+use std::collections::BTreeSet;
 
 /// Flow-like constraints over the same branches (grouped), one over other data with the
 /// same shape (not grouped), an augmentation and an objective.
 fn model() -> Model {
+    model_with(false)
+}
+
+/// [`model`], with branches whose two buses are one (`f == t`) or not (`distinct_ends`).
+fn model_with(distinct_ends: bool) -> Model {
     let nb = 7;
     let mut m = ModelBuilder::new();
     let vm = m.var(nb).start(1.0).named("vm");
     let va = m.var(nb).start_with(|i| 0.1 * i as f64).named("va");
+    let to = |k: usize| match (k * 3 + 1) % nb {
+        t if distinct_ends && t == k % nb => (t + 1) % nb,
+        t => t,
+    };
     let branches: Vec<(usize, usize, f64, f64)> = (0..23)
         .map(|k| {
             (
                 k % nb,
-                (k * 3 + 1) % nb,
+                to(k),
                 0.5 + 0.1 * k as f64,
                 -1.0 + 0.3 * (k % 5) as f64,
             )
@@ -131,4 +146,51 @@ fn fused_callbacks_are_bitwise_the_unfused_ones() {
         .unwrap();
     let a = pool.install(|| outputs(&threaded, &points[1]));
     assert_same("threads", &a, &outputs(&fused, &points[1]));
+}
+
+#[test]
+fn a_group_stores_one_hessian_entry_per_position_and_point() {
+    let model = model_with(true);
+    let p = model.patterns();
+    // p_from, q_from, exp_flow: the group's members with second-order slots share the
+    // block at p_from's place; `other` and the augmentation follow with their own
+    let group_block = p[1].hess_offset;
+    assert_eq!(
+        (p[2].hess_offset, p[6].hess_offset),
+        (group_block, group_block)
+    );
+    let branches = p[1].points;
+    // p_from and q_from: the pairs of vm_f, vm_t, va_f, va_t but (vm_t, vm_t) (9 each);
+    // exp_flow: (va_t, va_t) and (vm_f, va_t), which p_from has too
+    let separate = p[1].hess_slots + p[2].hess_slots + p[6].hess_slots;
+    assert_eq!(separate, 9 + 9 + 2);
+    let summed = 9;
+    assert_eq!(p[3].hess_offset, group_block + branches * summed);
+    let own: usize = [0, 3, 5]
+        .iter()
+        .map(|&i| p[i].points * p[i].hess_slots)
+        .sum();
+    assert_eq!(model.meta().nnzh, own + branches * summed);
+    // per point of the group's block, each position once
+    let nnzh = model.meta().nnzh;
+    let (mut r, mut c) = (vec![0; nnzh], vec![0; nnzh]);
+    model.hess_structure(&mut r, &mut c);
+    for k in 0..branches {
+        let at = group_block + k * summed..group_block + (k + 1) * summed;
+        let positions: BTreeSet<(usize, usize)> = r[at.clone()]
+            .iter()
+            .copied()
+            .zip(c[at].iter().copied())
+            .collect();
+        assert_eq!(positions.len(), summed, "branch {k}");
+    }
+    // values against finite differences, with and without the native group code
+    let mut rng = Rng(7);
+    let mut interp = model.clone();
+    interp.set_evaluator(Evaluator::Interp);
+    for _ in 0..2 {
+        let x = random_point(&model, &mut rng);
+        check_callbacks(&model, &x, &mut Rng(11));
+        check_callbacks(&interp, &x, &mut Rng(11));
+    }
 }

@@ -277,6 +277,13 @@ pub enum CudssReorderingKind {
     Alg2,
     /// `CUDSS_ALG_3` (AMD-based).
     Alg3,
+    /// faer's approximate minimum degree computed on the host when the KKT structure is
+    /// analyzed, given to cuDSS as its permutation (`CUDSS_DATA_USER_PERM`): cuDSS's own
+    /// reordering, most of its analysis time, is skipped.
+    HostAmd,
+    /// METIS nested dissection computed on the host (our METIS call), given to cuDSS as
+    /// its permutation like [`CudssReorderingKind::HostAmd`].
+    HostNd,
 }
 
 /// Fill-reducing ordering of the KKT factorization (the augmented system always puts each
@@ -538,8 +545,10 @@ options_table! {
         cudss_pivot_epsilon: f64 = 0.0, (x >= 0);
         /// Fill-reducing reordering of cuDSS's analysis on `device = cuda`
         /// (`CUDSS_CONFIG_REORDERING_ALG`): `default` (cuDSS's, METIS-based nested
-        /// dissection), `alg1`, `alg2` or `alg3` (`CUDSS_ALG_1..3`). The analysis runs once
-        /// per KKT structure; its time is `Timings::analysis`.
+        /// dissection), `alg1`, `alg2` or `alg3` (`CUDSS_ALG_1..3`); or an ordering computed
+        /// on the host and given to cuDSS (`CUDSS_DATA_USER_PERM`): `host_amd` (faer's AMD)
+        /// or `host_nd` (METIS nested dissection). The analysis runs once per KKT
+        /// structure; its time (the host ordering included) is `Timings::analysis`.
         cudss_reordering: CudssReorderingKind = CudssReorderingKind::Default, (any);
         /// Fill-reducing ordering of the KKT factorization: `amd` (approximate minimum
         /// degree), `nd` (METIS nested dissection) or `auto` (AMD, or nested dissection

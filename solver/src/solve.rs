@@ -548,6 +548,7 @@ impl Run<'_, '_> {
 /// the device with cuDSS (whatever `kkt` says).
 #[cfg(feature = "cuda")]
 fn solve_on_cuda(run: &mut Run<'_, '_>, caches: &mut Caches) -> Result<SolveResult, SolverError> {
+    use simdnlp_linalg::FillMethod;
     use simdnlp_linalg::cudss::{CudssFactorization, CudssOnCuda, CudssOptions, CudssReordering};
     let (device, library) = cuda_device()?;
     let Some(model) = run.user_model.as_pattern_model() else {
@@ -590,6 +591,13 @@ fn solve_on_cuda(run: &mut Run<'_, '_>, caches: &mut Caches) -> Result<SolveResu
                     crate::options::CudssReorderingKind::Alg2 => CudssReordering::Alg2,
                     crate::options::CudssReorderingKind::Alg3 => CudssReordering::Alg3,
                     _ => CudssReordering::Default,
+                },
+                host_ordering: match o.cudss_reordering {
+                    crate::options::CudssReorderingKind::HostAmd => Some(FillMethod::Amd),
+                    crate::options::CudssReorderingKind::HostNd => {
+                        Some(FillMethod::NestedDissection)
+                    }
+                    _ => None,
                 },
                 ..CudssOptions::default()
             };

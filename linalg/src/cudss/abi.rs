@@ -16,8 +16,9 @@
 //! 1008`), matrix types (`SYMMETRIC 1, SPD 3`), views (`UPPER 2`), `BASE_ZERO 0`,
 //! `LAYOUT_COL_MAJOR 0`, data types (`R_64F 1, R_32I 10`; named `cudssDataType_t` in 0.8,
 //! `cudaDataType_t` again in 1.0, same values) and the data parameters we use (`INFO 0,
-//! NPIVOTS 2, INERTIA 3`). The 0.8/1.0 values were read from bindings and documentation, not
-//! from a run: that is why those families need `SIMDNLP_CUDSS_ALLOW_NEWER=1`.
+//! NPIVOTS 2, INERTIA 3, USER_PERM 9`; 0.7.1's header). The 0.8/1.0 values were read from
+//! bindings and documentation, not from a run: that is why those families need
+//! `SIMDNLP_CUDSS_ALLOW_NEWER=1`.
 
 use std::ffi::{c_int, c_void};
 use std::fmt;
@@ -139,6 +140,7 @@ pub(crate) struct Enums {
     pub data_info: c_int,
     pub data_npivots: c_int,
     pub data_inertia: c_int,
+    pub data_user_perm: c_int,
     pub config_reordering_alg: c_int,
     pub config_pivot_type: c_int,
     pub config_pivot_threshold: c_int,
@@ -184,6 +186,7 @@ static ENUMS_0_7: Enums = Enums {
     data_info: 0,
     data_npivots: 2,
     data_inertia: 3,
+    data_user_perm: 9,
     config_reordering_alg: 0,
     config_pivot_type: 8,
     config_pivot_threshold: 9,

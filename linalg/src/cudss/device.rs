@@ -2,7 +2,9 @@
 //! by cuDSS, with the pattern, the values and every right-hand side in device memory.
 //!
 //! - [`DeviceFactorization::analyze`] uploads the pattern once as `i32` index lists
-//!   ([`CudaIndex`]) and allocates the solver's own value buffer; cuDSS's `ANALYSIS` runs at
+//!   ([`CudaIndex`]) and allocates the solver's own value buffer (with
+//!   [`CudssOptions::host_ordering`], it also computes the fill-reducing ordering on the
+//!   host and hands it to cuDSS); cuDSS's `ANALYSIS` runs at
 //!   the first factorization, on the first values (MadNLP analyzes with the matrix's values
 //!   too).
 //! - [`DeviceFactorization::factorize`] copies the values into that buffer on the device
@@ -17,6 +19,7 @@
 
 use super::{CudssLibrary, CudssOptions, CudssSolver, DeviceCsc};
 use crate::device_factor::{DeviceFactorization, device_failure};
+use crate::ordering::{self, FillMethod};
 use crate::{FactorStatus, Inertia, LinalgError};
 use simdnlp_device::{Cuda, CudaIndex, CudaVector, Device, KernelRuntime};
 use std::sync::Arc;
@@ -100,6 +103,17 @@ impl DeviceFactorization<Cuda> for CudssOnCuda {
     ) -> Result<(), LinalgError> {
         crate::sparse::check_csc("cuDSS analysis: pattern", n, n, col_ptr, row_idx, true)?;
         self.current("cuDSS analysis")?;
+        // the host ordering is part of the analysis (cuDSS's own reordering it replaces is)
+        let started = std::time::Instant::now();
+        let permutation = match self.solver.options().host_ordering {
+            None => None,
+            Some(FillMethod::NestedDissection) => {
+                Some(ordering::nested_dissection_ordering(n, col_ptr, row_idx)?)
+            }
+            Some(_) => Some(ordering::amd_ordering(n, col_ptr, row_idx)?),
+        };
+        self.solver.set_user_permutation(permutation.as_deref())?;
+        self.analysis_seconds += started.elapsed().as_secs_f64();
         let upload = |what: &'static str, idx: &[usize]| {
             self.cuda
                 .index_from_host(idx)

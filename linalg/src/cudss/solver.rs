@@ -101,6 +101,12 @@ pub struct CudssOptions {
     /// `CUDSS_CONFIG_PIVOT_EPSILON` (absolute value replacing tiny pivots: static pivot
     /// perturbation), left at cuDSS's default when `None`. Finite and `>= 0`.
     pub pivot_epsilon: Option<f64>,
+    /// The fill-reducing ordering: `None` (default) lets cuDSS's analysis reorder (its
+    /// METIS-based nested dissection, on the host); `Some(method)` computes `method`'s
+    /// ordering on the host when a pattern is analyzed ([`crate::ordering::amd_ordering`],
+    /// [`crate::ordering::nested_dissection_ordering`]; `Auto` is AMD here) and gives it to
+    /// cuDSS ([`CudssSolver::set_user_permutation`]). Used by [`super::CudssOnCuda`].
+    pub host_ordering: Option<crate::ordering::FillMethod>,
     /// `CUDSS_CONFIG_REORDERING_ALG` of the analysis (default: cuDSS's own, left unset).
     pub reordering: CudssReordering,
 }
@@ -112,6 +118,7 @@ impl Default for CudssOptions {
             pivoting: true,
             pivot_threshold: None,
             pivot_epsilon: None,
+            host_ordering: None,
             reordering: CudssReordering::Default,
         }
     }
@@ -159,6 +166,9 @@ pub struct CudssSolver {
     bound_values: DevicePtr,
     bound_rhs: DevicePtr,
     inertia: Option<Inertia>,
+    /// The fill-reducing permutation given to the next analyses (`CUDSS_DATA_USER_PERM`,
+    /// `perm[new] = old`), instead of cuDSS's own reordering.
+    user_permutation: Option<Vec<i32>>,
 }
 
 impl std::fmt::Debug for CudssSolver {
@@ -286,6 +296,7 @@ impl CudssSolver {
             bound_values: 0,
             bound_rhs: 0,
             inertia: None,
+            user_permutation: None,
         };
         // From here on an early return drops `solver`, which destroys what was created.
         let f = *solver.library.functions();
@@ -336,6 +347,36 @@ impl CudssSolver {
         Ok(solver)
     }
 
+    /// Gives cuDSS a fill-reducing permutation (`perm[new] = old`, e.g. from
+    /// [`crate::ordering::amd_ordering`]) for the next analyses (`CUDSS_DATA_USER_PERM`):
+    /// its own reordering (METIS-based nested dissection on the host, most of the analysis
+    /// time) is then skipped. `None` returns to cuDSS's reordering.
+    ///
+    /// Errors: [`CudssError::InvalidArgument`] when `perm` is not a permutation of
+    /// `0..perm.len()` (its length is checked against `n` at [`CudssSolver::analyze`]);
+    /// [`CudssError::IndexOverflow`] above `i32::MAX` entries.
+    pub fn set_user_permutation(&mut self, perm: Option<&[usize]>) -> Result<(), CudssError> {
+        let Some(perm) = perm else {
+            self.user_permutation = None;
+            return Ok(());
+        };
+        fits_i32("user permutation length", perm.len())?;
+        let mut seen = vec![false; perm.len()];
+        for (new, &old) in perm.iter().enumerate() {
+            if old >= perm.len() || std::mem::replace(&mut seen[old], true) {
+                return Err(CudssError::InvalidArgument {
+                    what: "CudssSolver::set_user_permutation",
+                    detail: format!(
+                        "entry {new} is {old}: not a permutation of 0..{}",
+                        perm.len()
+                    ),
+                });
+            }
+        }
+        self.user_permutation = Some(perm.iter().map(|&old| old as i32).collect());
+        Ok(())
+    }
+
     /// Symbolic analysis (reordering + symbolic factorization) of `matrix`'s pattern.
     ///
     /// Called once per pattern; calling it again analyzes a new pattern (the previous
@@ -374,6 +415,19 @@ impl CudssSolver {
         }
         if matrix.nnz > 0 && matrix.values == 0 {
             return Err(null("DeviceCsc::values"));
+        }
+        if let Some(perm) = &self.user_permutation
+            && perm.len() != matrix.n
+        {
+            return Err(CudssError::InvalidArgument {
+                what: "CudssSolver::set_user_permutation",
+                detail: format!(
+                    "a permutation of length {} for a {}x{} matrix",
+                    perm.len(),
+                    matrix.n,
+                    matrix.n
+                ),
+            });
         }
         // A pattern analyzed (or attempted) before leaves factors in the solver data: start
         // the new pattern on fresh data.
@@ -452,6 +506,14 @@ impl CudssSolver {
                     enums.layout_col_major,
                 );
                 self.check(call, status)?;
+            }
+            if let Some(perm) = self.user_permutation.as_mut() {
+                // cuDSS copies the `n` host `int`s (its "memory ownership" rules), so the
+                // buffer need not outlive this call
+                let (pointer, bytes) = (perm.as_mut_ptr().cast(), size_of_val(perm.as_slice()));
+                let status =
+                    (f.data_set)(self.handle, self.data, enums.data_user_perm, pointer, bytes);
+                self.check("cudssDataSet(USER_PERM)", status)?;
             }
             let status = (f.execute)(
                 self.handle,

@@ -207,6 +207,8 @@ choice_value!(CudssReorderingKind, [
     "alg1" => CudssReorderingKind::Alg1,
     "alg2" => CudssReorderingKind::Alg2,
     "alg3" => CudssReorderingKind::Alg3,
+    "host_amd" => CudssReorderingKind::HostAmd,
+    "host_nd" => CudssReorderingKind::HostNd,
 ]);
 choice_value!(OrderingKind, [
     "amd" => OrderingKind::Amd,

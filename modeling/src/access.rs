@@ -584,11 +584,14 @@ pub struct PatternInfo {
     pub points: usize,
     /// First-order slots per data point (the Jacobian/gradient stride).
     pub slots: usize,
-    /// Second-order slots per data point (the Hessian stride).
+    /// Second-order slots per data point (the Hessian stride of a pattern outside a group).
     pub hess_slots: usize,
     /// First Jacobian COO entry of the pattern (constraint patterns).
     pub jac_offset: usize,
-    /// First Hessian COO entry of the pattern.
+    /// First Hessian COO entry of the pattern; for a member of a group of constraint
+    /// patterns over the same data ([`Model::pattern_groups`](crate::Model::pattern_groups)),
+    /// the first entry of the group's summed block, which every member shares (see the
+    /// layout in the `model` module docs).
     pub hess_offset: usize,
 }
 

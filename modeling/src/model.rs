@@ -10,9 +10,9 @@
 //! first-order (Jacobian) or second-order (Hessian) slots of the pattern.
 //!
 //! One exception in the Hessian: the constraint patterns of a group (rows of their own
-//! over identical data points, see [`Group`]) share one block, at the place of the first
-//! member with second-order slots, with one entry per point for each distinct pair of
-//! variable references among the members' second-order slots
+//! over identical data points, see [`Model::pattern_groups`]) share one block, at the
+//! place of the first member with second-order slots, with one entry per point for each
+//! distinct pair of variable references among the members' second-order slots
 //! ([`simdnlp_ad::GroupHessian`]): the members' weighted terms at the same position are
 //! summed there (in member order) instead of stored one by one. The four flows of an AC
 //! branch thus store 10 Hessian entries per branch, not 40. The layout does not depend

@@ -216,19 +216,21 @@ pub fn acopf_with<T: Scalar>(data: &OpfData) -> Result<(Model<T>, AcopfHandles),
         q.at(br.l) + br.c6 * vf.powi(2) + br.c4 * (&vv * th.cos()) - br.c3 * (&vv * th.sin())
     })
     .named("q_from");
-    // (5), (6) to-side flows; θ = va_t − va_f
+    // (5), (6) to-side flows, written with the from side's θ = va_f − va_t (the to side's
+    // angle is −θ: cos(−θ) = cos θ, sin(−θ) = −sin θ), as the hand-coded model does, so
+    // that the fused evaluation of the branch patterns computes one sin θ and cos θ
     m.constraint(&branches, |br| {
         let (vf, vt) = (vm.at(br.f), vm.at(br.t));
-        let th = va.at(br.t) - va.at(br.f);
-        let vv = &vt * &vf;
-        p.at(br.lt) - br.c7 * vt.powi(2) - br.c1 * (&vv * th.cos()) - br.c2 * (&vv * th.sin())
+        let th = va.at(br.f) - va.at(br.t);
+        let vv = &vf * &vt;
+        p.at(br.lt) - br.c7 * vt.powi(2) - br.c1 * (&vv * th.cos()) + br.c2 * (&vv * th.sin())
     })
     .named("p_to");
     m.constraint(&branches, |br| {
         let (vf, vt) = (vm.at(br.f), vm.at(br.t));
-        let th = va.at(br.t) - va.at(br.f);
-        let vv = &vt * &vf;
-        q.at(br.lt) + br.c8 * vt.powi(2) + br.c2 * (&vv * th.cos()) - br.c1 * (&vv * th.sin())
+        let th = va.at(br.f) - va.at(br.t);
+        let vv = &vf * &vt;
+        q.at(br.lt) + br.c8 * vt.powi(2) + br.c2 * (&vv * th.cos()) + br.c1 * (&vv * th.sin())
     })
     .named("q_to");
     // (7) angle difference limits

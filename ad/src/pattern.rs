@@ -561,27 +561,8 @@ impl<T: Scalar> Pattern<T> {
         g: &mut [T],
         par: Parallelism,
     ) -> bool {
-        let Some((jp, n)) = self.whole_data_program(JIT_SCATTER, Output::Scatter, ws, data, par)
-        else {
-            return false;
-        };
         let step = self.nslots();
-        if globals.len() < n * step {
-            return false;
-        }
-        if n == 0 || step == 0 {
-            return true;
-        }
-        let nreals = set_columns(ws, data);
-        let mut args = jit_args(&ws.columns, nreals, x, theta, g.as_mut_ptr() as *mut f64);
-        args.globals = globals.as_ptr();
-        args.out_len = g.len();
-        // SAFETY: `T` is `f64` (only `f64` patterns have native code). `points` checked
-        // that every column the program reads has at least `n` rows; `globals` holds the
-        // `n * step` positions the program reads, and it writes `g` only at positions
-        // below `g.len()` (others go to a slot on its stack).
-        unsafe { jp.call(&args, 0, n) };
-        true
+        self.scatter(JIT_SCATTER, step, ws, data, x, theta, globals, g, par)
     }
 
     /// Adds `f(point k)` into `out[rows[k]]` for every point, in point order (bitwise what
@@ -602,25 +583,43 @@ impl<T: Scalar> Pattern<T> {
         out: &mut [T],
         par: Parallelism,
     ) -> bool {
-        let Some((jp, n)) =
-            self.whole_data_program(JIT_VALUE_SCATTER, Output::Scatter, ws, data, par)
-        else {
+        self.scatter(JIT_VALUE_SCATTER, 1, ws, data, x, theta, rows, out, par)
+    }
+
+    /// Runs the scatter program `index` ([`Output::Scatter`]: `step` outputs per point,
+    /// each added into `out` at its position in `positions`) over every point on one
+    /// thread; `false`, leaving `out` alone, where that program is not available or
+    /// `positions` holds fewer than `data.len * step` entries.
+    #[allow(clippy::too_many_arguments)]
+    fn scatter(
+        &self,
+        index: usize,
+        step: usize,
+        ws: &mut Workspace<T>,
+        data: &DataView<'_, T>,
+        x: &[T],
+        theta: &[T],
+        positions: &[usize],
+        out: &mut [T],
+        par: Parallelism,
+    ) -> bool {
+        let Some((jp, n)) = self.whole_data_program(index, Output::Scatter, ws, data, par) else {
             return false;
         };
-        if rows.len() < n {
+        if positions.len() < n * step {
             return false;
         }
-        if n == 0 {
+        if n == 0 || step == 0 {
             return true;
         }
         let nreals = set_columns(ws, data);
         let mut args = jit_args(&ws.columns, nreals, x, theta, out.as_mut_ptr() as *mut f64);
-        args.globals = rows.as_ptr();
+        args.globals = positions.as_ptr();
         args.out_len = out.len();
         // SAFETY: `T` is `f64` (only `f64` patterns have native code). `points` checked
-        // that every column the program reads has at least `n` rows; `rows` holds the `n`
-        // positions the program reads (one output per point), and it writes `out` only at
-        // positions below `out.len()` (others go to a slot on its stack).
+        // that every column the program reads has at least `n` rows; `positions` holds the
+        // `n * step` positions the program reads, and it writes `out` only at positions
+        // below `out.len()` (others go to a slot on its stack).
         unsafe { jp.call(&args, 0, n) };
         true
     }

@@ -38,6 +38,7 @@
 use crate::emu::{kernel_names, source_hash};
 use crate::kernel_cache::{KernelCache, ModuleBuild};
 use crate::launched::{IpmKernels, LaunchOps, RESULT_ENTRY, SCRATCH_LEN, launched_kernel_methods};
+use crate::transfers::{self, TransferCount};
 use crate::{
     BLOCK, Device, DeviceError, IPM_KERNELS, KernelArg, KernelId, KernelRuntime, MAX_KERNEL_ARGS,
     ModuleId, Nvrtc, Segments,
@@ -45,7 +46,7 @@ use crate::{
 use cudarc::driver::{CudaContext, CudaStream, DriverError, result, sys};
 use std::collections::HashMap;
 use std::ffi::{CString, c_void};
-use std::sync::atomic::{AtomicU64, Ordering};
+
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -266,7 +267,7 @@ pub struct Cuda {
     /// First failure since the last synchronize.
     failure: Mutex<Option<DeviceError>>,
     /// [`Device::transferred_bytes`].
-    transferred: AtomicU64,
+    transferred: TransferCount,
     /// Declared after every buffer and module (they are freed on it first).
     stream: Arc<CudaStream>,
     ctx: Arc<CudaContext>,
@@ -343,7 +344,7 @@ impl Cuda {
             scratch,
             scratch_lock: Mutex::new(()),
             failure: Mutex::new(None),
-            transferred: AtomicU64::new(0),
+            transferred: TransferCount::default(),
             stream,
             ctx,
         };
@@ -397,7 +398,7 @@ impl Cuda {
 
     /// Adds `bytes` to [`Device::transferred_bytes`].
     fn count(&self, bytes: usize) {
-        self.transferred.fetch_add(bytes as u64, Ordering::Relaxed);
+        self.transferred.add(bytes);
     }
 
     fn bind(&self) -> Result<(), DriverError> {
@@ -827,7 +828,10 @@ impl Device for Cuda {
     }
 
     fn transferred_bytes(&self) -> u64 {
-        self.transferred.load(Ordering::Relaxed)
+        self.transferred.total()
+    }
+    fn transferred_bytes_on_this_thread(&self) -> u64 {
+        transfers::on_this_thread()
     }
 
     fn len(&self, v: &CudaVector) -> usize {

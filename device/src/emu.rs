@@ -28,6 +28,7 @@
 
 use crate::kernel_cache::{CacheKey, KernelCache, ModuleBuild};
 use crate::launched::{IpmKernels, LaunchOps, RESULT_ENTRY, SCRATCH_LEN, launched_kernel_methods};
+use crate::transfers::{self, TransferCount};
 use crate::{
     Device, DeviceError, HostBuffers, KernelArg, KernelId, KernelRuntime, MAX_KERNEL_ARGS,
     ModuleId, Segments,
@@ -40,7 +41,7 @@ use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
@@ -189,7 +190,7 @@ pub struct Emu {
     running: Mutex<()>,
     /// Bytes "copied" between host and device ([`Device::transferred_bytes`]): what a GPU
     /// would move for the same calls.
-    transferred: AtomicU64,
+    transferred: TransferCount,
 }
 
 impl std::fmt::Debug for Emu {
@@ -211,7 +212,7 @@ static DEVICES: AtomicUsize = AtomicUsize::new(0);
 impl Emu {
     /// Adds `bytes` to [`Device::transferred_bytes`].
     fn count(&self, bytes: usize) {
-        self.transferred.fetch_add(bytes as u64, Ordering::Relaxed);
+        self.transferred.add(bytes);
     }
 
     /// The emulated device with the compiler named by `SIMDNLP_EMU_CXX` (default `g++`);
@@ -280,7 +281,7 @@ impl Emu {
             partials: Mutex::new(partials),
             failure: Mutex::new(None),
             running: Mutex::new(()),
-            transferred: AtomicU64::new(0),
+            transferred: TransferCount::default(),
         };
         let module = emu.load_module(IPM_KERNELS)?;
         emu.ipm = IpmKernels::look_up(&emu, module)?;
@@ -902,7 +903,10 @@ impl Device for Emu {
         Ok(())
     }
     fn transferred_bytes(&self) -> u64 {
-        self.transferred.load(Ordering::Relaxed)
+        self.transferred.total()
+    }
+    fn transferred_bytes_on_this_thread(&self) -> u64 {
+        transfers::on_this_thread()
     }
     fn len(&self, v: &Vec<f64>) -> usize {
         v.len()

@@ -70,6 +70,7 @@ mod kernel_cache;
 mod launched;
 mod nvrtc;
 mod segments;
+mod transfers;
 
 pub use cpu::Cpu;
 #[cfg(feature = "cuda")]
@@ -129,8 +130,17 @@ pub trait Device {
     /// uploads ([`Device::vector_from_host`], [`Device::index_from_host`],
     /// [`Device::copy_from_host`], kernel data), downloads ([`Device::to_host`]) and the
     /// 8-byte result of every reduction. `0` on [`Cpu`], whose vectors are host memory
-    /// (the default). A process-wide device counts every solve that uses it.
+    /// (the default). A process-wide device counts every solve that uses it; see
+    /// [`Device::transferred_bytes_on_this_thread`] for one solve's share.
     fn transferred_bytes(&self) -> u64 {
+        0
+    }
+    /// Bytes the calling thread copied between the host and the devices of this process
+    /// since the thread started (the same transfers as [`Device::transferred_bytes`]).
+    /// A solve issues its copies and reductions from its own thread, so the difference of
+    /// two readings around it is that solve's traffic even while other threads use the
+    /// same device. `0` on [`Cpu`] (the default).
+    fn transferred_bytes_on_this_thread(&self) -> u64 {
         0
     }
     /// Wait for every queued kernel and report the first kernel failure since the last

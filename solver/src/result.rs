@@ -214,9 +214,10 @@ pub struct SolveResult {
     #[serde(default)]
     pub violations: Vec<Violation>,
     /// Bytes copied between host and device during the iterations (restoration included;
-    /// the start point's upload too, not the setup): the device's
-    /// `simdnlp_device::Device::transferred_bytes` over the run. `0` on the CPU, whose
-    /// vectors are host memory.
+    /// the start point's upload too, not the setup): the solving thread's
+    /// `simdnlp_device::Device::transferred_bytes_on_this_thread` over the run, so other
+    /// solves on the same process-wide device at the same time are not counted. `0` on the
+    /// CPU, whose vectors are host memory.
     #[serde(default)]
     pub bytes_transferred: u64,
     /// Bytes copied between host and device per iteration, from the first iteration to

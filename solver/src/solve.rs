@@ -881,8 +881,9 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
         &viol_unscale,
         "",
     )?;
-    let bytes_before = device.transferred_bytes();
-    let transfer_counter = || device.transferred_bytes();
+    // this thread's share: a process-wide device may serve other solves at the same time
+    let bytes_before = device.transferred_bytes_on_this_thread();
+    let transfer_counter = || device.transferred_bytes_on_this_thread();
     let mut driver = Driver::new(
         hooks,
         o.keep_history,
@@ -892,7 +893,9 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
     let exit = ipm.run(&start, None, &mut driver)?;
     ipm.backend().synchronize()?;
     let bytes_per_iteration = driver.bytes_per_iteration().unwrap_or(0.0);
-    let bytes_transferred = device.transferred_bytes().saturating_sub(bytes_before);
+    let bytes_transferred = device
+        .transferred_bytes_on_this_thread()
+        .saturating_sub(bytes_before);
     let status = match exit {
         Exit::Done(s) => s,
         Exit::RestorationAccepted => Status::RestorationFailed,

@@ -395,9 +395,25 @@ fn transferred_bytes_are_counted() {
     };
     let cpu = solve(&model, &on(DeviceKind::Cpu, &condensed)).unwrap();
     assert_eq!((cpu.bytes_transferred, cpu.bytes_per_iteration), (0, 0.0));
-    let emu = solve(&model, &on(DeviceKind::Emu, &condensed)).unwrap();
+    // Another solve on the same process-wide Emu, on another thread, all the while: a
+    // solve counts its own thread's traffic, not the device's total (CI once saw this
+    // test's augmented figure polluted by the other tests of this binary).
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let (emu, augmented) = std::thread::scope(|scope| {
+        let background = scope.spawn(|| {
+            let mut solves = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) || solves == 0 {
+                solve(&model, &on(DeviceKind::Emu, &condensed)).unwrap();
+                solves += 1;
+            }
+        });
+        let emu = solve(&model, &on(DeviceKind::Emu, &condensed)).unwrap();
+        let augmented = solve(&model, &on(DeviceKind::Emu, &quiet())).unwrap();
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        background.join().unwrap();
+        (emu, augmented)
+    });
     assert!(emu.bytes_transferred > 0);
-    let augmented = solve(&model, &on(DeviceKind::Emu, &quiet())).unwrap();
     assert!(augmented.iterations >= 2);
     // scalars only: a few dozen reductions per iteration, 8 bytes each
     assert!(

@@ -251,6 +251,12 @@ pub(crate) struct Ipm<'a, B: Backend> {
     /// KKT backends made for the restoration problem (each with a symbolic analysis of
     /// its KKT pattern): at most one per solve, kept across its restoration phases.
     pub resto_backends: usize,
+    /// Seconds spent making the restoration problem's KKT backend (its symbolic analysis
+    /// on the host), and in an analysis inside its factorizations (cuDSS's).
+    pub resto_analysis: f64,
+    /// Seconds spent making the restoration problem's KKT backend (0 without a
+    /// restoration phase).
+    pub resto_setup: f64,
     /// The restoration problem and its backend, from the first restoration phase on.
     resto: Option<Restoration<'a, B>>,
     // log state
@@ -420,6 +426,8 @@ impl<'a, B: Backend> Ipm<'a, B> {
             resto_counts: CallbackCounts::default(),
             resto_times: [0.0; 3],
             resto_backends: 0,
+            resto_analysis: 0.0,
+            resto_setup: 0.0,
             resto: None,
             last_alpha: (0.0, 0.0),
             last_ls: 0,
@@ -1553,8 +1561,10 @@ impl<'a, B: Backend> Ipm<'a, B> {
         }
         let lower_pos: Vec<usize> = lay.lower_idx.iter().map(|&i| map_w[i]).collect();
         let upper_pos: Vec<usize> = lay.upper_idx.iter().map(|&i| map_w[i]).collect();
+        let t_analysis = Instant::now();
         let be = self.be.for_model(&resto, &rlay, &ro)?;
         self.resto_backends += 1;
+        self.resto_setup = t_analysis.elapsed().as_secs_f64();
         let on_device = LayoutOnDevice::new(&be, &rlay, &vec![1.0; rnw], &vec![1.0; m])?;
         // the bound lists are sorted: the entries of x come first
         let lower_x = lay.lower_idx.partition_point(|&i| i < n);
@@ -1612,6 +1622,8 @@ impl<'a, B: Backend> Ipm<'a, B> {
         }
         self.augment_filter(theta, phi);
         self.restorations += 1;
+        let bytes_at_entry = self.device.transferred_bytes_on_this_thread();
+        let made = self.resto.is_none();
         let Some(mut rs) = self.restoration_problem()? else {
             return Ok(Some(Status::RestorationFailed));
         };
@@ -1643,6 +1655,16 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let mut inner = Ipm::with_layout(
             &mut rs.be, device, &rs.model, &rs.lay, &rs.opts, 1.0, on_device, "r",
         )?;
+        if o.print_level >= PrintLevel::Debug {
+            let bytes = self.device.transferred_bytes_on_this_thread() - bytes_at_entry;
+            tracing::debug!(
+                phase = self.restorations,
+                made_backend = made,
+                bytes,
+                "restoration phase set up (host-device bytes: the backend's set-up when made, \
+                 else scalars only)"
+            );
+        }
         inner.max_iter = self.max_iter.saturating_sub(self.iter);
         inner.t0 = self.t0;
         inner.iter_offset = self.iter_offset + self.iter + 1;
@@ -1662,6 +1684,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let (cnt, times) = rs.be.counters();
         self.resto_counts = cnt;
         self.resto_times = times;
+        self.resto_analysis = self.resto_setup + rs.be.analysis_seconds();
         self.iter += inner_iter;
         if o.print_level >= PrintLevel::Debug {
             tracing::debug!(?exit, inner_iter, "restoration phase finished");

@@ -53,13 +53,14 @@ pub struct Timings {
     /// Model callbacks (objective, gradient, constraints, Jacobian, Hessian).
     pub callbacks: f64,
     /// KKT assembly, numeric factorization (inertia corrections included) and the symbolic
-    /// analysis when the solve performed one (the first solve of a structure).
+    /// analyses the solve performed (the first solve of a structure; the restoration
+    /// problem's).
     pub factorization: f64,
     /// Of `factorization`: the symbolic analysis of the KKT pattern when the solve
     /// performed one — creating the KKT backend (host-side analysis, factorization library
     /// setup) and, on `device = cuda`, cuDSS's analysis phase (reordering and symbolic
-    /// factorization at the first factorization). The restoration phase's own analyses
-    /// stay in `factorization` only.
+    /// factorization at the first factorization); with the restoration problem's, made
+    /// once per solve at its first restoration phase.
     #[serde(default)]
     pub analysis: f64,
     /// Triangular solves and iterative refinement.

@@ -239,6 +239,72 @@ fn restoration_phases_share_one_backend() {
     assert_eq!(again.counts.analyses, 1);
 }
 
+/// A restoration phase after the first moves only scalars between host and device at its
+/// set-up (the start is built by kernels from the current iterate; the backend, bounds and
+/// maps are the first phase's): the solver's debug log reports each phase's set-up bytes.
+#[test]
+fn later_restoration_phases_move_only_scalars() {
+    if !emu_available() {
+        return;
+    }
+    #[derive(Clone, Default)]
+    struct Lines(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Lines {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let lines = Lines::default();
+    let writer = lines.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_max_level(tracing::Level::DEBUG)
+        .with_ansi(false)
+        .finish();
+    let o = Options {
+        device: DeviceKind::Emu,
+        kkt: KktKind::Condensed,
+        theta_max_fact: 1e-5,
+        theta_min_fact: 1e-6,
+        max_iter: 100,
+        print_level: simdnlp_solver::PrintLevel::Debug,
+        ..Options::default()
+    };
+    let r = tracing::subscriber::with_default(subscriber, || solve(&hs39().model, &o).unwrap());
+    let log = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    // (phase, made_backend, bytes) of every "restoration phase set up" line
+    let field = |line: &str, key: &str| -> String {
+        let start = line.find(key).map(|k| k + key.len()).expect(key);
+        line[start..].split_whitespace().next().unwrap().to_string()
+    };
+    let phases: Vec<(usize, bool, u64)> = log
+        .lines()
+        .filter(|l| l.contains("restoration phase set up"))
+        .map(|l| {
+            (
+                field(l, "phase=").parse().unwrap(),
+                field(l, "made_backend=").parse().unwrap(),
+                field(l, "bytes=").parse().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(phases.len(), r.restorations, "{log}");
+    assert!(phases.len() >= 2, "{phases:?}");
+    for &(phase, made, bytes) in &phases {
+        if phase == 1 {
+            // the restoration problem's backend, bounds and maps are uploaded once
+            assert!(made && bytes > 8, "{phases:?}");
+        } else {
+            // one scalar: ‖r‖∞ for μ_R
+            assert!(!made && bytes == 8, "{phases:?}");
+        }
+    }
+}
+
 #[test]
 fn nan_at_a_trial_point_agrees_with_the_cpu() {
     if !emu_available() {

@@ -61,14 +61,6 @@ pub(crate) enum Exit {
 /// accept it?
 pub(crate) type Hook<'h, V> = &'h mut dyn FnMut(&V) -> bool;
 
-/// Destination of [`Ipm::load`].
-#[derive(Clone, Copy)]
-enum Which {
-    W,
-    Y,
-    Tw,
-}
-
 enum Acc {
     Accept { f_type: bool },
     Reject,
@@ -575,7 +567,10 @@ impl<'a, B: Backend> Ipm<'a, B> {
         be.fill(&mut self.dw2, st.push.1);
         be.fill(&mut self.dw, st.slack_push.1);
         be.device().copy_range(&mut self.dw2, n, &self.dw, n, ns);
-        self.load(Which::W, &st.w)?;
+        match &st.w {
+            Values::Host(v) => self.be.copy_from_host(&mut self.w, v)?,
+            Values::Device(v) => self.be.copy(&mut self.w, v),
+        }
         if st.compute_slacks {
             self.be.push_into_bounds(
                 &mut self.w,
@@ -599,9 +594,11 @@ impl<'a, B: Backend> Ipm<'a, B> {
         // Bound multipliers.
         match &st.zl {
             Some(z) => {
-                self.load(Which::Tw, z)?;
                 let src = match z {
-                    Values::Host(_) => &self.tw,
+                    Values::Host(v) => {
+                        self.be.copy_from_host(&mut self.tw, v)?;
+                        &self.tw
+                    }
                     Values::Device(v) => *v,
                 };
                 self.be.gather(&mut self.zl, src, &self.li);
@@ -611,9 +608,11 @@ impl<'a, B: Backend> Ipm<'a, B> {
         }
         match &st.zu {
             Some(z) => {
-                self.load(Which::Tw, z)?;
                 let src = match z {
-                    Values::Host(_) => &self.tw,
+                    Values::Host(v) => {
+                        self.be.copy_from_host(&mut self.tw, v)?;
+                        &self.tw
+                    }
                     Values::Device(v) => *v,
                 };
                 self.be.gather(&mut self.zu, src, &self.ui);
@@ -625,31 +624,14 @@ impl<'a, B: Backend> Ipm<'a, B> {
             return Ok(false);
         }
         match &st.y {
-            Some(y) => self.load(Which::Y, y)?,
+            Some(Values::Host(y)) => self.be.copy_from_host(&mut self.y, y)?,
+            Some(Values::Device(y)) => self.be.copy(&mut self.y, y),
             None => self.least_squares_y()?,
         }
         let theta0 = self.be.norm_1(&self.r);
         self.theta_max = self.o.theta_max_fact * theta0.max(1.0);
         self.theta_min = self.o.theta_min_fact * theta0.max(1.0);
         Ok(true)
-    }
-
-    /// Load start values into `w`, `y` or (host data only: a device vector is read where
-    /// it is) the scratch `tw`.
-    fn load(&mut self, which: Which, values: &Values<'_, B::Vector>) -> Result<(), SolverError> {
-        let dst = match which {
-            Which::W => &mut self.w,
-            Which::Y => &mut self.y,
-            Which::Tw => &mut self.tw,
-        };
-        match (values, which) {
-            (Values::Host(v), _) => self.be.copy_from_host(dst, v),
-            (Values::Device(_), Which::Tw) => Ok(()),
-            (Values::Device(v), _) => {
-                self.be.copy(dst, v);
-                Ok(())
-            }
-        }
     }
 
     /// Least-squares constraint multipliers: solve `[[I, Jᵀ], [J, 0]] (d, y) = (−(∇f − z_L + z_U), 0)`;

@@ -3,8 +3,8 @@
 # 2 minutes: the PGLIB cases that enter restoration (session 12: the RTE cases moved
 # 27-893 KB per iteration, case2742_goc 369 KB) solved with `--device $DEVICE` (the
 # condensed KKT system on the device) at `print_level = debug`, so that each restoration
-# phase logs its host-device bytes at set-up ("restoration phase set up ... made_backend=
-# true bytes=N" once per solve, then `bytes=8`, one scalar, for every later phase). Each
+# phase logs its host-device bytes at set-up ("restoration phase set up ... first=true
+# bytes=N" once per solve, then `bytes=8`, one scalar, for every later phase). Each
 # case writes $OUT/resto/CASE.txt (the log) and CASE.jsonl (the record: restorations,
 # analyses, bytes_per_iteration); $OUT/resto/phases.txt collects the set-up lines. Run from
 # anywhere:

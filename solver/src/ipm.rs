@@ -3,8 +3,9 @@
 //! Nothing in this module reads or writes a vector element: every vector operation is a
 //! backend kernel, so the same code runs wherever the backend keeps its vectors. The only
 //! host traffic beyond scalars is at setup, at the first restoration phase of a solve
-//! (making the restoration problem's backend, index maps and bounds, kept for the later
-//! phases, which start from device vectors) and at the end (reading the solution).
+//! (the restoration problem's index maps and bounds, and its backend unless an earlier
+//! solve of the same structure made it; kept for the later phases, which start from
+//! device vectors) and at the end (reading the solution).
 
 use crate::backend::{Backend, KktStatus};
 use crate::drive::{Driver, IterationRecord};
@@ -251,6 +252,9 @@ pub(crate) struct Ipm<'a, B: Backend> {
     pub resto_setup: f64,
     /// The restoration problem and its backend, from the first restoration phase on.
     resto: Option<Restoration<'a, B>>,
+    /// A restoration-problem backend from an earlier solve of the same structure and
+    /// backend options, used instead of making one.
+    resto_spare: Option<B>,
     // log state
     last_alpha: (f64, f64),
     last_ls: usize,
@@ -421,6 +425,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             resto_analysis: 0.0,
             resto_setup: 0.0,
             resto: None,
+            resto_spare: None,
             last_alpha: (0.0, 0.0),
             last_ls: 0,
             last_reg: 0.0,
@@ -451,6 +456,22 @@ impl<'a, B: Backend> Ipm<'a, B> {
             dual_unscale: self.dual_unscale,
             viol_unscale: self.viol_unscale,
         }
+    }
+
+    /// Give the solve a restoration-problem backend kept from an earlier solve of the
+    /// same structure with the same backend options (see [`Ipm::take_restoration_backend`]):
+    /// its first restoration phase uses it instead of making one.
+    pub fn adopt_restoration_backend(&mut self, be: Option<B>) {
+        self.resto_spare = be;
+    }
+
+    /// The restoration problem's backend after the run (the one it made or adopted), to
+    /// keep for the next solve of the same structure.
+    pub fn take_restoration_backend(&mut self) -> Option<B> {
+        self.resto
+            .take()
+            .map(|r| r.be)
+            .or_else(|| self.resto_spare.take())
     }
 
     /// Objective of the current iterate in the user's units.
@@ -1543,10 +1564,22 @@ impl<'a, B: Backend> Ipm<'a, B> {
         }
         let lower_pos: Vec<usize> = lay.lower_idx.iter().map(|&i| map_w[i]).collect();
         let upper_pos: Vec<usize> = lay.upper_idx.iter().map(|&i| map_w[i]).collect();
-        let t_analysis = Instant::now();
-        let be = self.be.for_model(&resto, &rlay, &ro)?;
-        self.resto_backends += 1;
-        self.resto_setup = t_analysis.elapsed().as_secs_f64();
+        let be = match self.resto_spare.take() {
+            Some(mut kept) => {
+                // same structure and options: only the right-hand sides may differ
+                kept.set_rhs(&rlay.rhs);
+                kept
+            }
+            None => {
+                let t_analysis = Instant::now();
+                let made = self.be.for_model(&resto, &rlay, &ro)?;
+                self.resto_backends += 1;
+                self.resto_setup = t_analysis.elapsed().as_secs_f64();
+                made
+            }
+        };
+        let (counts_before, times_before) = be.counters();
+        let analysis_before = be.analysis_seconds();
         let on_device = LayoutOnDevice::new(&be, &rlay, &vec![1.0; rnw], &vec![1.0; m])?;
         // the bound lists are sorted: the entries of x come first
         let lower_x = lay.lower_idx.partition_point(|&i| i < n);
@@ -1571,6 +1604,9 @@ impl<'a, B: Backend> Ipm<'a, B> {
             zl_x: z(lower_x)?,
             zu_x: z(upper_x)?,
             on_device: Some(on_device),
+            counts_before,
+            times_before,
+            analysis_before,
             model: resto,
             lay: rlay,
             opts: ro,
@@ -1605,7 +1641,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
         self.augment_filter(theta, phi);
         self.restorations += 1;
         let bytes_at_entry = self.device.transferred_bytes_on_this_thread();
-        let made = self.resto.is_none();
+        let first = self.resto.is_none();
         let Some(mut rs) = self.restoration_problem()? else {
             return Ok(Some(Status::RestorationFailed));
         };
@@ -1641,10 +1677,10 @@ impl<'a, B: Backend> Ipm<'a, B> {
             let bytes = self.device.transferred_bytes_on_this_thread() - bytes_at_entry;
             tracing::debug!(
                 phase = self.restorations,
-                made_backend = made,
+                first,
                 bytes,
-                "restoration phase set up (host-device bytes: the backend's set-up when made, \
-                 else scalars only)"
+                "restoration phase set up (host-device bytes: at the first phase of a solve \
+                 the restoration problem's set-up, else scalars only)"
             );
         }
         inner.max_iter = self.max_iter.saturating_sub(self.iter);
@@ -1662,11 +1698,14 @@ impl<'a, B: Backend> Ipm<'a, B> {
         std::mem::swap(&mut zu_new, &mut inner.zu);
         let wr_final = std::mem::replace(&mut inner.w, be_out.zeros(0)?);
         rs.on_device = Some(inner.into_layout());
-        // one backend for every phase: its counters hold all of them
+        // one backend for every phase: its counters hold all of them (since this solve
+        // took it)
         let (cnt, times) = rs.be.counters();
-        self.resto_counts = cnt;
-        self.resto_times = times;
-        self.resto_analysis = self.resto_setup + rs.be.analysis_seconds();
+        self.resto_counts = cnt.since(&rs.counts_before);
+        for ((total, now), before) in self.resto_times.iter_mut().zip(times).zip(rs.times_before) {
+            *total = now - before;
+        }
+        self.resto_analysis = self.resto_setup + rs.be.analysis_seconds() - rs.analysis_before;
         self.iter += inner_iter;
         if o.print_level >= PrintLevel::Debug {
             tracing::debug!(?exit, inner_iter, "restoration phase finished");
@@ -1754,6 +1793,11 @@ struct Restoration<'a, B: Backend> {
     zu_c: B::Vector,
     zl_x: B::Vector,
     zu_x: B::Vector,
+    /// The backend's counters, per-phase times and analysis seconds when this solve took
+    /// it (a backend kept from an earlier solve has counted that solve's work).
+    counts_before: CallbackCounts,
+    times_before: [f64; 3],
+    analysis_before: f64,
     /// Sizes of the outer problem: variables, rows, slacks.
     n: usize,
     m: usize,

@@ -60,7 +60,7 @@ pub struct Timings {
     /// performed one — creating the KKT backend (host-side analysis, factorization library
     /// setup) and, on `device = cuda`, cuDSS's analysis phase (reordering and symbolic
     /// factorization at the first factorization); with the restoration problem's, made
-    /// once per solve at its first restoration phase.
+    /// at the first restoration phase of a structure.
     #[serde(default)]
     pub analysis: f64,
     /// Triangular solves and iterative refinement.
@@ -128,7 +128,8 @@ pub struct CallbackCounts {
     /// on a GPU a cuDSS analysis, on the host faer's symbolic factorization): one for the
     /// problem when the solve made its backend (`0` on a re-solve that reused the previous
     /// one), plus one for the restoration problem when a restoration phase was entered
-    /// (made at the first phase and kept for the later ones of the solve).
+    /// and no earlier solve of the same structure had made its backend (made at the first
+    /// phase, kept for the later ones and for the next solves, as the problem's).
     #[serde(default)]
     pub analyses: usize,
 }

@@ -15,7 +15,7 @@ use common::*;
 use simdnlp_device::DeviceError;
 use simdnlp_modeling::{Ix1, Model, ModelBuilder, NlpModel, Param};
 use simdnlp_solver::{
-    DeviceKind, KktKind, Options, SolveResult, Solver, SolverError, Status, solve,
+    CallbackCounts, DeviceKind, KktKind, Options, SolveResult, Solver, SolverError, Status, solve,
 };
 use std::sync::OnceLock;
 
@@ -193,7 +193,9 @@ fn restoration_agrees_with_the_cpu() {
 /// problem (one symbolic analysis of its KKT pattern) and keeps it for the later phases,
 /// each started from device vectors: hs39 with a tight θ_max restores 2 times in 60
 /// iterations (augmented) and 3 times in 100 (condensed: the device KKT backend on Emu).
-/// Both devices end alike; `counts.analyses` is the problem's analysis plus one.
+/// Both devices end alike; `counts.analyses` is the problem's analysis plus one. A
+/// re-solve of the same structure reuses both backends (no analysis) and repeats the
+/// solve exactly, counts included (the kept backend's counters are taken per solve).
 #[test]
 fn restoration_phases_share_one_backend() {
     if !emu_available() {
@@ -223,20 +225,40 @@ fn restoration_phases_share_one_backend() {
             );
         }
     }
-    // a re-solve reuses the problem's backend: only the restoration problem's analysis
-    let o = Options {
-        device: DeviceKind::Emu,
-        kkt: KktKind::Condensed,
-        max_iter: 100,
-        ..base
-    };
-    let mut solver = Solver::new(hs39().model, o).unwrap();
-    let first = solver.solve().unwrap();
-    assert_eq!(first.counts.analyses, 2);
-    solver.clear_warm_start();
-    let again = solver.solve().unwrap();
-    assert_eq!(again.restorations, first.restorations);
-    assert_eq!(again.counts.analyses, 1);
+    // a re-solve of the same structure reuses both backends: no analysis, the same path
+    for (device, kkt, max_iter) in [
+        (DeviceKind::Emu, KktKind::Condensed, 100),
+        (DeviceKind::Cpu, KktKind::Augmented, 60),
+    ] {
+        let o = Options {
+            device,
+            kkt,
+            max_iter,
+            ..base.clone()
+        };
+        let mut solver = Solver::new(hs39().model, o).unwrap();
+        let first = solver.solve().unwrap();
+        assert_eq!(first.counts.analyses, 2);
+        solver.clear_warm_start();
+        let again = solver.solve().unwrap();
+        let name = format!("{device:?} {kkt:?} re-solve");
+        assert_eq!(again.counts.analyses, 0, "{name}");
+        assert_eq!(again.restorations, first.restorations, "{name}");
+        assert_eq!(again.iterations, first.iterations, "{name}");
+        assert_eq!(
+            again.objective.to_bits(),
+            first.objective.to_bits(),
+            "{name}"
+        );
+        assert_eq!(
+            again.counts,
+            CallbackCounts {
+                analyses: 0,
+                ..first.counts
+            },
+            "{name}"
+        );
+    }
 }
 
 /// A restoration phase after the first moves only scalars between host and device at its
@@ -276,7 +298,7 @@ fn later_restoration_phases_move_only_scalars() {
     };
     let r = tracing::subscriber::with_default(subscriber, || solve(&hs39().model, &o).unwrap());
     let log = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
-    // (phase, made_backend, bytes) of every "restoration phase set up" line
+    // (phase, first, bytes) of every "restoration phase set up" line
     let field = |line: &str, key: &str| -> String {
         let start = line.find(key).map(|k| k + key.len()).expect(key);
         line[start..].split_whitespace().next().unwrap().to_string()
@@ -287,20 +309,20 @@ fn later_restoration_phases_move_only_scalars() {
         .map(|l| {
             (
                 field(l, "phase=").parse().unwrap(),
-                field(l, "made_backend=").parse().unwrap(),
+                field(l, "first=").parse().unwrap(),
                 field(l, "bytes=").parse().unwrap(),
             )
         })
         .collect();
     assert_eq!(phases.len(), r.restorations, "{log}");
     assert!(phases.len() >= 2, "{phases:?}");
-    for &(phase, made, bytes) in &phases {
+    for &(phase, first, bytes) in &phases {
         if phase == 1 {
             // the restoration problem's backend, bounds and maps are uploaded once
-            assert!(made && bytes > 8, "{phases:?}");
+            assert!(first && bytes > 8, "{phases:?}");
         } else {
             // one scalar: ‖r‖∞ for μ_R
-            assert!(!made && bytes == 8, "{phases:?}");
+            assert!(!first && bytes == 8, "{phases:?}");
         }
     }
 }

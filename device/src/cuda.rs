@@ -36,6 +36,7 @@
 //! ```
 
 use crate::emu::{kernel_names, source_hash};
+use crate::fault;
 use crate::kernel_cache::{KernelCache, ModuleBuild};
 use crate::launched::{IpmKernels, LaunchOps, RESULT_ENTRY, SCRATCH_LEN, launched_kernel_methods};
 use crate::transfers::{self, TransferCount};
@@ -587,6 +588,9 @@ impl KernelRuntime for Cuda {
             }
             if threads.div_ceil(BLOCK) > i32::MAX as usize {
                 return Err(refuse(format!("{threads} threads exceed the grid limit")));
+            }
+            if threads > 0 && fault::launch_is_refused() {
+                return Err(refuse(fault::INJECTED_FAILURE.to_owned()));
             }
             k
         };

@@ -26,6 +26,7 @@
 //! indices before its launch and panics on a caller bug where `Cpu`'s slice indexing
 //! panics (a scan of the index lists per call: this device is for testing, not speed).
 
+use crate::fault;
 use crate::kernel_cache::{CacheKey, KernelCache, ModuleBuild};
 use crate::launched::{IpmKernels, LaunchOps, RESULT_ENTRY, SCRATCH_LEN, launched_kernel_methods};
 use crate::transfers::{self, TransferCount};
@@ -718,6 +719,9 @@ impl KernelRuntime for Emu {
             // CUDA's grid limit: 2^31 - 1 blocks
             if threads.div_ceil(BLOCK) > i32::MAX as usize {
                 return Err(refuse(format!("{threads} threads exceed the grid limit")));
+            }
+            if threads > 0 && fault::launch_is_refused() {
+                return Err(refuse(fault::INJECTED_FAILURE.to_owned()));
             }
             k
         };

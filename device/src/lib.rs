@@ -65,6 +65,7 @@ mod cpu;
 mod cuda;
 mod emu;
 mod error;
+mod fault;
 mod kernel;
 mod kernel_cache;
 mod launched;
@@ -77,6 +78,10 @@ pub use cpu::Cpu;
 pub use cuda::{Cuda, CudaIndex, CudaInfo, CudaVector, CudaWords, driver_present};
 pub use emu::{BLOCK, COMPILER_ENV, Emu, IPM_KERNELS};
 pub use error::DeviceError;
+pub use fault::{
+    INJECTED_FAILURE, clear_launch_failure_on_this_thread, fail_launch_on_this_thread,
+    launches_on_this_thread,
+};
 pub use kernel::{KernelArg, KernelId, KernelRuntime, MAX_KERNEL_ARGS, ModuleId};
 pub use kernel_cache::{CacheKey, KERNEL_CACHE_ENV, KernelCache, ModuleBuild};
 pub use nvrtc::{NVRTC_LIB_ENV, Nvrtc, Ptx};

@@ -264,7 +264,20 @@ pub enum SolverError {
     #[error(transparent)]
     Device(#[from] simdnlp_device::DeviceError),
     /// A model could not be evaluated on the device: building its kernels failed (a user
-    /// function without a CUDA body, a compile error) or a kernel launch failed.
+    /// function without a CUDA body, a compile error). A device failure met while
+    /// evaluating the model (allocation, transfer, a kernel launch: the model's or one the
+    /// iteration queued before it) is [`SolverError::Device`] instead.
     #[error("model on the device: {0}")]
-    DeviceModel(#[from] simdnlp_modeling::ModelError),
+    DeviceModel(simdnlp_modeling::ModelError),
+}
+
+impl From<simdnlp_modeling::ModelError> for SolverError {
+    /// [`SolverError::Device`] for a device failure the model met, else
+    /// [`SolverError::DeviceModel`].
+    fn from(error: simdnlp_modeling::ModelError) -> Self {
+        match error {
+            simdnlp_modeling::ModelError::Device(device) => Self::Device(*device),
+            other => Self::DeviceModel(other),
+        }
+    }
 }

@@ -8,6 +8,7 @@
 use crate::backend::{Backend, KktStatus};
 use crate::drive::{Driver, IterationRecord};
 use crate::evaluate::DeviceNlp;
+use crate::evaluation::PhaseTimes;
 use crate::layout::Layout;
 use crate::models::RestoOnDevice;
 use crate::options::{MuStrategy, Options, PrintLevel};
@@ -185,7 +186,7 @@ pub(crate) struct Ipm<'a, B: Backend> {
     /// Counts from restoration phases (their own backends).
     pub resto_counts: CallbackCounts,
     /// Times (callbacks, factorization, solves) from restoration phases.
-    pub resto_times: [f64; 3],
+    pub resto_times: PhaseTimes,
     // log state
     last_alpha: (f64, f64),
     last_ls: usize,
@@ -325,7 +326,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             compl_u: f64::INFINITY,
             restorations: 0,
             resto_counts: CallbackCounts::default(),
-            resto_times: [0.0; 3],
+            resto_times: PhaseTimes::default(),
             last_alpha: (0.0, 0.0),
             last_ls: 0,
             last_reg: 0.0,
@@ -1507,9 +1508,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
         drop(inner);
         let (cnt, times) = rbe.counters();
         add_counts(&mut self.resto_counts, &cnt);
-        for (a, b) in self.resto_times.iter_mut().zip(times) {
-            *a += b;
-        }
+        self.resto_times += times;
         self.iter += inner_iter;
         if o.print_level >= PrintLevel::Debug {
             tracing::debug!(?exit, inner_iter, "restoration phase finished");

@@ -802,9 +802,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             // Inaccurate: first a more stable factorization of the same matrix (Ipopt's
             // IncreaseQuality), then regularize the constraint block, more each time.
             if be.kkt_increase_quality()? {
-                if self.o.print_level >= PrintLevel::Debug {
-                    tracing::debug!("inaccurate KKT solve, factorizing with pivoting");
-                }
+                tracing::debug!("inaccurate KKT solve, factorizing with pivoting");
                 continue;
             }
             if attempt == 2 {
@@ -819,9 +817,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             } else {
                 min_dc * 100.0
             };
-            if self.o.print_level >= PrintLevel::Debug {
-                tracing::debug!(min_dc, "inaccurate KKT solve, regularizing");
-            }
+            tracing::debug!(min_dc, "inaccurate KKT solve, regularizing");
         }
         self.bound_steps();
         Ok(true)
@@ -893,9 +889,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
                 self.note_degeneracy(needed_dc);
                 self.delta_w_last = dw;
                 self.last_reg = dw;
-                if o.print_level >= PrintLevel::Debug {
-                    tracing::debug!(delta_w = dw, delta_c = dc, "inertia correction");
-                }
+                tracing::debug!(delta_w = dw, delta_c = dc, "inertia correction");
                 return Ok(true);
             }
             dw *= if self.delta_w_last == 0.0 {
@@ -923,9 +917,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
         self.degen_iters = if needed_dc { self.degen_iters + 1 } else { 0 };
         if self.degen_iters >= DEGEN_ITERS_MAX {
             self.jac_degenerate = true;
-            if self.o.print_level >= PrintLevel::Debug {
-                tracing::debug!("Jacobian treated as rank deficient: δ_c always on");
-            }
+            tracing::debug!("Jacobian treated as rank deficient: δ_c always on");
         }
     }
 
@@ -951,7 +943,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let smin = f64::EPSILON * self.mu.min(1.0);
         let adjusted = be.safe_slack(&mut self.slt, &self.zl, smin, self.mu)
             + be.safe_slack(&mut self.sut, &self.zu, smin, self.mu);
-        if adjusted > 0 && self.o.print_level >= PrintLevel::Debug {
+        if adjusted > 0 {
             tracing::debug!(adjusted, "slacks too small, using mu/z");
         }
         self.ft = be.eval_obj(self.model, &self.wt);
@@ -1026,9 +1018,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             self.wd_active = true;
             self.wd_trials = 0;
             self.wd_shortened = 0;
-            if o.print_level >= PrintLevel::Debug {
-                tracing::debug!("watchdog activated");
-            }
+            tracing::debug!("watchdog activated");
         }
         if !self.wd_active {
             let ls = self.line_search(theta, phi, false)?;
@@ -1075,9 +1065,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             }
         }
         // Give up: back to the stored point and its direction, then backtrack.
-        if o.print_level >= PrintLevel::Debug {
-            tracing::debug!("watchdog failed, returning to the stored iterate");
-        }
+        tracing::debug!("watchdog failed, returning to the stored iterate");
         self.wd_active = false;
         let be = &*self.be;
         be.copy(&mut self.w, &self.wd_w);
@@ -1208,9 +1196,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
                 self.filter.clear();
                 self.filter_resets += 1;
                 self.filter_reject_count = 0;
-                if self.o.print_level >= PrintLevel::Debug {
-                    tracing::debug!(resets = self.filter_resets, "filter reset");
-                }
+                tracing::debug!(resets = self.filter_resets, "filter reset");
             }
         } else {
             self.filter_reject_count = 0;
@@ -1258,9 +1244,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
                     let az = be
                         .max_step(&self.zl, &self.dzl, self.tau)
                         .min(be.max_step(&self.zu, &self.dzu, self.tau));
-                    if o.print_level >= PrintLevel::Debug {
-                        tracing::debug!(alpha_soc, "second-order correction accepted");
-                    }
+                    tracing::debug!(alpha_soc, "second-order correction accepted");
                     return Ok(Some((alpha_soc, az, f_type)));
                 }
                 Acc::Reject | Acc::RejectFilter => {}

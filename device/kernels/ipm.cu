@@ -156,6 +156,38 @@ extern "C" __global__ void sn_clamp_below(long long n, double* z, double a) {
   for (long long i = sn_first(); i < n; i += sn_stride()) z[i] = sn_max(z[i], a);
 }
 
+// ------------------------------------------------------------------ restoration phase
+
+// The positive root v of v^2 - 2 a v - mu r / (2 rho) = 0 with a = (mu - rho r) / (2 rho),
+// evaluated without cancellation for either sign of a, at least sqrt(f64::MIN_POSITIVE)
+// (= 2^-511, from its bits).
+__device__ static inline double sn_resto_root(double r, double mu, double rho) {
+  double a = (mu - rho * r) / (2.0 * rho);
+  double c = mu * r / (2.0 * rho);
+  double d = sqrt(sn_max(a * a + c, 0.0));
+  double v = a >= 0.0 ? a + d : c / (d - a);
+  return sn_max(v, __longlong_as_double(0x2000000000000000LL));
+}
+
+// Start of the elastic variables of the l1 restoration problem from the residual r:
+// n_j = root(r_j), p_j = root(-r_j).
+extern "C" __global__ void sn_resto_elastic(long long m, const double* r, double mu,
+                                            double rho, double* p, double* n) {
+  for (long long j = sn_first(); j < m; j += sn_stride()) {
+    double rj = r[j];
+    n[j] = sn_resto_root(rj, mu, rho);
+    p[j] = sn_resto_root(-rj, mu, rho);
+  }
+}
+
+// Proximity weights of the restoration objective: d2_i = (1 / max(|x_i|, 1))^2.
+extern "C" __global__ void sn_prox_weight(long long n, const double* x, double* d2) {
+  for (long long i = sn_first(); i < n; i += sn_stride()) {
+    double v = 1.0 / sn_max(fabs(x[i]), 1.0);
+    d2[i] = v * v;
+  }
+}
+
 // Element-wise safeguard fused with the largest change (per slot, NaN ignored).
 extern "C" __global__ void sn_safeguard_bound_mult(long long n, long long slots, double* z,
                                                    const double* s, double mu, double kappa,

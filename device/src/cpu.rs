@@ -272,6 +272,20 @@ impl Device for Cpu {
     fn clamp_below(&self, z: &mut Vec<f64>, a: f64) {
         z.iter_mut().for_each(|v| *v = v.max(a));
     }
+    fn resto_elastic(&self, r: &Vec<f64>, mu: f64, rho: f64, p: &mut Vec<f64>, n: &mut Vec<f64>) {
+        debug_assert!(r.len() == p.len() && r.len() == n.len());
+        for ((rj, pj), nj) in r.iter().zip(p.iter_mut()).zip(n.iter_mut()) {
+            *nj = resto_root(*rj, mu, rho);
+            *pj = resto_root(-rj, mu, rho);
+        }
+    }
+    fn prox_weight(&self, x: &Vec<f64>, d2: &mut Vec<f64>) {
+        debug_assert_eq!(x.len(), d2.len());
+        for (xi, di) in x.iter().zip(d2.iter_mut()) {
+            let v = 1.0 / xi.abs().max(1.0);
+            *di = v * v;
+        }
+    }
     fn safe_slack(&self, s: &mut Vec<f64>, z: &Vec<f64>, s_min: f64, mu: f64) -> usize {
         debug_assert_eq!(s.len(), z.len());
         let mut count = 0;
@@ -359,4 +373,15 @@ impl HostBuffers for Cpu {
     fn host_mut<'v>(&self, v: &'v mut Vec<f64>) -> &'v mut [f64] {
         v
     }
+}
+
+/// The positive root `v` of `v² − 2a v − μ r/(2ρ) = 0` with `a = (μ − ρ r)/(2ρ)`, evaluated
+/// without cancellation for either sign of `a`, at least `√f64::MIN_POSITIVE` (the
+/// reference of `sn_resto_root` in `kernels/ipm.cu`).
+fn resto_root(r: f64, mu: f64, rho: f64) -> f64 {
+    let a = (mu - rho * r) / (2.0 * rho);
+    let c = mu * r / (2.0 * rho);
+    let d = (a * a + c).max(0.0).sqrt();
+    let v = if a >= 0.0 { a + d } else { c / (d - a) };
+    v.max(f64::MIN_POSITIVE.sqrt())
 }

@@ -62,6 +62,8 @@ pub(crate) struct IpmKernels {
     bound_dual_step: KernelId,
     push_into_bounds: KernelId,
     clamp_below: KernelId,
+    resto_elastic: KernelId,
+    prox_weight: KernelId,
     safeguard_bound_mult: KernelId,
     safe_slack: KernelId,
     dot: KernelId,
@@ -107,6 +109,8 @@ impl IpmKernels {
             bound_dual_step: k,
             push_into_bounds: k,
             clamp_below: k,
+            resto_elastic: k,
+            prox_weight: k,
             safeguard_bound_mult: k,
             safe_slack: k,
             dot: k,
@@ -154,6 +158,8 @@ impl IpmKernels {
             bound_dual_step: k("sn_bound_dual_step")?,
             push_into_bounds: k("sn_push_into_bounds")?,
             clamp_below: k("sn_clamp_below")?,
+            resto_elastic: k("sn_resto_elastic")?,
+            prox_weight: k("sn_prox_weight")?,
             safeguard_bound_mult: k("sn_safeguard_bound_mult")?,
             safe_slack: k("sn_safe_slack")?,
             dot: k("sn_dot_part")?,
@@ -441,6 +447,19 @@ macro_rules! launched_kernel_methods {
         }
         fn clamp_below(&self, z: &mut Self::Vector, a: f64) {
             $crate::launched::clamp_below(self, z, a)
+        }
+        fn resto_elastic(
+            &self,
+            r: &Self::Vector,
+            mu: f64,
+            rho: f64,
+            p: &mut Self::Vector,
+            n: &mut Self::Vector,
+        ) {
+            $crate::launched::resto_elastic(self, r, mu, rho, p, n)
+        }
+        fn prox_weight(&self, x: &Self::Vector, d2: &mut Self::Vector) {
+            $crate::launched::prox_weight(self, x, d2)
         }
         fn safe_slack(&self, s: &mut Self::Vector, z: &Self::Vector, s_min: f64, mu: f64) -> usize {
             $crate::launched::safe_slack(self, s, z, s_min, mu)
@@ -950,6 +969,39 @@ pub(crate) fn clamp_below<R: LaunchOps>(r: &R, z: &mut R::Vector, a: f64) {
             &[len(r.len(z)), pm(r, z), KernelArg::F64(a)],
         )
     };
+}
+pub(crate) fn resto_elastic<R: LaunchOps>(
+    r: &R,
+    res: &R::Vector,
+    mu: f64,
+    rho: f64,
+    p_out: &mut R::Vector,
+    n_out: &mut R::Vector,
+) {
+    let m = r.len(res);
+    same_len(r, "resto_elastic", m, &[r.len(p_out), r.len(n_out)]);
+    // SAFETY: the three vectors have `m` entries.
+    unsafe {
+        run(
+            r,
+            r.ipm().resto_elastic,
+            m,
+            &[
+                len(m),
+                p(r, res),
+                KernelArg::F64(mu),
+                KernelArg::F64(rho),
+                pm(r, p_out),
+                pm(r, n_out),
+            ],
+        )
+    };
+}
+pub(crate) fn prox_weight<R: LaunchOps>(r: &R, x: &R::Vector, d2: &mut R::Vector) {
+    let n = r.len(x);
+    same_len(r, "prox_weight", n, &[r.len(d2)]);
+    // SAFETY: both vectors have `n` entries.
+    unsafe { run(r, r.ipm().prox_weight, n, &[len(n), p(r, x), pm(r, d2)]) };
 }
 pub(crate) fn safe_slack<R: LaunchOps>(
     r: &R,

@@ -259,6 +259,24 @@ pub trait Device {
     );
     /// `z_i ← max(z_i, a)` (`f64::max`: a NaN `z_i` becomes `a`).
     fn clamp_below(&self, z: &mut Self::Vector, a: f64);
+    /// Start of the elastic variables `(p, n)` of the ℓ1 restoration problem from the
+    /// constraint residual `r` (all three of length `m`): `n_j = a + √(a² + μ r_j/(2ρ))`
+    /// with `a = (μ − ρ r_j)/(2ρ)`, the positive root of `v² − 2a v − μ r_j/(2ρ) = 0`
+    /// (Ipopt's formula, evaluated without cancellation for either sign of `a`), `p_j` the
+    /// same at `−r_j`; both at least `√f64::MIN_POSITIVE` (`2⁻⁵¹¹`), so `p − n = r` up to
+    /// rounding. `μ > 0` is the restoration phase's barrier parameter, `ρ > 0` its
+    /// penalty.
+    fn resto_elastic(
+        &self,
+        r: &Self::Vector,
+        mu: f64,
+        rho: f64,
+        p: &mut Self::Vector,
+        n: &mut Self::Vector,
+    );
+    /// Proximity weights of the restoration objective: `d2_i = (1 / max(|x_i|, 1))²`
+    /// (same length).
+    fn prox_weight(&self, x: &Self::Vector, d2: &mut Self::Vector);
     /// Safe bound slacks (Ipopt's `CalculateSafeSlack`): where `s_i < s_min` (round-off
     /// next to a large bound), `s_i ← max(s_min, μ / z_i)`, or `s_min` when `μ / z_i` is not
     /// finite. Returns how many slacks were corrected. A NaN `s_i` is left alone.

@@ -81,6 +81,38 @@ fn interior_point_kernels() {
 }
 
 #[test]
+fn restoration_start_kernels() {
+    let d = Cpu;
+    // (p, n) as Ipopt's restoration start: p − n = r, n the positive root of its
+    // quadratic; r = 0, μ = ρ = 1 gives p = n = 1 (a = 1/2, c = 0)
+    let r = vec![0.0, 3.0, -3.0, 1e-300, 1e8, -1e8];
+    let (mu, rho) = (1.0, 1.0);
+    let (mut p, mut n) = (vec![0.0; r.len()], vec![0.0; r.len()]);
+    d.resto_elastic(&r, 1.0, 1.0, &mut p, &mut n);
+    assert_eq!((p[0], n[0]), (1.0, 1.0));
+    for j in 0..r.len() {
+        assert!(p[j] > 0.0 && n[j] > 0.0, "entry {j}: p {} n {}", p[j], n[j]);
+        let scale = r[j].abs().max(1.0);
+        assert!(
+            ((p[j] - n[j]) - r[j]).abs() <= 1e-12 * scale,
+            "entry {j}: p − n = {} for r = {}",
+            p[j] - n[j],
+            r[j]
+        );
+        // the quadratic of n: n² − 2a n − μ r/(2ρ) = 0 (relative to its largest term)
+        let a = (mu - rho * r[j]) / (2.0 * rho);
+        let q = n[j] * n[j] - 2.0 * a * n[j] - mu * r[j] / (2.0 * rho);
+        let big = (n[j] * n[j]).max((2.0 * a * n[j]).abs()).max(1.0);
+        assert!(q.abs() <= 1e-12 * big, "entry {j}: residual {q}");
+    }
+    // mirror: r ↦ −r swaps p and n
+    assert_eq!((p[1], n[1]), (n[2], p[2]));
+    let mut w = vec![0.0; 4];
+    d.prox_weight(&vec![0.5, -2.0, 4.0, -0.0], &mut w);
+    assert_eq!(w, vec![1.0, 0.25, 1.0 / 16.0, 1.0]);
+}
+
+#[test]
 fn element_wise_and_ranges() {
     let d = Cpu;
     let x = d.vector_from_host(&[1.0, 2.0, 4.0]).unwrap();

@@ -361,6 +361,18 @@ fn compare_all(emu: &Emu, n: usize, seed: u64) {
     cpu.clamp_below(&mut c, a);
     emu.clamp_below(&mut e, a);
     assert_same_vec("clamp_below", case, &c, &e);
+    // restoration start: residuals with the specials, positive μ and ρ
+    let rho = rng.positive(0.0) * 100.0;
+    let (mut pc, mut nc) = (vec![0.0; n], vec![0.0; n]);
+    let (mut pe, mut ne) = (vec![1.0; n], vec![1.0; n]);
+    cpu.resto_elastic(&x, mu, rho, &mut pc, &mut nc);
+    emu.resto_elastic(&x, mu, rho, &mut pe, &mut ne);
+    assert_same_vec("resto_elastic p", case, &pc, &pe);
+    assert_same_vec("resto_elastic n", case, &nc, &ne);
+    let (mut c, mut e) = (vec![0.0; n], vec![1.0; n]);
+    cpu.prox_weight(&x, &mut c);
+    emu.prox_weight(&x, &mut e);
+    assert_same_vec("prox_weight", case, &c, &e);
     // bounds: a mix of finite, infinite and crossed/tiny boxes
     let lo: Vec<f64> = (0..n)
         .map(|_| match rng.below(4) {

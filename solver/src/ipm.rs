@@ -2,8 +2,9 @@
 //!
 //! Nothing in this module reads or writes a vector element: every vector operation is a
 //! backend kernel, so the same code runs wherever the backend keeps its vectors. The only
-//! host traffic is at setup, at the entry of the restoration phase (building the
-//! restoration problem) and at the end (reading the solution).
+//! host traffic beyond scalars is at setup, at the first restoration phase of a solve
+//! (making the restoration problem's backend, index maps and bounds, kept for the later
+//! phases, which start from device vectors) and at the end (reading the solution).
 
 use crate::backend::{Backend, KktStatus};
 use crate::drive::{Driver, IterationRecord};
@@ -13,21 +14,31 @@ use crate::layout::Layout;
 use crate::models::RestoOnDevice;
 use crate::options::{MuStrategy, Options, PrintLevel};
 use crate::result::{CallbackCounts, SolverError, Status};
+use simdnlp_device::Device as _;
 use std::time::Instant;
 
-/// How the iterate is initialized (host data, in the scaled problem's units).
-pub(crate) struct Start {
+/// Values of a start vector: host data (uploaded by the initialization) or a vector
+/// already on the device (copied there, no host traffic).
+pub(crate) enum Values<'s, V> {
+    /// Host data.
+    Host(Vec<f64>),
+    /// A device vector of the same backend.
+    Device(&'s V),
+}
+
+/// How the iterate is initialized (in the scaled problem's units).
+pub(crate) struct Start<'s, V> {
     /// Primal point `w = (x, s)`, length `nw`; the slack part is ignored when
     /// `compute_slacks` is set (slacks start at `c(x)`).
-    pub w: Vec<f64>,
+    pub w: Values<'s, V>,
     /// Start slacks at the constraint values instead of `w`'s slack part.
     pub compute_slacks: bool,
     /// Constraint multipliers (`None`: least-squares estimate).
-    pub y: Option<Vec<f64>>,
+    pub y: Option<Values<'s, V>>,
     /// Lower-bound multipliers over `w` (full length; `None`: `bound_mult_init_val`).
-    pub zl: Option<Vec<f64>>,
+    pub zl: Option<Values<'s, V>>,
     /// Upper-bound multipliers over `w` (full length; `None`: `bound_mult_init_val`).
-    pub zu: Option<Vec<f64>>,
+    pub zu: Option<Values<'s, V>>,
     /// Lower bound applied to given bound multipliers.
     pub z_min: f64,
     /// Initial barrier parameter.
@@ -51,6 +62,14 @@ pub(crate) enum Exit {
 /// accept it?
 pub(crate) type Hook<'h, V> = &'h mut dyn FnMut(&V) -> bool;
 
+/// Destination of [`Ipm::load`].
+#[derive(Clone, Copy)]
+enum Which {
+    W,
+    Y,
+    Tw,
+}
+
 enum Acc {
     Accept { f_type: bool },
     Reject,
@@ -67,6 +86,49 @@ enum Ls {
     Restoration {
         trials: usize,
     },
+}
+
+/// The layout's bound data and the unscaling vectors on the device: built from the host
+/// [`Layout`] once per problem (the original problem's at setup, the restoration
+/// problem's at the first restoration phase of a solve, then kept for later phases).
+pub(crate) struct LayoutOnDevice<B: Backend> {
+    li: B::Index,
+    ui: B::Index,
+    lo_v: B::Vector,
+    up_v: B::Vector,
+    damp_l: B::Vector,
+    damp_u: B::Vector,
+    lo_full: B::Vector,
+    up_full: B::Vector,
+    dual_unscale: B::Vector,
+    viol_unscale: B::Vector,
+}
+
+impl<B: Backend> LayoutOnDevice<B> {
+    /// Upload `lay`'s bound lists, bounds and damping weights; `dual_unscale` (length
+    /// `nw`) and `viol_unscale` (length `m`) convert scaled dual infeasibility and
+    /// residuals back to user units.
+    pub(crate) fn new(
+        be: &B,
+        lay: &Layout,
+        dual_unscale: &[f64],
+        viol_unscale: &[f64],
+    ) -> Result<Self, SolverError> {
+        let lo_c: Vec<f64> = lay.lower_idx.iter().map(|&i| lay.lo[i]).collect();
+        let up_c: Vec<f64> = lay.upper_idx.iter().map(|&i| lay.up[i]).collect();
+        Ok(Self {
+            li: be.index_from_host(&lay.lower_idx)?,
+            ui: be.index_from_host(&lay.upper_idx)?,
+            lo_v: be.vector_from_host(&lo_c)?,
+            up_v: be.vector_from_host(&up_c)?,
+            damp_l: be.vector_from_host(&lay.damp_l)?,
+            damp_u: be.vector_from_host(&lay.damp_u)?,
+            lo_full: be.vector_from_host(&lay.lo)?,
+            up_full: be.vector_from_host(&lay.up)?,
+            dual_unscale: be.vector_from_host(dual_unscale)?,
+            viol_unscale: be.vector_from_host(viol_unscale)?,
+        })
+    }
 }
 
 /// Interior-point state on one backend for one (scaled) model.
@@ -187,12 +249,16 @@ pub(crate) struct Ipm<'a, B: Backend> {
     pub resto_counts: CallbackCounts,
     /// Times (callbacks, factorization, solves) from restoration phases.
     pub resto_times: PhaseTimes,
+    /// KKT backends made for the restoration problem (each with a symbolic analysis of
+    /// its KKT pattern): at most one per solve, kept across its restoration phases.
+    pub resto_backends: usize,
+    /// The restoration problem and its backend, from the first restoration phase on.
+    resto: Option<Restoration<'a, B>>,
     // log state
     last_alpha: (f64, f64),
     last_ls: usize,
     last_reg: f64,
     last_dnorm: f64,
-    host_w: Vec<f64>,
 }
 
 /// `lg(rg)` column: log10 of the regularization, `-` when none (no allocation).
@@ -223,10 +289,37 @@ impl<'a, B: Backend> Ipm<'a, B> {
         viol_unscale: &[f64],
         tag: &'static str,
     ) -> Result<Self, SolverError> {
+        let on_device = LayoutOnDevice::new(be, lay, dual_unscale, viol_unscale)?;
+        Self::with_layout(be, device, model, lay, o, obj_scale, on_device, tag)
+    }
+
+    /// [`Ipm::new`] with the layout already on the device (`on_device` was built from
+    /// `lay`); [`Ipm::into_layout`] gives it back.
+    #[allow(clippy::too_many_arguments)]
+    fn with_layout(
+        be: &'a mut B,
+        device: &'a B::Device,
+        model: &'a dyn DeviceNlp<B::Device>,
+        lay: &'a Layout,
+        o: &'a Options,
+        obj_scale: f64,
+        on_device: LayoutOnDevice<B>,
+        tag: &'static str,
+    ) -> Result<Self, SolverError> {
         let (nw, m) = (lay.nw(), lay.m);
         let (nl, nu) = (lay.lower_idx.len(), lay.upper_idx.len());
-        let lo_c: Vec<f64> = lay.lower_idx.iter().map(|&i| lay.lo[i]).collect();
-        let up_c: Vec<f64> = lay.upper_idx.iter().map(|&i| lay.up[i]).collect();
+        let LayoutOnDevice {
+            li,
+            ui,
+            lo_v,
+            up_v,
+            damp_l,
+            damp_u,
+            lo_full,
+            up_full,
+            dual_unscale,
+            viol_unscale,
+        } = on_device;
         let z = |n: usize| be.zeros(n);
         let (w, gf, glag, gphi, wt, dw, sigma, rw, tw, dw2) = (
             z(nw)?,
@@ -248,16 +341,16 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let (wd_w, wd_dw, wd_y, wd_dy) = (wd(nw)?, wd(nw)?, wd(m)?, wd(m)?);
         let (wd_zl, wd_dzl, wd_zu, wd_dzu) = (wd(nl)?, wd(nl)?, wd(nu)?, wd(nu)?);
         Ok(Self {
-            li: be.index_from_host(&lay.lower_idx)?,
-            ui: be.index_from_host(&lay.upper_idx)?,
-            lo_v: be.vector_from_host(&lo_c)?,
-            up_v: be.vector_from_host(&up_c)?,
-            damp_l: be.vector_from_host(&lay.damp_l)?,
-            damp_u: be.vector_from_host(&lay.damp_u)?,
-            lo_full: be.vector_from_host(&lay.lo)?,
-            up_full: be.vector_from_host(&lay.up)?,
-            dual_unscale: be.vector_from_host(dual_unscale)?,
-            viol_unscale: be.vector_from_host(viol_unscale)?,
+            li,
+            ui,
+            lo_v,
+            up_v,
+            damp_l,
+            damp_u,
+            lo_full,
+            up_full,
+            dual_unscale,
+            viol_unscale,
             w,
             y,
             zl,
@@ -327,11 +420,12 @@ impl<'a, B: Backend> Ipm<'a, B> {
             restorations: 0,
             resto_counts: CallbackCounts::default(),
             resto_times: PhaseTimes::default(),
+            resto_backends: 0,
+            resto: None,
             last_alpha: (0.0, 0.0),
             last_ls: 0,
             last_reg: 0.0,
             last_dnorm: 0.0,
-            host_w: vec![0.0; nw],
             be,
             device,
             model,
@@ -341,6 +435,23 @@ impl<'a, B: Backend> Ipm<'a, B> {
             tag,
             t0: Instant::now(),
         })
+    }
+
+    /// The layout on the device, back from a finished run (for the next run on the same
+    /// problem).
+    fn into_layout(self) -> LayoutOnDevice<B> {
+        LayoutOnDevice {
+            li: self.li,
+            ui: self.ui,
+            lo_v: self.lo_v,
+            up_v: self.up_v,
+            damp_l: self.damp_l,
+            damp_u: self.damp_u,
+            lo_full: self.lo_full,
+            up_full: self.up_full,
+            dual_unscale: self.dual_unscale,
+            viol_unscale: self.viol_unscale,
+        }
     }
 
     /// Objective of the current iterate in the user's units.
@@ -431,8 +542,8 @@ impl<'a, B: Backend> Ipm<'a, B> {
 
     /// Set up the starting iterate. Returns `false` when the model cannot be evaluated
     /// at the start (NaN/∞).
-    fn initialize(&mut self, st: &Start) -> Result<bool, SolverError> {
-        let (n, nw) = (self.lay.n, self.lay.nw());
+    fn initialize(&mut self, st: &Start<'_, B::Vector>) -> Result<bool, SolverError> {
+        let (n, ns) = (self.lay.n, self.lay.ns);
         self.mu = st.mu;
         self.tau = self.o.tau_min.max(1.0 - self.mu);
         self.iter = 0;
@@ -448,18 +559,16 @@ impl<'a, B: Backend> Ipm<'a, B> {
         self.wd_shortened = 0;
         self.wd_active = false;
         self.adaptive = self.o.mu_strategy == MuStrategy::AdaptiveLoqo;
-        // Per-component push/frac vectors (tw: push, dw2: frac).
-        self.host_w[..n].iter_mut().for_each(|v| *v = st.push.0);
-        self.host_w[n..]
-            .iter_mut()
-            .for_each(|v| *v = st.slack_push.0);
-        self.be.copy_from_host(&mut self.tw, &self.host_w)?;
-        self.host_w[..n].iter_mut().for_each(|v| *v = st.push.1);
-        self.host_w[n..]
-            .iter_mut()
-            .for_each(|v| *v = st.slack_push.1);
-        self.be.copy_from_host(&mut self.dw2, &self.host_w)?;
-        self.be.copy_from_host(&mut self.w, &st.w)?;
+        // Per-component push/frac vectors (tw: push, dw2: frac; the slack parts through
+        // dw, free until the first step).
+        let be = &*self.be;
+        be.fill(&mut self.tw, st.push.0);
+        be.fill(&mut self.dw, st.slack_push.0);
+        be.device().copy_range(&mut self.tw, n, &self.dw, n, ns);
+        be.fill(&mut self.dw2, st.push.1);
+        be.fill(&mut self.dw, st.slack_push.1);
+        be.device().copy_range(&mut self.dw2, n, &self.dw, n, ns);
+        self.load(Which::W, &st.w)?;
         if st.compute_slacks {
             self.be.push_into_bounds(
                 &mut self.w,
@@ -483,16 +592,24 @@ impl<'a, B: Backend> Ipm<'a, B> {
         // Bound multipliers.
         match &st.zl {
             Some(z) => {
-                self.be.copy_from_host(&mut self.tw, z)?;
-                self.be.gather(&mut self.zl, &self.tw, &self.li);
+                self.load(Which::Tw, z)?;
+                let src = match z {
+                    Values::Host(_) => &self.tw,
+                    Values::Device(v) => *v,
+                };
+                self.be.gather(&mut self.zl, src, &self.li);
                 self.be.clamp_below(&mut self.zl, st.z_min);
             }
             None => self.be.fill(&mut self.zl, self.o.bound_mult_init_val),
         }
         match &st.zu {
             Some(z) => {
-                self.be.copy_from_host(&mut self.tw, z)?;
-                self.be.gather(&mut self.zu, &self.tw, &self.ui);
+                self.load(Which::Tw, z)?;
+                let src = match z {
+                    Values::Host(_) => &self.tw,
+                    Values::Device(v) => *v,
+                };
+                self.be.gather(&mut self.zu, src, &self.ui);
                 self.be.clamp_below(&mut self.zu, st.z_min);
             }
             None => self.be.fill(&mut self.zu, self.o.bound_mult_init_val),
@@ -501,14 +618,31 @@ impl<'a, B: Backend> Ipm<'a, B> {
             return Ok(false);
         }
         match &st.y {
-            Some(y) => self.be.copy_from_host(&mut self.y, y)?,
+            Some(y) => self.load(Which::Y, y)?,
             None => self.least_squares_y()?,
         }
-        let _ = nw;
         let theta0 = self.be.norm_1(&self.r);
         self.theta_max = self.o.theta_max_fact * theta0.max(1.0);
         self.theta_min = self.o.theta_min_fact * theta0.max(1.0);
         Ok(true)
+    }
+
+    /// Load start values into `w`, `y` or (host data only: a device vector is read where
+    /// it is) the scratch `tw`.
+    fn load(&mut self, which: Which, values: &Values<'_, B::Vector>) -> Result<(), SolverError> {
+        let dst = match which {
+            Which::W => &mut self.w,
+            Which::Y => &mut self.y,
+            Which::Tw => &mut self.tw,
+        };
+        match (values, which) {
+            (Values::Host(v), _) => self.be.copy_from_host(dst, v),
+            (Values::Device(_), Which::Tw) => Ok(()),
+            (Values::Device(v), _) => {
+                self.be.copy(dst, v);
+                Ok(())
+            }
+        }
     }
 
     /// Least-squares constraint multipliers: solve `[[I, Jᵀ], [J, 0]] (d, y) = (−(∇f − z_L + z_U), 0)`;
@@ -547,7 +681,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
     /// the original problem); `driver` sees every iteration and may stop the run.
     pub fn run(
         &mut self,
-        st: &Start,
+        st: &Start<'_, B::Vector>,
         mut hook: Option<Hook<'_, B::Vector>>,
         driver: &mut Driver<'_, '_>,
     ) -> Result<Exit, SolverError> {
@@ -1337,48 +1471,17 @@ impl<'a, B: Backend> Ipm<'a, B> {
             && self.filter_accepts(tt, pt)
     }
 
-    /// Feasibility restoration phase: solve Ipopt's ℓ1 restoration problem with the same
-    /// machinery until the original filter accepts a point. `None`: the iterate was
-    /// replaced by an acceptable point; `Some(status)`: the solve ends.
-    fn restoration(
-        &mut self,
-        theta: f64,
-        phi: f64,
-        driver: &mut Driver<'_, '_>,
-    ) -> Result<Option<Status>, SolverError> {
+    /// The restoration problem of this solve with its backend ([`Restoration`]): made at
+    /// the first restoration phase, then the kept one. `None` when the restoration problem
+    /// cannot be mapped onto this one (another number of slacks): the phase fails.
+    fn restoration_problem(&mut self) -> Result<Option<Restoration<'a, B>>, SolverError> {
+        if let Some(kept) = self.resto.take() {
+            return Ok(Some(kept));
+        }
         let o = self.o;
         let lay = self.lay;
         let (n, m, nw, ns) = (lay.n, lay.m, lay.nw(), lay.ns);
-        if m == 0 {
-            return Ok(Some(Status::RestorationFailed));
-        }
-        if o.print_level >= PrintLevel::Debug {
-            tracing::debug!(theta, "entering restoration phase");
-        }
-        self.augment_filter(theta, phi);
-        self.restorations += 1;
-        // ---- build the restoration problem on the host (once per restoration phase)
-        let mut wh = vec![0.0; nw];
-        self.be.to_host(&self.w, &mut wh)?;
-        let mut rh = vec![0.0; m];
-        self.be.to_host(&self.r, &mut rh)?;
         let rho = o.resto_penalty_parameter;
-        let mu_r = self.mu.max(self.be.norm_inf(&self.r));
-        let mut p0 = vec![0.0; m];
-        let mut n0 = vec![0.0; m];
-        // n solves n² + 2a n − μ r/(2ρ) = 0 with a = (μ − ρ r)/(2ρ); p = n + r is the same
-        // formula at −r. Evaluated without cancellation for either sign of a.
-        let root = |r: f64| -> f64 {
-            let a = (mu_r - rho * r) / (2.0 * rho);
-            let c = mu_r * r / (2.0 * rho);
-            let d = (a * a + c).max(0.0).sqrt();
-            let v = if a >= 0.0 { a + d } else { c / (d - a) };
-            v.max(f64::MIN_POSITIVE.sqrt())
-        };
-        for j in 0..m {
-            n0[j] = root(rh[j]);
-            p0[j] = root(-rh[j]);
-        }
         let mut lcon = lay.rhs.clone();
         let mut ucon = lay.rhs.clone();
         for (k, &j) in lay.slack_rows.iter().enumerate() {
@@ -1387,18 +1490,21 @@ impl<'a, B: Backend> Ipm<'a, B> {
         }
         let model: &'a dyn DeviceNlp<B::Device> = self.model;
         let device: &'a B::Device = self.device;
+        // centred at x = 0 with p = n = 0 here; every phase re-centres it on the device
+        // (`Restoration::start`)
+        let (zeros_n, zeros_m) = (vec![0.0; n], vec![0.0; m]);
         let resto = RestoOnDevice::new(
             device,
             model,
             rho,
             self.mu,
-            &wh[..n],
+            &zeros_n,
             &lay.lo[..n],
             &lay.up[..n],
             &lcon,
             &ucon,
-            &p0,
-            &n0,
+            &zeros_m,
+            &zeros_m,
         )?;
         let mut ro = o.clone();
         ro.restoration = false;
@@ -1411,38 +1517,12 @@ impl<'a, B: Backend> Ipm<'a, B> {
         ro.theta_min_fact = defaults.theta_min_fact;
         let rlay = Layout::new(resto.meta(), &ro);
         if rlay.ns != ns {
-            return Ok(Some(Status::RestorationFailed));
+            return Ok(None);
         }
         let rnw = rlay.nw();
-        let mut rbe = self.be.for_model(&resto, &rlay, &ro)?;
-        // start point: (x, p, n, s)
-        let mut w0 = vec![0.0; rnw];
-        w0[..n].copy_from_slice(&wh[..n]);
-        w0[n..n + m].copy_from_slice(&p0);
-        w0[n + m..n + 2 * m].copy_from_slice(&n0);
-        w0[n + 2 * m..].copy_from_slice(&wh[n..]);
-        // bound multipliers over the outer w, expanded to full length on the host
-        let mut zl_c = vec![0.0; lay.lower_idx.len()];
-        let mut zu_c = vec![0.0; lay.upper_idx.len()];
-        self.be.to_host(&self.zl, &mut zl_c)?;
-        self.be.to_host(&self.zu, &mut zu_c)?;
-        let mut map_w = vec![0usize; nw];
-        for (i, v) in map_w.iter_mut().enumerate() {
-            *v = if i < n { i } else { i + 2 * m };
-        }
-        let mut zl0 = vec![0.0; rnw];
-        let mut zu0 = vec![0.0; rnw];
-        for (k, &i) in lay.lower_idx.iter().enumerate() {
-            zl0[map_w[i]] = if i < n { zl_c[k].min(rho) } else { zl_c[k] };
-        }
-        for (k, &i) in lay.upper_idx.iter().enumerate() {
-            zu0[map_w[i]] = if i < n { zu_c[k].min(rho) } else { zu_c[k] };
-        }
-        for j in 0..m {
-            zl0[n + j] = mu_r / p0[j];
-            zl0[n + m + j] = mu_r / n0[j];
-        }
-        // outer lower/upper list positions -> inner list positions
+        // outer w -> restoration w = (x, p, n, s)
+        let map_w: Vec<usize> = (0..nw).map(|i| if i < n { i } else { i + 2 * m }).collect();
+        // outer lower/upper list positions -> inner lower/upper list positions
         let mut inv = vec![usize::MAX; rnw];
         for (k, &i) in rlay.lower_idx.iter().enumerate() {
             inv[i] = k;
@@ -1454,32 +1534,103 @@ impl<'a, B: Backend> Ipm<'a, B> {
         }
         let map_u: Vec<usize> = lay.upper_idx.iter().map(|&i| inv[map_w[i]]).collect();
         if map_l.iter().chain(&map_u).any(|&k| k == usize::MAX) {
+            return Ok(None);
+        }
+        let lower_pos: Vec<usize> = lay.lower_idx.iter().map(|&i| map_w[i]).collect();
+        let upper_pos: Vec<usize> = lay.upper_idx.iter().map(|&i| map_w[i]).collect();
+        let be = self.be.for_model(&resto, &rlay, &ro)?;
+        self.resto_backends += 1;
+        let on_device = LayoutOnDevice::new(&be, &rlay, &vec![1.0; rnw], &vec![1.0; m])?;
+        // the bound lists are sorted: the entries of x come first
+        let lower_x = lay.lower_idx.partition_point(|&i| i < n);
+        let upper_x = lay.upper_idx.partition_point(|&i| i < n);
+        let (nl, nu) = (lay.lower_idx.len(), lay.upper_idx.len());
+        let z = |len: usize| be.zeros(len);
+        Ok(Some(Restoration {
+            map_w: be.index_from_host(&map_w)?,
+            map_l: be.index_from_host(&map_l)?,
+            map_u: be.index_from_host(&map_u)?,
+            lower_pos: be.index_from_host(&lower_pos)?,
+            upper_pos: be.index_from_host(&upper_pos)?,
+            w0: z(rnw)?,
+            zl0: z(rnw)?,
+            zu0: z(rnw)?,
+            y0: z(m)?,
+            p0: z(m)?,
+            n0: z(m)?,
+            scratch_m: z(m)?,
+            zl_c: z(nl)?,
+            zu_c: z(nu)?,
+            zl_x: z(lower_x)?,
+            zu_x: z(upper_x)?,
+            on_device: Some(on_device),
+            model: resto,
+            lay: rlay,
+            opts: ro,
+            be,
+            n,
+            m,
+            ns,
+        }))
+    }
+
+    /// Feasibility restoration phase: solve Ipopt's ℓ1 restoration problem with the same
+    /// machinery until the original filter accepts a point. `None`: the iterate was
+    /// replaced by an acceptable point; `Some(status)`: the solve ends.
+    ///
+    /// The restoration problem, its KKT backend (with the symbolic analysis of its KKT
+    /// pattern) and its layout on the device are made at the first phase and kept for the
+    /// later ones; each phase starts from device vectors built by kernels from the current
+    /// iterate (no vector crosses to the host).
+    fn restoration(
+        &mut self,
+        theta: f64,
+        phi: f64,
+        driver: &mut Driver<'_, '_>,
+    ) -> Result<Option<Status>, SolverError> {
+        let o = self.o;
+        if self.lay.m == 0 {
             return Ok(Some(Status::RestorationFailed));
         }
+        tracing::debug!(theta, "entering restoration phase");
+        self.augment_filter(theta, phi);
+        self.restorations += 1;
+        let Some(mut rs) = self.restoration_problem()? else {
+            return Ok(Some(Status::RestorationFailed));
+        };
+        let rho = o.resto_penalty_parameter;
+        let mu_r = self.mu.max(self.be.norm_inf(&self.r));
+        rs.start(
+            &*self.be, &self.w, &self.r, &self.zl, &self.zu, self.mu, mu_r, rho,
+        );
         let start = Start {
-            w: w0,
+            w: Values::Device(&rs.w0),
             compute_slacks: false,
-            y: Some(vec![0.0; m]),
-            zl: Some(zl0),
-            zu: Some(zu0),
+            y: Some(Values::Device(&rs.y0)),
+            zl: Some(Values::Device(&rs.zl0)),
+            zu: Some(Values::Device(&rs.zu0)),
             z_min: 1e-20,
             mu: mu_r,
             push: (0.0, 0.0),
             slack_push: (0.0, 0.0),
         };
-        let ones_w = vec![1.0; rnw];
-        let ones_m = vec![1.0; m];
-        let map_w_d = self.be.index_from_host(&map_w)?;
-        let map_l_d = rbe.index_from_host(&map_l)?;
-        let map_u_d = rbe.index_from_host(&map_u)?;
+        let Some(on_device) = rs.on_device.take() else {
+            return Err(SolverError::Linalg(
+                simdnlp_linalg::LinalgError::InvalidState(
+                    "restoration layout missing on the device".into(),
+                ),
+            ));
+        };
         let theta_r = theta;
-        let mut inner = Ipm::new(
-            &mut rbe, device, &resto, &rlay, &ro, 1.0, &ones_w, &ones_m, "r",
+        let device = self.device;
+        let mut inner = Ipm::with_layout(
+            &mut rs.be, device, &rs.model, &rs.lay, &rs.opts, 1.0, on_device, "r",
         )?;
         inner.max_iter = self.max_iter.saturating_sub(self.iter);
         inner.t0 = self.t0;
         inner.iter_offset = self.iter_offset + self.iter + 1;
-        let mut hook = |wr: &B::Vector| self.resto_accepts(wr, &map_w_d, theta_r);
+        let map_w = &rs.map_w;
+        let mut hook = |wr: &B::Vector| self.resto_accepts(wr, map_w, theta_r);
         let exit = inner.run(&start, Some(&mut hook), driver)?;
         let inner_iter = inner.iter;
         // move the inner multipliers out before dropping the inner solver
@@ -1489,15 +1640,14 @@ impl<'a, B: Backend> Ipm<'a, B> {
         std::mem::swap(&mut zl_new, &mut inner.zl);
         std::mem::swap(&mut zu_new, &mut inner.zu);
         let wr_final = std::mem::replace(&mut inner.w, be_out.zeros(0)?);
-        drop(inner);
-        let (cnt, times) = rbe.counters();
-        add_counts(&mut self.resto_counts, &cnt);
-        self.resto_times += times;
+        rs.on_device = Some(inner.into_layout());
+        // one backend for every phase: its counters hold all of them
+        let (cnt, times) = rs.be.counters();
+        self.resto_counts = cnt;
+        self.resto_times = times;
         self.iter += inner_iter;
-        if o.print_level >= PrintLevel::Debug {
-            tracing::debug!(?exit, inner_iter, "restoration phase finished");
-        }
-        match exit {
+        tracing::debug!(?exit, inner_iter, "restoration phase finished");
+        let outcome = match exit {
             Exit::RestorationAccepted => {
                 std::mem::swap(&mut self.w, &mut self.wt);
                 std::mem::swap(&mut self.sl, &mut self.slt);
@@ -1506,8 +1656,8 @@ impl<'a, B: Backend> Ipm<'a, B> {
                 self.f = self.ft;
                 let be = &*self.be;
                 be.fill(&mut self.y, 0.0);
-                be.gather(&mut self.zl, &zl_new, &map_l_d);
-                be.gather(&mut self.zu, &zu_new, &map_u_d);
+                be.gather(&mut self.zl, &zl_new, &rs.map_l);
+                be.gather(&mut self.zu, &zu_new, &rs.map_u);
                 // Ipopt's bound_mult_reset_threshold (1000): large restoration bound
                 // multipliers are reset to 1.
                 if be.norm_inf(&self.zl).max(be.norm_inf(&self.zu)) > 1e3 {
@@ -1517,29 +1667,131 @@ impl<'a, B: Backend> Ipm<'a, B> {
                 be.safeguard_bound_mult(&mut self.zl, &self.sl, self.mu, o.kappa_sigma);
                 be.safeguard_bound_mult(&mut self.zu, &self.su, self.mu, o.kappa_sigma);
                 self.last_alpha = (1.0, 1.0);
-                Ok(None)
+                None
             }
             Exit::Done(Status::SolveSucceeded | Status::SolvedToAcceptableLevel) => {
                 // Converged to a minimizer of the infeasibility: feasible or not?
                 let be = &mut *self.be;
-                be.gather(&mut self.wt, &wr_final, &map_w_d);
+                be.gather(&mut self.wt, &wr_final, &rs.map_w);
                 be.eval_residual(self.model, &self.wt, &mut self.rt);
                 be.mul(&mut self.tm, &self.rt, &self.viol_unscale);
                 let viol = be.norm_inf(&self.tm);
-                Ok(Some(if viol > o.constr_viol_tol {
+                Some(if viol > o.constr_viol_tol {
                     Status::InfeasibleProblemDetected
                 } else {
                     Status::RestorationFailed
-                }))
+                })
             }
             Exit::Done(
                 s @ (Status::MaximumIterationsExceeded
                 | Status::MaximumCpuTimeExceeded
                 | Status::UserRequestedStop),
-            ) => Ok(Some(s)),
-            Exit::Done(_) => Ok(Some(Status::RestorationFailed)),
-        }
+            ) => Some(s),
+            Exit::Done(_) => Some(Status::RestorationFailed),
+        };
+        self.resto = Some(rs);
+        Ok(outcome)
     }
+}
+
+/// What the restoration phases of one solve share, made at the first phase: the
+/// restoration problem on the device, its layout, options and KKT backend (the symbolic
+/// analysis of its KKT pattern: a cuDSS handle and analysis on a GPU, faer's symbolic
+/// factorization on the host), its layout on the device, the index maps between the two
+/// problems, and the vectors a phase starts from.
+struct Restoration<'a, B: Backend> {
+    model: RestoOnDevice<'a, B::Device>,
+    lay: Layout,
+    opts: Options,
+    be: B,
+    /// The restoration layout on the device (`None` while a phase runs: the inner
+    /// solver holds it).
+    on_device: Option<LayoutOnDevice<B>>,
+    /// Outer `w` position -> restoration `w` position (`(x, s)` -> `(x, p, n, s)`).
+    map_w: B::Index,
+    /// Outer bound-list position -> restoration bound-list position.
+    map_l: B::Index,
+    map_u: B::Index,
+    /// Restoration `w` position of each outer bound-list entry.
+    lower_pos: B::Index,
+    upper_pos: B::Index,
+    /// Start point and multipliers (full length over the restoration `w`, `y0` zeros).
+    w0: B::Vector,
+    zl0: B::Vector,
+    zu0: B::Vector,
+    y0: B::Vector,
+    /// Start of the elastic variables `(p, n)`, and a scratch of length `m`.
+    p0: B::Vector,
+    n0: B::Vector,
+    scratch_m: B::Vector,
+    /// The outer bound multipliers with those of `x` capped at ρ (bound-list length), and
+    /// their `x` part.
+    zl_c: B::Vector,
+    zu_c: B::Vector,
+    zl_x: B::Vector,
+    zu_x: B::Vector,
+    /// Sizes of the outer problem: variables, rows, slacks.
+    n: usize,
+    m: usize,
+    ns: usize,
+}
+
+impl<B: Backend> Restoration<'_, B> {
+    /// Build a phase's start on the device from the outer iterate `(w, r, z_L, z_U)`: the
+    /// problem re-centred at `x` (weights, `ζ = √μ`), `(p, n)` from the residual
+    /// ([`simdnlp_device::Device::resto_elastic`] with `μ_R`), `w0 = (x, p, n, s)`, the
+    /// outer bound multipliers (those of `x` capped at `ρ`) with `μ_R/p`, `μ_R/n` for the
+    /// bounds of `p, n`. Kernels only, no host traffic.
+    #[allow(clippy::too_many_arguments)]
+    fn start(
+        &mut self,
+        be: &B,
+        w: &B::Vector,
+        r: &B::Vector,
+        zl: &B::Vector,
+        zu: &B::Vector,
+        mu: f64,
+        mu_r: f64,
+        rho: f64,
+    ) {
+        let (n, m, ns) = (self.n, self.m, self.ns);
+        let d = be.device();
+        self.model.restart(w, mu);
+        d.resto_elastic(r, mu_r, rho, &mut self.p0, &mut self.n0);
+        d.copy_range(&mut self.w0, 0, w, 0, n);
+        d.copy_range(&mut self.w0, n, &self.p0, 0, m);
+        d.copy_range(&mut self.w0, n + m, &self.n0, 0, m);
+        d.copy_range(&mut self.w0, n + 2 * m, w, n, ns);
+        cap_x_part(be, zl, &mut self.zl_c, &mut self.zl_x, rho);
+        d.fill(&mut self.zl0, 0.0);
+        d.scatter(&mut self.zl0, &self.lower_pos, &self.zl_c);
+        d.recip(&mut self.scratch_m, mu_r, &self.p0);
+        d.copy_range(&mut self.zl0, n, &self.scratch_m, 0, m);
+        d.recip(&mut self.scratch_m, mu_r, &self.n0);
+        d.copy_range(&mut self.zl0, n + m, &self.scratch_m, 0, m);
+        cap_x_part(be, zu, &mut self.zu_c, &mut self.zu_x, rho);
+        d.fill(&mut self.zu0, 0.0);
+        d.scatter(&mut self.zu0, &self.upper_pos, &self.zu_c);
+    }
+}
+
+/// `out = z` with its first `len(x_part)` entries (those of `x`) replaced by
+/// `min(z_i, ρ)`, computed as `−max(−z_i, −ρ)` (exact: negation does not round).
+fn cap_x_part<B: Backend>(
+    be: &B,
+    z: &B::Vector,
+    out: &mut B::Vector,
+    x_part: &mut B::Vector,
+    rho: f64,
+) {
+    let d = be.device();
+    let len = d.len(x_part);
+    d.copy(out, z);
+    d.copy_range(x_part, 0, out, 0, len);
+    d.scale(-1.0, x_part);
+    d.clamp_below(x_part, -rho);
+    d.scale(-1.0, x_part);
+    d.copy_range(out, 0, x_part, 0, len);
 }
 
 /// Largest (scaled, ℓ1) constraint violation at which a step can count as tiny (Ipopt's

@@ -803,6 +803,21 @@ impl<'a, D: Device> RestoOnDevice<'a, D> {
         self.inner.meta().nvar
     }
 
+    /// Re-centre the problem for another restoration phase, on the device: `x_R` = the
+    /// first `n` entries of `w` (a point of the inner model, or any longer vector), the
+    /// weights `D²` from it ([`Device::prox_weight`]) and `ζ = √μ` — the problem
+    /// [`RestoOnDevice::new`] makes for that `x_R` and `μ`, bitwise. The meta data (sizes,
+    /// bounds, and the start `x0` given to `new`) stay as they are.
+    pub fn restart(&mut self, w: &D::Vector, mu: f64) {
+        let n = self.n();
+        let d = self.device;
+        d.copy_range(&mut self.x_ref, 0, w, 0, n);
+        d.prox_weight(&self.x_ref, &mut self.d2);
+        self.zeta = mu.sqrt();
+        d.copy(&mut self.zeta_d2, &self.d2);
+        d.scale(self.zeta, &mut self.zeta_d2);
+    }
+
     /// `diff = x − x_R` (first `n` entries of `x`).
     fn diff(&self, s: &mut RestoScratch<D>, x: &D::Vector) {
         let d = self.device;

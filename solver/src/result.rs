@@ -123,6 +123,13 @@ pub struct CallbackCounts {
     /// refinement of these excluded (it counts in `solves_refinement`).
     #[serde(default)]
     pub solves_soc: usize,
+    /// Symbolic analyses of a KKT pattern made during the solve (each with a KKT backend:
+    /// on a GPU a cuDSS analysis, on the host faer's symbolic factorization): one for the
+    /// problem when the solve made its backend (`0` on a re-solve that reused the previous
+    /// one), plus one for the restoration problem when a restoration phase was entered
+    /// (made at the first phase and kept for the later ones of the solve).
+    #[serde(default)]
+    pub analyses: usize,
 }
 
 impl CallbackCounts {
@@ -142,6 +149,7 @@ impl CallbackCounts {
             solves: self.solves - earlier.solves,
             solves_refinement: self.solves_refinement - earlier.solves_refinement,
             solves_soc: self.solves_soc - earlier.solves_soc,
+            analyses: self.analyses.saturating_sub(earlier.analyses),
         }
     }
 }
@@ -160,6 +168,7 @@ impl std::ops::AddAssign for CallbackCounts {
         self.solves += other.solves;
         self.solves_refinement += other.solves_refinement;
         self.solves_soc += other.solves_soc;
+        self.analyses += other.analyses;
     }
 }
 

@@ -5,7 +5,7 @@ use crate::device_kkt::DeviceKktBackend;
 use crate::drive::{Driver, Hooks};
 use crate::evaluate::{DeviceNlp, HostNlp, KernelNlp};
 use crate::host_kkt::{HostKktBackend, make_solver};
-use crate::ipm::{Exit, Ipm, Start, add_counts};
+use crate::ipm::{Exit, Ipm, Start, Values, add_counts};
 use crate::layout::Layout;
 use crate::models::{FixedAsParameters, FixedOnDevice, ScaledOnDevice};
 use crate::options::{DeviceKind, FixedVariableTreatment, KktKind, Options};
@@ -847,11 +847,11 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
                 zu[n + k] = ys[j].max(0.0);
             }
             Start {
-                w: w0,
+                w: Values::Host(w0),
                 compute_slacks: true,
-                y: Some(ys),
-                zl: Some(zl),
-                zu: Some(zu),
+                y: Some(Values::Host(ys)),
+                zl: Some(Values::Host(zl)),
+                zu: Some(Values::Host(zu)),
                 z_min: o.warm_start_mult_bound_push,
                 mu: o.warm_start_mu_init,
                 push: (o.warm_start_bound_push, o.warm_start_bound_frac),
@@ -859,7 +859,7 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
             }
         }
         _ => Start {
-            w: w0,
+            w: Values::Host(w0),
             compute_slacks: true,
             y: None,
             zl: None,
@@ -936,6 +936,7 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
     let mu = ipm.mu;
     let (dual_inf, _) = (ipm.dual_inf_u, ipm.compl_u);
     let mut counts = ipm.resto_counts;
+    counts.analyses = usize::from(!reuse) + ipm.resto_backends;
     let rt = ipm.resto_times;
     drop(ipm);
     let (c1, t1) = cache.be.counters();

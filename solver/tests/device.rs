@@ -189,6 +189,56 @@ fn restoration_agrees_with_the_cpu() {
     assert_eq!(cpu.status, Status::InfeasibleProblemDetected);
 }
 
+/// A solve with several restoration phases makes one KKT backend for the restoration
+/// problem (one symbolic analysis of its KKT pattern) and keeps it for the later phases,
+/// each started from device vectors: hs39 with a tight θ_max restores 2 times in 60
+/// iterations (augmented) and 3 times in 100 (condensed: the device KKT backend on Emu).
+/// Both devices end alike; `counts.analyses` is the problem's analysis plus one.
+#[test]
+fn restoration_phases_share_one_backend() {
+    if !emu_available() {
+        return;
+    }
+    let base = Options {
+        theta_max_fact: 1e-5,
+        theta_min_fact: 1e-6,
+        ..quiet()
+    };
+    let cases = [
+        ("hs39 resto x2", KktKind::Augmented, 60, 2),
+        ("hs39 resto x3 condensed", KktKind::Condensed, 100, 3),
+    ];
+    for (name, kkt, max_iter, phases) in cases {
+        let o = Options {
+            kkt,
+            max_iter,
+            ..base.clone()
+        };
+        let (cpu, emu) = both(name, &hs39().model, &o);
+        assert_eq!(cpu.restorations, phases, "{name}: restoration phases");
+        for r in [&cpu, &emu] {
+            assert_eq!(
+                r.counts.analyses, 2,
+                "{name}: one analysis for the problem, one for the restoration problem"
+            );
+        }
+    }
+    // a re-solve reuses the problem's backend: only the restoration problem's analysis
+    let o = Options {
+        device: DeviceKind::Emu,
+        kkt: KktKind::Condensed,
+        max_iter: 100,
+        ..base
+    };
+    let mut solver = Solver::new(hs39().model, o).unwrap();
+    let first = solver.solve().unwrap();
+    assert_eq!(first.counts.analyses, 2);
+    solver.clear_warm_start();
+    let again = solver.solve().unwrap();
+    assert_eq!(again.restorations, first.restorations);
+    assert_eq!(again.counts.analyses, 1);
+}
+
 #[test]
 fn nan_at_a_trial_point_agrees_with_the_cpu() {
     if !emu_available() {

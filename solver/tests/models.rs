@@ -217,6 +217,25 @@ fn device_wrappers_equal_the_host_wrappers_bitwise_on_the_cpu() {
     assert_eq!(resto.meta().x0, resto_d.meta().x0);
     let xr = [1.25, 4.1, 1.7, 0.3, 0.2, 0.1, 0.4];
     assert_same_values(&resto, &resto_d, &xr, &[0.3, -2.0], 1.0);
+    // a restoration problem made elsewhere and re-centred on the device (the solver's
+    // later restoration phases) is the one made for that centre and μ, bitwise
+    let mut moved = RestoOnDevice::new(
+        &cpu,
+        &scaled_d,
+        args.0,
+        7.0,
+        &[-3.0, 0.5, 9.0],
+        &args.3,
+        &args.4,
+        &args.5,
+        &args.6,
+        &args.7,
+        &args.8,
+    )
+    .unwrap();
+    let w = vec![1.2, 4.0, 2.0, 42.0];
+    moved.restart(&w, args.1);
+    assert_same_values(&resto, &moved, &xr, &[0.3, -2.0], 1.0);
 }
 
 /// A model whose device evaluation fails: every value callback returns an error.

@@ -265,8 +265,8 @@ pub struct Cuda {
     /// `scratch_lock`.
     scratch: Buffer,
     scratch_lock: Mutex<()>,
-    /// First failure since the last synchronize.
-    failure: Mutex<Option<DeviceError>>,
+    /// First failure of a launch per thread since that thread's last synchronize.
+    failure: fault::FailureSlots,
     /// [`Device::transferred_bytes`].
     transferred: TransferCount,
     /// Declared after every buffer and module (they are freed on it first).
@@ -344,7 +344,7 @@ impl Cuda {
             ipm: IpmKernels::placeholder(),
             scratch,
             scratch_lock: Mutex::new(()),
-            failure: Mutex::new(None),
+            failure: fault::FailureSlots::default(),
             transferred: TransferCount::default(),
             stream,
             ctx,
@@ -662,10 +662,7 @@ impl LaunchOps for Cuda {
     }
 
     fn record(&self, error: DeviceError) {
-        let mut failure = lock(&self.failure);
-        if failure.is_none() {
-            *failure = Some(error);
-        }
+        self.failure.record(error);
     }
 
     #[track_caller]
@@ -848,7 +845,7 @@ impl Device for Cuda {
 
     fn synchronize(&self) -> Result<(), DeviceError> {
         let waited = self.wait();
-        match lock(&self.failure).take() {
+        match self.failure.take() {
             Some(e) => Err(e),
             None => waited,
         }

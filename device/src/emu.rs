@@ -185,8 +185,9 @@ pub struct Emu {
     ipm: IpmKernels,
     /// Reduction scratch: the partials of both passes and the result.
     partials: Mutex<Vec<f64>>,
-    /// First failure of a [`Device`] method's launch since the last synchronize.
-    failure: Mutex<Option<DeviceError>>,
+    /// First failure of a [`Device`] method's launch per thread since that thread's last
+    /// synchronize.
+    failure: fault::FailureSlots,
     /// Held while a kernel runs: the grid variables of a module are globals.
     running: Mutex<()>,
     /// Bytes "copied" between host and device ([`Device::transferred_bytes`]): what a GPU
@@ -280,7 +281,7 @@ impl Emu {
             registry: Mutex::new(Registry::default()),
             ipm: IpmKernels::placeholder(),
             partials: Mutex::new(partials),
-            failure: Mutex::new(None),
+            failure: fault::FailureSlots::default(),
             running: Mutex::new(()),
             transferred: TransferCount::default(),
         };
@@ -794,10 +795,7 @@ impl LaunchOps for Emu {
     }
 
     fn record(&self, error: DeviceError) {
-        let mut failure = lock(&self.failure);
-        if failure.is_none() {
-            *failure = Some(error);
-        }
+        self.failure.record(error);
     }
 
     /// A scan of the index list per call: this device is for testing, not speed.
@@ -919,7 +917,7 @@ impl Device for Emu {
         idx.len()
     }
     fn synchronize(&self) -> Result<(), DeviceError> {
-        match lock(&self.failure).take() {
+        match self.failure.take() {
             Some(e) => Err(e),
             None => Ok(()),
         }

@@ -59,3 +59,41 @@ pub(crate) fn launch_is_refused() -> bool {
         }
     })
 }
+
+/// The first kernel failure per thread since that thread's last
+/// [`Device::synchronize`](crate::Device::synchronize).
+///
+/// Launches are refused (bad arguments, an injected failure) on the thread that issued
+/// them, and the solve running on that thread must hear of it — not another solve that
+/// shares the process-wide device and happens to synchronize first. (An asynchronous
+/// fault on a GPU is sticky in its CUDA context: the driver reports it to every thread's
+/// next wait, through [`crate::Device::synchronize`]'s own wait.)
+#[derive(Debug, Default)]
+pub(crate) struct FailureSlots {
+    by_thread: std::sync::Mutex<Vec<(std::thread::ThreadId, crate::DeviceError)>>,
+}
+
+impl FailureSlots {
+    /// Keeps `error` for the calling thread unless it already has one.
+    pub(crate) fn record(&self, error: crate::DeviceError) {
+        let thread = std::thread::current().id();
+        let mut slots = self
+            .by_thread
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !slots.iter().any(|(t, _)| *t == thread) {
+            slots.push((thread, error));
+        }
+    }
+
+    /// Takes the calling thread's failure, if any.
+    pub(crate) fn take(&self) -> Option<crate::DeviceError> {
+        let thread = std::thread::current().id();
+        let mut slots = self
+            .by_thread
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let at = slots.iter().position(|(t, _)| *t == thread)?;
+        Some(slots.swap_remove(at).1)
+    }
+}

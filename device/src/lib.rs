@@ -26,8 +26,9 @@
 //! Allocation and host transfers return [`DeviceError`] (a failed allocation says how many
 //! bytes were requested). Kernels do not return errors: on a real device they run
 //! asynchronously, so a failure is only known later. A device records the first kernel
-//! failure and reports it from [`Device::synchronize`], which the solver calls at the end of
-//! every iteration; until then a failed reduction returns NaN, which the algorithm already
+//! failure of each thread and reports it from that thread's next [`Device::synchronize`],
+//! which the solver calls at the end of every iteration (so a solve hears of its own
+//! failures, not of those of another solve sharing the device); until then a failed reduction returns NaN, which the algorithm already
 //! treats as a rejected point. [`Cpu`] kernels cannot fail.
 //!
 //! # Lengths

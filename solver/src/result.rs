@@ -268,7 +268,7 @@ pub enum SolverError {
     BadOption(#[from] crate::options::OptionError),
     /// The linear-algebra layer failed during setup (analysis).
     #[error("linear algebra: {0}")]
-    Linalg(#[from] simdnlp_linalg::LinalgError),
+    Linalg(simdnlp_linalg::LinalgError),
     /// The device failed (allocation, transfer, kernel).
     #[error(transparent)]
     Device(#[from] simdnlp_device::DeviceError),
@@ -278,6 +278,18 @@ pub enum SolverError {
     /// iteration queued before it) is [`SolverError::Device`] instead.
     #[error("model on the device: {0}")]
     DeviceModel(simdnlp_modeling::ModelError),
+}
+
+impl From<simdnlp_linalg::LinalgError> for SolverError {
+    /// [`SolverError::Device`] for a device failure the factorization met (a kernel
+    /// failure is reported where the device synchronizes, not where it happened), else
+    /// [`SolverError::Linalg`].
+    fn from(error: simdnlp_linalg::LinalgError) -> Self {
+        match error {
+            simdnlp_linalg::LinalgError::Device { source, .. } => Self::Device(source),
+            other => Self::Linalg(other),
+        }
+    }
 }
 
 impl From<simdnlp_modeling::ModelError> for SolverError {

@@ -15,7 +15,7 @@
 //! diagonal that makes `H + Σ` diagonally dominant and `δc = 1e-8`: the values only
 //! matter for the numeric factorization to finish, its cost depends on the pattern.
 
-use simdnlp_bench::harness::{BackendSel, InstanceSpec, Registry, SizeClass, Suite};
+use simdnlp_bench::harness::{InstanceSpec, ModelSourceSel, Registry, SizeClass, Suite};
 use simdnlp_linalg::{
     FaerLdlt, FillMethod, FillOrdering, KktBuilder, Parallelism, SymmetricSolver,
 };
@@ -65,7 +65,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         let inst_spec: InstanceSpec = inst.parse()?;
         let sizes = [SizeClass::Small, SizeClass::Medium, SizeClass::Large];
-        let instances = reg.select(suite, &sizes, &[inst_spec], BackendSel::Auto)?;
+        let instances = reg.select(suite, &sizes, &[inst_spec], ModelSourceSel::Auto)?;
         let Some(instance) = instances.first() else {
             return Err(format!("no instance {spec}").into());
         };

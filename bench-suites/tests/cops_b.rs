@@ -266,7 +266,7 @@ mod solve {
 mod registry_wiring {
     use simdnlp_bench::cops;
     use simdnlp_bench::harness::registry::{
-        BackendSel, Registry, SizeClass, Suite, register_modeling_layer,
+        ModelSourceSel, Registry, SizeClass, Suite, register_modeling_layer,
     };
 
     #[test]
@@ -274,7 +274,7 @@ mod registry_wiring {
         let mut r = Registry::new();
         register_modeling_layer(&mut r);
         let small = r
-            .select(Suite::Cops, &[SizeClass::Small], &[], BackendSel::Cpu)
+            .select(Suite::Cops, &[SizeClass::Small], &[], ModelSourceSel::Cpu)
             .unwrap();
         assert_eq!(small.len(), cops::ALL.len());
         let specs = [
@@ -282,12 +282,15 @@ mod registry_wiring {
             "torsion:50x50".parse().unwrap(),
         ];
         let inst = r
-            .select(Suite::Cops, &[], &specs, BackendSel::Auto)
+            .select(Suite::Cops, &[], &specs, ModelSourceSel::Auto)
             .unwrap();
         assert_eq!(inst[0].reference, Some(1.01283));
         assert_eq!(inst[1].reference, Some(-0.418087));
         assert_eq!(inst[0].build().unwrap().meta().nvar, 4 * 401 + 1);
         let bad = ["minsurf:7".parse().unwrap()];
-        assert!(r.select(Suite::Cops, &[], &bad, BackendSel::Auto).is_err());
+        assert!(
+            r.select(Suite::Cops, &[], &bad, ModelSourceSel::Auto)
+                .is_err()
+        );
     }
 }

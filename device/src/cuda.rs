@@ -36,6 +36,7 @@
 //! ```
 
 use crate::emu::{kernel_names, source_hash};
+use crate::fault;
 use crate::kernel_cache::{KernelCache, ModuleBuild};
 use crate::launched::{IpmKernels, LaunchOps, RESULT_ENTRY, SCRATCH_LEN, launched_kernel_methods};
 use crate::transfers::{self, TransferCount};
@@ -264,8 +265,8 @@ pub struct Cuda {
     /// `scratch_lock`.
     scratch: Buffer,
     scratch_lock: Mutex<()>,
-    /// First failure since the last synchronize.
-    failure: Mutex<Option<DeviceError>>,
+    /// First failure of a launch per thread since that thread's last synchronize.
+    failure: fault::FailureSlots,
     /// [`Device::transferred_bytes`].
     transferred: TransferCount,
     /// Declared after every buffer and module (they are freed on it first).
@@ -343,7 +344,7 @@ impl Cuda {
             ipm: IpmKernels::placeholder(),
             scratch,
             scratch_lock: Mutex::new(()),
-            failure: Mutex::new(None),
+            failure: fault::FailureSlots::default(),
             transferred: TransferCount::default(),
             stream,
             ctx,
@@ -588,6 +589,9 @@ impl KernelRuntime for Cuda {
             if threads.div_ceil(BLOCK) > i32::MAX as usize {
                 return Err(refuse(format!("{threads} threads exceed the grid limit")));
             }
+            if threads > 0 && fault::launch_is_refused() {
+                return Err(refuse(fault::INJECTED_FAILURE.to_owned()));
+            }
             k
         };
         if threads == 0 {
@@ -658,10 +662,7 @@ impl LaunchOps for Cuda {
     }
 
     fn record(&self, error: DeviceError) {
-        let mut failure = lock(&self.failure);
-        if failure.is_none() {
-            *failure = Some(error);
-        }
+        self.failure.record(error);
     }
 
     #[track_caller]
@@ -844,7 +845,7 @@ impl Device for Cuda {
 
     fn synchronize(&self) -> Result<(), DeviceError> {
         let waited = self.wait();
-        match lock(&self.failure).take() {
+        match self.failure.take() {
             Some(e) => Err(e),
             None => waited,
         }

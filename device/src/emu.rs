@@ -26,6 +26,7 @@
 //! indices before its launch and panics on a caller bug where `Cpu`'s slice indexing
 //! panics (a scan of the index lists per call: this device is for testing, not speed).
 
+use crate::fault;
 use crate::kernel_cache::{CacheKey, KernelCache, ModuleBuild};
 use crate::launched::{IpmKernels, LaunchOps, RESULT_ENTRY, SCRATCH_LEN, launched_kernel_methods};
 use crate::transfers::{self, TransferCount};
@@ -184,8 +185,9 @@ pub struct Emu {
     ipm: IpmKernels,
     /// Reduction scratch: the partials of both passes and the result.
     partials: Mutex<Vec<f64>>,
-    /// First failure of a [`Device`] method's launch since the last synchronize.
-    failure: Mutex<Option<DeviceError>>,
+    /// First failure of a [`Device`] method's launch per thread since that thread's last
+    /// synchronize.
+    failure: fault::FailureSlots,
     /// Held while a kernel runs: the grid variables of a module are globals.
     running: Mutex<()>,
     /// Bytes "copied" between host and device ([`Device::transferred_bytes`]): what a GPU
@@ -279,7 +281,7 @@ impl Emu {
             registry: Mutex::new(Registry::default()),
             ipm: IpmKernels::placeholder(),
             partials: Mutex::new(partials),
-            failure: Mutex::new(None),
+            failure: fault::FailureSlots::default(),
             running: Mutex::new(()),
             transferred: TransferCount::default(),
         };
@@ -719,6 +721,9 @@ impl KernelRuntime for Emu {
             if threads.div_ceil(BLOCK) > i32::MAX as usize {
                 return Err(refuse(format!("{threads} threads exceed the grid limit")));
             }
+            if threads > 0 && fault::launch_is_refused() {
+                return Err(refuse(fault::INJECTED_FAILURE.to_owned()));
+            }
             k
         };
         if threads == 0 {
@@ -790,10 +795,7 @@ impl LaunchOps for Emu {
     }
 
     fn record(&self, error: DeviceError) {
-        let mut failure = lock(&self.failure);
-        if failure.is_none() {
-            *failure = Some(error);
-        }
+        self.failure.record(error);
     }
 
     /// A scan of the index list per call: this device is for testing, not speed.
@@ -915,7 +917,7 @@ impl Device for Emu {
         idx.len()
     }
     fn synchronize(&self) -> Result<(), DeviceError> {
-        match lock(&self.failure).take() {
+        match self.failure.take() {
             Some(e) => Err(e),
             None => Ok(()),
         }

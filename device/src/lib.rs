@@ -26,8 +26,9 @@
 //! Allocation and host transfers return [`DeviceError`] (a failed allocation says how many
 //! bytes were requested). Kernels do not return errors: on a real device they run
 //! asynchronously, so a failure is only known later. A device records the first kernel
-//! failure and reports it from [`Device::synchronize`], which the solver calls at the end of
-//! every iteration; until then a failed reduction returns NaN, which the algorithm already
+//! failure of each thread and reports it from that thread's next [`Device::synchronize`],
+//! which the solver calls at the end of every iteration (so a solve hears of its own
+//! failures, not of those of another solve sharing the device); until then a failed reduction returns NaN, which the algorithm already
 //! treats as a rejected point. [`Cpu`] kernels cannot fail.
 //!
 //! # Lengths
@@ -65,6 +66,7 @@ mod cpu;
 mod cuda;
 mod emu;
 mod error;
+mod fault;
 mod kernel;
 mod kernel_cache;
 mod launched;
@@ -77,6 +79,10 @@ pub use cpu::Cpu;
 pub use cuda::{Cuda, CudaIndex, CudaInfo, CudaVector, CudaWords, driver_present};
 pub use emu::{BLOCK, COMPILER_ENV, Emu, IPM_KERNELS};
 pub use error::DeviceError;
+pub use fault::{
+    INJECTED_FAILURE, clear_launch_failure_on_this_thread, fail_launch_on_this_thread,
+    launches_on_this_thread,
+};
 pub use kernel::{KernelArg, KernelId, KernelRuntime, MAX_KERNEL_ARGS, ModuleId};
 pub use kernel_cache::{CacheKey, KERNEL_CACHE_ENV, KernelCache, ModuleBuild};
 pub use nvrtc::{NVRTC_LIB_ENV, Nvrtc, Ptx};

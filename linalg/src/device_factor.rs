@@ -56,7 +56,7 @@ pub trait DeviceFactorization<D: Device> {
 
 /// A device failure inside a factorization, as a [`LinalgError`] naming the step.
 pub(crate) fn device_failure(step: &'static str, e: DeviceError) -> LinalgError {
-    LinalgError::Backend(format!("{step}: {e}"))
+    LinalgError::Device { step, source: e }
 }
 
 /// [`DeviceFactorization`] by a host [`SymmetricSolver`] (faer): the values and every

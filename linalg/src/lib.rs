@@ -130,6 +130,16 @@ pub enum LinalgError {
     /// The backend failed for a reason it reports.
     #[error("backend failure: {0}")]
     Backend(String),
+    /// The device under a [`DeviceFactorization`] failed (a transfer, an allocation, or a
+    /// kernel failure reported at the transfer that synchronized with it).
+    #[error("{step}: {source}")]
+    Device {
+        /// What the factorization was doing when the failure was reported.
+        step: &'static str,
+        /// The device's error.
+        #[source]
+        source: simdnlp_device::DeviceError,
+    },
     /// A compressed sparse column pattern is malformed (column pointers not monotone, row
     /// indices unsorted / duplicated within a column, or an entry above the diagonal where
     /// only the lower triangle is allowed).

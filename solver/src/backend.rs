@@ -23,7 +23,7 @@
 //! those with a finite upper bound.
 
 use crate::evaluate::DeviceNlp;
-use crate::evaluation::Evaluation;
+use crate::evaluation::{Evaluation, PhaseTimes};
 use crate::layout::Layout;
 use crate::options::Options;
 use crate::result::{CallbackCounts, SolverError};
@@ -304,9 +304,9 @@ pub trait Backend {
         0.0
     }
 
-    /// Callback/factorization counts and per-phase times (seconds: callbacks,
-    /// factorization, solves) accumulated since the backend was created.
-    fn counters(&self) -> (CallbackCounts, [f64; 3]) {
+    /// Callback/factorization counts and per-phase times accumulated since the backend
+    /// was created.
+    fn counters(&self) -> (CallbackCounts, PhaseTimes) {
         self.evaluation().counters()
     }
 

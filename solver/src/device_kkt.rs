@@ -29,7 +29,7 @@
 
 use crate::backend::{Backend, KktStatus};
 use crate::evaluate::DeviceNlp;
-use crate::evaluation::{Evaluation, FACTORIZATION, FactorizationCause, SOLVES};
+use crate::evaluation::{Evaluation, FactorizationCause, Phase};
 use crate::layout::Layout;
 use crate::options::{KktKind, Options};
 use crate::result::SolverError;
@@ -420,7 +420,7 @@ impl<D: Device, F: DeviceFactorization<D>> Backend for DeviceKktBackend<D, F> {
             cause,
             ..
         } = self;
-        eval.timed(FACTORIZATION, |eval| {
+        eval.timed(Phase::Factorization, |eval| {
             cause.factorized(&mut eval.counts, false);
             let (n, m) = (eval.n, eval.m);
             let device = &*eval.device;
@@ -486,7 +486,7 @@ impl<D: Device, F: DeviceFactorization<D>> Backend for DeviceKktBackend<D, F> {
             cause,
             ..
         } = self;
-        eval.timed(SOLVES, |eval| {
+        eval.timed(Phase::Solves, |eval| {
             cause.solved(&mut eval.counts);
             let (n, m, nw) = (eval.n, eval.m, eval.nw);
             let device = &*eval.device;

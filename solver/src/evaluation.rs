@@ -17,12 +17,55 @@ use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Slot of [`Evaluation::times`] for the model callbacks.
-pub(crate) const CALLBACKS: usize = 0;
-/// Slot of [`Evaluation::times`] for the KKT factorizations.
-pub(crate) const FACTORIZATION: usize = 1;
-/// Slot of [`Evaluation::times`] for the KKT solves (with refinement).
-pub(crate) const SOLVES: usize = 2;
+/// A timed phase of the work a KKT backend does for the interior-point method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Model callbacks (objective, gradient, constraints, Jacobian, Hessian).
+    Callbacks,
+    /// KKT assembly and numeric factorization (inertia corrections included).
+    Factorization,
+    /// KKT triangular solves with iterative refinement.
+    Solves,
+}
+
+/// Wall time (seconds) per [`Phase`], accumulated since a backend was created.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PhaseTimes {
+    /// [`Phase::Callbacks`].
+    pub callbacks: f64,
+    /// [`Phase::Factorization`].
+    pub factorization: f64,
+    /// [`Phase::Solves`].
+    pub solves: f64,
+}
+
+impl PhaseTimes {
+    /// Adds `seconds` to `phase`.
+    pub(crate) fn add(&mut self, phase: Phase, seconds: f64) {
+        match phase {
+            Phase::Callbacks => self.callbacks += seconds,
+            Phase::Factorization => self.factorization += seconds,
+            Phase::Solves => self.solves += seconds,
+        }
+    }
+
+    /// The time spent since the reading `earlier` of the same backend.
+    pub(crate) fn since(&self, earlier: &PhaseTimes) -> PhaseTimes {
+        PhaseTimes {
+            callbacks: self.callbacks - earlier.callbacks,
+            factorization: self.factorization - earlier.factorization,
+            solves: self.solves - earlier.solves,
+        }
+    }
+}
+
+impl std::ops::AddAssign for PhaseTimes {
+    fn add_assign(&mut self, other: PhaseTimes) {
+        self.callbacks += other.callbacks;
+        self.factorization += other.factorization;
+        self.solves += other.solves;
+    }
+}
 
 /// The model evaluated on device `D` for one problem layout (see the module
 /// documentation).
@@ -67,7 +110,7 @@ pub struct Evaluation<D: Device> {
     /// Callback and factorization counts since creation.
     pub(crate) counts: CallbackCounts,
     /// Seconds spent in callbacks, factorizations and solves since creation.
-    pub(crate) times: [f64; 3],
+    pub(crate) times: PhaseTimes,
 }
 
 fn check_structure(
@@ -138,7 +181,7 @@ impl<D: Device> Evaluation<D> {
             cbuf: device.zeros(m)?,
             eval_error: Cell::new(None),
             counts: CallbackCounts::default(),
-            times: [0.0; 3],
+            times: PhaseTimes::default(),
             device,
         })
     }
@@ -166,12 +209,12 @@ impl<D: Device> Evaluation<D> {
         }
     }
 
-    /// Runs `f`, adding its wall time to `times[slot]`.
-    pub(crate) fn timed<R>(&mut self, slot: usize, f: impl FnOnce(&mut Self) -> R) -> R {
-        let t = Instant::now();
-        let r = f(self);
-        self.times[slot] += t.elapsed().as_secs_f64();
-        r
+    /// Runs `f`, adding its wall time to `phase`.
+    pub(crate) fn timed<R>(&mut self, phase: Phase, f: impl FnOnce(&mut Self) -> R) -> R {
+        let start = Instant::now();
+        let result = f(self);
+        self.times.add(phase, start.elapsed().as_secs_f64());
+        result
     }
 
     /// Reports the first evaluation failure since the last call, then waits for the device.
@@ -187,7 +230,7 @@ impl<D: Device> Evaluation<D> {
 
     /// Objective `f(x)` at `w = (x, s)`.
     pub fn obj(&mut self, model: &dyn DeviceNlp<D>, w: &D::Vector) -> f64 {
-        self.timed(CALLBACKS, |s| {
+        self.timed(Phase::Callbacks, |s| {
             s.counts.obj += 1;
             let f = model.obj(w);
             s.settle(f, f64::NAN)
@@ -197,7 +240,7 @@ impl<D: Device> Evaluation<D> {
     /// Objective gradient into the `x` part of `g`, zero on the slack part.
     pub fn grad(&mut self, model: &dyn DeviceNlp<D>, w: &D::Vector, g: &mut D::Vector) {
         let n = self.n;
-        self.timed(CALLBACKS, |s| {
+        self.timed(Phase::Callbacks, |s| {
             s.counts.grad += 1;
             let done = model.grad(w, g);
             if done.is_err() {
@@ -212,7 +255,7 @@ impl<D: Device> Evaluation<D> {
     /// Constraint residual `r(w)`: `c_j(x) − s_k` for a row with slack `k`, `c_j(x) − b_j`
     /// for an equality row.
     pub fn residual(&mut self, model: &dyn DeviceNlp<D>, w: &D::Vector, r: &mut D::Vector) {
-        self.timed(CALLBACKS, |s| {
+        self.timed(Phase::Callbacks, |s| {
             s.counts.cons += 1;
             let done = model.cons(w, r);
             if done.is_err() {
@@ -236,7 +279,7 @@ impl<D: Device> Evaluation<D> {
     /// Sets the slack part of `w` to the model's row values of the slack rows.
     pub fn set_slacks_from_cons(&mut self, model: &dyn DeviceNlp<D>, w: &mut D::Vector) {
         let n = self.n;
-        self.timed(CALLBACKS, |s| {
+        self.timed(Phase::Callbacks, |s| {
             s.counts.cons += 1;
             let done = model.cons(w, &mut s.cbuf);
             if done.is_err() {
@@ -253,7 +296,7 @@ impl<D: Device> Evaluation<D> {
     /// Evaluates and keeps the Jacobian at `w`; `false` when a value is NaN/∞ (one
     /// reduction on the device).
     pub fn jac(&mut self, model: &dyn DeviceNlp<D>, w: &D::Vector) -> bool {
-        self.timed(CALLBACKS, |s| {
+        self.timed(Phase::Callbacks, |s| {
             s.counts.jac += 1;
             let done = model.jac_coord(w, &mut s.jvals);
             s.settle(done.map(|()| true), false) && s.device.norm_inf(&s.jvals).is_finite()
@@ -268,7 +311,7 @@ impl<D: Device> Evaluation<D> {
         y: &D::Vector,
         sigma: f64,
     ) -> bool {
-        self.timed(CALLBACKS, |s| {
+        self.timed(Phase::Callbacks, |s| {
             s.counts.hess += 1;
             let done = model.hess_coord(w, y, sigma, &mut s.hvals);
             s.settle(done.map(|()| true), false) && s.device.norm_inf(&s.hvals).is_finite()
@@ -289,7 +332,7 @@ impl<D: Device> Evaluation<D> {
     }
 
     /// Counts and per-phase times since creation.
-    pub fn counters(&self) -> (CallbackCounts, [f64; 3]) {
+    pub fn counters(&self) -> (CallbackCounts, PhaseTimes) {
         (self.counts, self.times)
     }
 }

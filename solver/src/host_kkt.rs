@@ -18,7 +18,7 @@
 use crate::backend::{Backend, KktStatus};
 use crate::device_kkt::CondensedOnDevice;
 use crate::evaluate::DeviceNlp;
-use crate::evaluation::{Evaluation, FACTORIZATION, FactorizationCause, SOLVES};
+use crate::evaluation::{Evaluation, FactorizationCause, Phase};
 use crate::layout::Layout;
 use crate::options::{KktKind, LinearSolverKind, Options, OrderingKind};
 use crate::result::SolverError;
@@ -178,12 +178,12 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
         })
     }
 
-    /// Runs `f`, adding its wall time to the evaluation's `times[slot]`.
-    fn timed<R>(&mut self, slot: usize, f: impl FnOnce(&mut Self) -> R) -> R {
-        let t = Instant::now();
-        let r = f(self);
-        self.eval.times[slot] += t.elapsed().as_secs_f64();
-        r
+    /// Runs `f`, adding its wall time to the evaluation's `phase`.
+    fn timed<R>(&mut self, phase: Phase, f: impl FnOnce(&mut Self) -> R) -> R {
+        let start = Instant::now();
+        let result = f(self);
+        self.eval.times.add(phase, start.elapsed().as_secs_f64());
+        result
     }
 
     /// `out = K x` for the full (uncondensed) KKT matrix of the last factorization.
@@ -416,7 +416,7 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
         hessian: bool,
     ) -> Result<KktStatus, SolverError> {
         let sigma = self.eval.device.host(sigma);
-        self.timed(FACTORIZATION, |s| {
+        self.timed(Phase::Factorization, |s| {
             // Cause of this factorization (counts only): the LBLᵀ switch, or see
             // FactorizationCause.
             s.cause.factorized(&mut s.eval.counts, s.pivoting_requested);
@@ -568,7 +568,7 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
         let device = &*self.eval.device;
         let (rw, ry) = (device.host(rw), device.host(ry));
         let (dw, dy) = (device.host_mut(dw), device.host_mut(dy));
-        self.timed(SOLVES, |s| {
+        self.timed(Phase::Solves, |s| {
             let nw = s.eval.nw;
             s.cause.solved(&mut s.eval.counts);
             s.rhs_full[..nw].copy_from_slice(rw);

@@ -10,6 +10,7 @@
 use crate::backend::{Backend, KktStatus};
 use crate::drive::{Driver, IterationRecord};
 use crate::evaluate::DeviceNlp;
+use crate::evaluation::PhaseTimes;
 use crate::layout::Layout;
 use crate::models::RestoOnDevice;
 use crate::options::{MuStrategy, Options, PrintLevel};
@@ -240,7 +241,7 @@ pub(crate) struct Ipm<'a, B: Backend> {
     /// Counts from restoration phases (their own backends).
     pub resto_counts: CallbackCounts,
     /// Times (callbacks, factorization, solves) from restoration phases.
-    pub resto_times: [f64; 3],
+    pub resto_times: PhaseTimes,
     /// KKT backends made for the restoration problem (each with a symbolic analysis of
     /// its KKT pattern): at most one per solve, kept across its restoration phases.
     pub resto_backends: usize,
@@ -420,7 +421,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             compl_u: f64::INFINITY,
             restorations: 0,
             resto_counts: CallbackCounts::default(),
-            resto_times: [0.0; 3],
+            resto_times: PhaseTimes::default(),
             resto_backends: 0,
             resto_analysis: 0.0,
             resto_setup: 0.0,
@@ -946,9 +947,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             // Inaccurate: first a more stable factorization of the same matrix (Ipopt's
             // IncreaseQuality), then regularize the constraint block, more each time.
             if be.kkt_increase_quality()? {
-                if self.o.print_level >= PrintLevel::Debug {
-                    tracing::debug!("inaccurate KKT solve, factorizing with pivoting");
-                }
+                tracing::debug!("inaccurate KKT solve, factorizing with pivoting");
                 continue;
             }
             if attempt == 2 {
@@ -963,9 +962,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             } else {
                 min_dc * 100.0
             };
-            if self.o.print_level >= PrintLevel::Debug {
-                tracing::debug!(min_dc, "inaccurate KKT solve, regularizing");
-            }
+            tracing::debug!(min_dc, "inaccurate KKT solve, regularizing");
         }
         self.bound_steps();
         Ok(true)
@@ -1037,9 +1034,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
                 self.note_degeneracy(needed_dc);
                 self.delta_w_last = dw;
                 self.last_reg = dw;
-                if o.print_level >= PrintLevel::Debug {
-                    tracing::debug!(delta_w = dw, delta_c = dc, "inertia correction");
-                }
+                tracing::debug!(delta_w = dw, delta_c = dc, "inertia correction");
                 return Ok(true);
             }
             dw *= if self.delta_w_last == 0.0 {
@@ -1067,9 +1062,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
         self.degen_iters = if needed_dc { self.degen_iters + 1 } else { 0 };
         if self.degen_iters >= DEGEN_ITERS_MAX {
             self.jac_degenerate = true;
-            if self.o.print_level >= PrintLevel::Debug {
-                tracing::debug!("Jacobian treated as rank deficient: δ_c always on");
-            }
+            tracing::debug!("Jacobian treated as rank deficient: δ_c always on");
         }
     }
 
@@ -1095,7 +1088,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let smin = f64::EPSILON * self.mu.min(1.0);
         let adjusted = be.safe_slack(&mut self.slt, &self.zl, smin, self.mu)
             + be.safe_slack(&mut self.sut, &self.zu, smin, self.mu);
-        if adjusted > 0 && self.o.print_level >= PrintLevel::Debug {
+        if adjusted > 0 {
             tracing::debug!(adjusted, "slacks too small, using mu/z");
         }
         self.ft = be.eval_obj(self.model, &self.wt);
@@ -1170,9 +1163,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             self.wd_active = true;
             self.wd_trials = 0;
             self.wd_shortened = 0;
-            if o.print_level >= PrintLevel::Debug {
-                tracing::debug!("watchdog activated");
-            }
+            tracing::debug!("watchdog activated");
         }
         if !self.wd_active {
             let ls = self.line_search(theta, phi, false)?;
@@ -1219,9 +1210,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             }
         }
         // Give up: back to the stored point and its direction, then backtrack.
-        if o.print_level >= PrintLevel::Debug {
-            tracing::debug!("watchdog failed, returning to the stored iterate");
-        }
+        tracing::debug!("watchdog failed, returning to the stored iterate");
         self.wd_active = false;
         let be = &*self.be;
         be.copy(&mut self.w, &self.wd_w);
@@ -1352,9 +1341,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
                 self.filter.clear();
                 self.filter_resets += 1;
                 self.filter_reject_count = 0;
-                if self.o.print_level >= PrintLevel::Debug {
-                    tracing::debug!(resets = self.filter_resets, "filter reset");
-                }
+                tracing::debug!(resets = self.filter_resets, "filter reset");
             }
         } else {
             self.filter_reject_count = 0;
@@ -1402,9 +1389,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
                     let az = be
                         .max_step(&self.zl, &self.dzl, self.tau)
                         .min(be.max_step(&self.zu, &self.dzu, self.tau));
-                    if o.print_level >= PrintLevel::Debug {
-                        tracing::debug!(alpha_soc, "second-order correction accepted");
-                    }
+                    tracing::debug!(alpha_soc, "second-order correction accepted");
                     return Ok(Some((alpha_soc, az, f_type)));
                 }
                 Acc::Reject | Acc::RejectFilter => {}
@@ -1635,9 +1620,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
         if self.lay.m == 0 {
             return Ok(Some(Status::RestorationFailed));
         }
-        if o.print_level >= PrintLevel::Debug {
-            tracing::debug!(theta, "entering restoration phase");
-        }
+        tracing::debug!(theta, "entering restoration phase");
         self.augment_filter(theta, phi);
         self.restorations += 1;
         let bytes_at_entry = self.device.transferred_bytes_on_this_thread();
@@ -1673,16 +1656,14 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let mut inner = Ipm::with_layout(
             &mut rs.be, device, &rs.model, &rs.lay, &rs.opts, 1.0, on_device, "r",
         )?;
-        if o.print_level >= PrintLevel::Debug {
-            let bytes = self.device.transferred_bytes_on_this_thread() - bytes_at_entry;
-            tracing::debug!(
-                phase = self.restorations,
-                first,
-                bytes,
-                "restoration phase set up (host-device bytes: at the first phase of a solve \
-                 the restoration problem's set-up, else scalars only)"
-            );
-        }
+        let bytes = self.device.transferred_bytes_on_this_thread() - bytes_at_entry;
+        tracing::debug!(
+            phase = self.restorations,
+            first,
+            bytes,
+            "restoration phase set up (host-device bytes: at the first phase of a solve the \
+             restoration problem's set-up, else scalars only)"
+        );
         inner.max_iter = self.max_iter.saturating_sub(self.iter);
         inner.t0 = self.t0;
         inner.iter_offset = self.iter_offset + self.iter + 1;
@@ -1702,14 +1683,10 @@ impl<'a, B: Backend> Ipm<'a, B> {
         // took it)
         let (cnt, times) = rs.be.counters();
         self.resto_counts = cnt.since(&rs.counts_before);
-        for ((total, now), before) in self.resto_times.iter_mut().zip(times).zip(rs.times_before) {
-            *total = now - before;
-        }
+        self.resto_times = times.since(&rs.times_before);
         self.resto_analysis = self.resto_setup + rs.be.analysis_seconds() - rs.analysis_before;
         self.iter += inner_iter;
-        if o.print_level >= PrintLevel::Debug {
-            tracing::debug!(?exit, inner_iter, "restoration phase finished");
-        }
+        tracing::debug!(?exit, inner_iter, "restoration phase finished");
         let outcome = match exit {
             Exit::RestorationAccepted => {
                 std::mem::swap(&mut self.w, &mut self.wt);
@@ -1796,7 +1773,7 @@ struct Restoration<'a, B: Backend> {
     /// The backend's counters, per-phase times and analysis seconds when this solve took
     /// it (a backend kept from an earlier solve has counted that solve's work).
     counts_before: CallbackCounts,
-    times_before: [f64; 3],
+    times_before: PhaseTimes,
     analysis_before: f64,
     /// Sizes of the outer problem: variables, rows, slacks.
     n: usize,

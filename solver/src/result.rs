@@ -270,12 +270,37 @@ pub enum SolverError {
     BadOption(#[from] crate::options::OptionError),
     /// The linear-algebra layer failed during setup (analysis).
     #[error("linear algebra: {0}")]
-    Linalg(#[from] simdnlp_linalg::LinalgError),
+    Linalg(simdnlp_linalg::LinalgError),
     /// The device failed (allocation, transfer, kernel).
     #[error(transparent)]
     Device(#[from] simdnlp_device::DeviceError),
     /// A model could not be evaluated on the device: building its kernels failed (a user
-    /// function without a CUDA body, a compile error) or a kernel launch failed.
+    /// function without a CUDA body, a compile error). A device failure met while
+    /// evaluating the model (allocation, transfer, a kernel launch: the model's or one the
+    /// iteration queued before it) is [`SolverError::Device`] instead.
     #[error("model on the device: {0}")]
-    DeviceModel(#[from] simdnlp_modeling::ModelError),
+    DeviceModel(simdnlp_modeling::ModelError),
+}
+
+impl From<simdnlp_linalg::LinalgError> for SolverError {
+    /// [`SolverError::Device`] for a device failure the factorization met (a kernel
+    /// failure is reported where the device synchronizes, not where it happened), else
+    /// [`SolverError::Linalg`].
+    fn from(error: simdnlp_linalg::LinalgError) -> Self {
+        match error {
+            simdnlp_linalg::LinalgError::Device { source, .. } => Self::Device(source),
+            other => Self::Linalg(other),
+        }
+    }
+}
+
+impl From<simdnlp_modeling::ModelError> for SolverError {
+    /// [`SolverError::Device`] for a device failure the model met, else
+    /// [`SolverError::DeviceModel`].
+    fn from(error: simdnlp_modeling::ModelError) -> Self {
+        match error {
+            simdnlp_modeling::ModelError::Device(device) => Self::Device(*device),
+            other => Self::DeviceModel(other),
+        }
+    }
 }

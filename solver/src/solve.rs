@@ -966,9 +966,11 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
         most_violated(user_model, &x, &constraints, o.constr_viol_tol)
     };
     let total = t_start.elapsed().as_secs_f64();
-    let callbacks = t1[0] - t0[0] + rt[0];
-    let factorization = t1[1] - t0[1] + rt[1] + analysis + resto_setup;
-    let solves = t1[2] - t0[2] + rt[2];
+    let mut phases = t1.since(&t0);
+    phases += rt;
+    let callbacks = phases.callbacks;
+    let factorization = phases.factorization + analysis + resto_setup;
+    let solves = phases.solves;
     let timings = Timings {
         callbacks,
         factorization,

@@ -633,3 +633,48 @@ fn kernels_are_prepared_before_the_solve() {
         assert!(matches!(cuda, Err(SolverError::Device(_))), "{cuda:?}");
     }
 }
+
+/// A kernel that fails in the middle of a solve (a launch refused on this thread by
+/// `simdnlp_device::fail_launch_on_this_thread`) ends the solve with the typed device error
+/// naming the kernel, on both KKT forms — no panic and no result computed from the
+/// failed kernel's output — and the shared device then serves the next solve exactly as
+/// before.
+#[test]
+fn a_kernel_failure_mid_solve_is_a_typed_error() {
+    if !emu_available() {
+        return;
+    }
+    let (model, _) = hs71_patterns(false);
+    for kkt in [KktKind::Augmented, KktKind::Condensed] {
+        let options = on(DeviceKind::Emu, &Options { kkt, ..quiet() });
+        let before = simdnlp_device::launches_on_this_thread();
+        let clean = solve(&model, &options).unwrap();
+        let total = simdnlp_device::launches_on_this_thread() - before;
+        assert!(clean.status.is_success() && total > 100, "{total} launches");
+        let mut failed_in_the_iterations = 0;
+        // in the set-up, in the first iteration, mid-solve, and the very last launch
+        for launches in [0, 7, total / 4, total / 2, total - 1] {
+            simdnlp_device::fail_launch_on_this_thread(launches);
+            let outcome = solve(&model, &options);
+            simdnlp_device::clear_launch_failure_on_this_thread();
+            match outcome {
+                Err(SolverError::Device(DeviceError::Launch {
+                    device,
+                    kernel,
+                    reason,
+                })) => {
+                    assert_eq!(device, "emu");
+                    assert!(!kernel.is_empty());
+                    assert_eq!(reason, simdnlp_device::INJECTED_FAILURE);
+                    failed_in_the_iterations += usize::from(launches >= total / 4);
+                }
+                other => panic!("{kkt:?}, failure after {launches} launches: {other:?}"),
+            }
+            // nothing left behind: the next solve is the clean one, bit for bit
+            let again = solve(&model, &options).unwrap();
+            assert_eq!(again.iterations, clean.iterations);
+            assert_eq!(again.objective.to_bits(), clean.objective.to_bits());
+        }
+        assert_eq!(failed_in_the_iterations, 3, "{kkt:?}");
+    }
+}

@@ -25,7 +25,8 @@ use serde::Serialize;
 
 use super::interrupt::Interrupt;
 use super::registry::{
-    Backend, BackendSel, DynModel, Instance, InstanceSpec, Registry, SizeClass, SizeSel, Suite,
+    DynModel, Instance, InstanceSpec, ModelSource, ModelSourceSel, Registry, SizeClass, SizeSel,
+    Suite,
 };
 use super::report::{
     CallbackRecord, SolveRecord, baseline_ratios, callbacks_table, ratio_table, rel_err,
@@ -73,7 +74,7 @@ pub struct Selection {
     /// Implementation: the modeling layer (cpu), hand-coded models, or cpu where
     /// available and hand-coded otherwise (auto).
     #[arg(long, value_enum, default_value = "auto")]
-    pub backend: BackendSel,
+    pub backend: ModelSourceSel,
     /// Directory of PGLIB-OPF cases searched first (default: $SIMDNLP_PGLIB_DIR); then
     /// the cases bundled in bench-suites/data/pglib-opf, then ../shared/data/pglib-opf
     /// next to the workspace when it exists.
@@ -392,13 +393,13 @@ pub fn run_callbacks_until(
     for inst in select(reg, &args.sel)? {
         if kernel_device.is_some() {
             // only modeling-layer models have pattern kernels
-            if inst.backend == Backend::Cpu {
+            if inst.backend == ModelSource::Cpu {
                 instances.push(inst);
             }
             continue;
         }
-        let base = (!args.no_baseline && inst.backend == Backend::Cpu)
-            .then(|| reg.counterpart(&inst, Backend::Handcoded))
+        let base = (!args.no_baseline && inst.backend == ModelSource::Cpu)
+            .then(|| reg.counterpart(&inst, ModelSource::Handcoded))
             .flatten();
         instances.push(inst);
         instances.extend(base);
@@ -467,7 +468,7 @@ pub fn run_callbacks_until(
             jac_s: 0.0,
             hess_s: 0.0,
             composite_s: 0.0,
-            evaluator: if inst.backend == Backend::Cpu && kernel_device.is_none() {
+            evaluator: if inst.backend == ModelSource::Cpu && kernel_device.is_none() {
                 args.evaluator.to_string()
             } else {
                 String::new()
@@ -681,7 +682,7 @@ mod tests {
                 suite,
                 size: SizeSel::Small,
                 instances: vec![instance.parse().unwrap()],
-                backend: BackendSel::Auto,
+                backend: ModelSourceSel::Auto,
                 pglib_dir: None,
                 json: None,
                 plot: None,
@@ -867,7 +868,7 @@ mod tests {
                 suite: Suite::Opf,
                 size: SizeSel::Small,
                 instances: vec!["case5_pjm".parse().unwrap(), "case14_ieee".parse().unwrap()],
-                backend: BackendSel::Handcoded,
+                backend: ModelSourceSel::Handcoded,
                 pglib_dir: None,
                 json: Some(json.clone()),
                 plot: None,
@@ -909,7 +910,7 @@ mod tests {
                 suite: Suite::Opf,
                 size: SizeSel::Small,
                 instances: vec!["case5_pjm".parse().unwrap()],
-                backend: BackendSel::Cpu,
+                backend: ModelSourceSel::Cpu,
                 pglib_dir: None,
                 json: None,
                 plot: None,
@@ -1036,7 +1037,7 @@ mod tests {
                 suite: Suite::Opf,
                 size: SizeSel::Small,
                 instances: vec!["case5_pjm".parse().unwrap()],
-                backend: BackendSel::Handcoded,
+                backend: ModelSourceSel::Handcoded,
                 pglib_dir: None,
                 json: None,
                 plot: None,

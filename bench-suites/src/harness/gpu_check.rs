@@ -43,7 +43,7 @@ use super::gpu_solve::{SolveCheck, SolveDevice, TimingCheck};
 use super::kernels::pattern_model;
 #[cfg(feature = "cuda")]
 use super::registry::SizeClass;
-use super::registry::{BackendSel, InstanceSpec, Registry, SizeSel, Suite};
+use super::registry::{InstanceSpec, ModelSourceSel, Registry, SizeSel, Suite};
 
 /// Relative tolerance of stage 3 (model callbacks, `fmad` off).
 pub const MODEL_TOLERANCE: f64 = 1e-12;
@@ -308,7 +308,7 @@ fn cudss_matrices(
         let inst = [Suite::Opf, Suite::Lv, Suite::Cops]
             .into_iter()
             .find_map(|suite| {
-                reg.select(suite, &SizeClass::ALL, one, BackendSel::Cpu)
+                reg.select(suite, &SizeClass::ALL, one, ModelSourceSel::Cpu)
                     .ok()
                     .and_then(|mut v| v.pop())
             })
@@ -360,7 +360,7 @@ fn check_device<D: KernelRuntime>(
         let mut selected = Vec::new();
         if args.instances.is_empty() {
             for &suite in &suites {
-                for inst in reg.select(suite, &args.size.classes(), &[], BackendSel::Cpu)? {
+                for inst in reg.select(suite, &args.size.classes(), &[], ModelSourceSel::Cpu)? {
                     selected.push((suite, inst));
                 }
             }
@@ -369,7 +369,7 @@ fn check_device<D: KernelRuntime>(
                 let mut found = Err(BenchError::Arg(format!("no suite has {}", spec.name)));
                 for &suite in &suites {
                     let one = std::slice::from_ref(spec);
-                    match reg.select(suite, &args.size.classes(), one, BackendSel::Cpu) {
+                    match reg.select(suite, &args.size.classes(), one, ModelSourceSel::Cpu) {
                         Ok(insts) => {
                             found = Ok(insts.into_iter().map(|i| (suite, i)).collect::<Vec<_>>());
                             break;

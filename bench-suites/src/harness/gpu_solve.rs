@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use super::BenchError;
 use super::kernels::pattern_model;
-use super::registry::{BackendSel, InstanceSpec, Registry, SizeClass, Suite};
+use super::registry::{InstanceSpec, ModelSourceSel, Registry, SizeClass, Suite};
 
 /// Stage 5: relative objective tolerance, device vs CPU.
 pub const OBJECTIVE_TOLERANCE: f64 = 1e-6;
@@ -142,7 +142,7 @@ fn find_instance(
     [Suite::Opf, Suite::Lv, Suite::Cops]
         .into_iter()
         .find_map(|suite| {
-            reg.select(suite, &SizeClass::ALL, one, BackendSel::Cpu)
+            reg.select(suite, &SizeClass::ALL, one, ModelSourceSel::Cpu)
                 .ok()
                 .and_then(|mut v| v.pop())
         })

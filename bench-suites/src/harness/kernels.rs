@@ -21,7 +21,7 @@ use simdnlp_modeling::Model;
 use super::BenchError;
 use super::cli::JsonLines;
 use super::cli::Selection;
-use super::registry::{BackendSel, Instance, Registry, SizeParam, Suite};
+use super::registry::{Instance, ModelSourceSel, Registry, SizeParam, Suite};
 
 /// Arguments of `kernels`.
 #[derive(Debug, Clone, Args)]
@@ -152,7 +152,12 @@ pub fn run_kernels(
     };
     let device_setup_s = started.elapsed().as_secs_f64();
     let sizes = args.sel.size.classes();
-    let instances = reg.select(args.sel.suite, &sizes, &args.sel.instances, BackendSel::Cpu)?;
+    let instances = reg.select(
+        args.sel.suite,
+        &sizes,
+        &args.sel.instances,
+        ModelSourceSel::Cpu,
+    )?;
     let mut json = JsonLines::create(args.sel.json.as_ref())?;
     let io = |e: std::io::Error| BenchError::Io {
         path: "stdout".into(),

@@ -20,8 +20,8 @@ use std::path::PathBuf;
 
 pub use interrupt::Interrupt;
 pub use registry::{
-    Backend, BackendSel, DynModel, Instance, InstanceSpec, ParamKind, Problem, Registry, SizeClass,
-    SizeParam, SizeSel, SizeSpec, Suite,
+    DynModel, Instance, InstanceSpec, ModelSource, ModelSourceSel, ParamKind, Problem, Registry,
+    SizeClass, SizeParam, SizeSel, SizeSpec, Suite,
 };
 pub use report::{CallbackRecord, ClassSummary, SolveRecord};
 pub use solve::{

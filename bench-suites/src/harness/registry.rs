@@ -1,14 +1,14 @@
 //! The instance registry: which problems a suite has, at which sizes, with which
 //! reference objective, and how to build each as a `Box<dyn NlpModel>`.
 //!
-//! A [`Problem`] is one model family of a suite for one [`Backend`] (e.g. LV rosenbrock,
+//! A [`Problem`] is one model family of a suite for one [`ModelSource`] (e.g. LV rosenbrock,
 //! hand-coded). It lists preset sizes per [`SizeClass`] and builds a model for any size
 //! parameter it accepts. [`Registry::select`] turns the CLI's `--suite/--size/--instance`
 //! into concrete [`Instance`]s.
 //!
 //! **Where the modeling layer plugs in:** [`register_modeling_layer`] is the one place to
 //! add the `simdnlp-modeling` builders (all 18 LV, 18 COPS and the OPF pattern model) as
-//! [`Backend::Cpu`] problems; nothing else in the harness changes.
+//! [`ModelSource::Cpu`] problems; nothing else in the harness changes.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -117,18 +117,18 @@ impl SizeSel {
 /// Which implementation evaluates the model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
-pub enum Backend {
+pub enum ModelSource {
     /// The modeling layer (`simdnlp-modeling`) on the CPU.
     Cpu,
     /// Hand-written models with hand-derived derivatives ([`crate::handcoded`]).
     Handcoded,
 }
 
-impl fmt::Display for Backend {
+impl fmt::Display for ModelSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Backend::Cpu => "cpu",
-            Backend::Handcoded => "handcoded",
+            ModelSource::Cpu => "cpu",
+            ModelSource::Handcoded => "handcoded",
         })
     }
 }
@@ -136,7 +136,7 @@ impl fmt::Display for Backend {
 /// The `--backend` selection; `auto` takes the modeling layer where a problem has it and
 /// the hand-coded model otherwise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum BackendSel {
+pub enum ModelSourceSel {
     /// Prefer `cpu`, fall back to `handcoded`.
     Auto,
     /// Only the modeling layer.
@@ -267,7 +267,7 @@ pub struct Problem {
     /// Name used on the command line and in reports (`rosenbrock`, `case118_ieee`).
     pub name: String,
     /// Implementation.
-    pub backend: Backend,
+    pub backend: ModelSource,
     /// Size parameter kind.
     pub param_kind: ParamKind,
     /// Preset sizes: nominal class and parameter.
@@ -286,7 +286,7 @@ pub struct Instance {
     /// Problem name.
     pub name: String,
     /// Implementation.
-    pub backend: Backend,
+    pub backend: ModelSource,
     /// Nominal class of the preset, `None` for an explicit parameter (the reported class
     /// always comes from the built model's nonzeros).
     pub nominal: Option<SizeClass>,
@@ -379,7 +379,7 @@ impl Registry {
 
     /// The same problem and size implemented by `backend` (e.g. the hand-coded baseline
     /// of a modeling-layer instance), if registered.
-    pub fn counterpart(&self, inst: &Instance, backend: Backend) -> Option<Instance> {
+    pub fn counterpart(&self, inst: &Instance, backend: ModelSource) -> Option<Instance> {
         let p = self.problems.iter().find(|p| {
             p.suite == inst.suite
                 && p.name == inst.name
@@ -405,7 +405,7 @@ impl Registry {
         suite: Suite,
         sizes: &[SizeClass],
         specs: &[InstanceSpec],
-        backend: BackendSel,
+        backend: ModelSourceSel,
     ) -> Result<Vec<Instance>, BenchError> {
         let candidates: Vec<&Problem> = self.problems.iter().filter(|p| p.suite == suite).collect();
         // problem name → chosen implementation
@@ -416,16 +416,16 @@ impl Registry {
             }
         }
         let pick = |name: &str| -> Option<&Problem> {
-            let of = |b: Backend| {
+            let of = |b: ModelSource| {
                 candidates
                     .iter()
                     .copied()
                     .find(|p| p.name == name && p.backend == b)
             };
             match backend {
-                BackendSel::Auto => of(Backend::Cpu).or_else(|| of(Backend::Handcoded)),
-                BackendSel::Cpu => of(Backend::Cpu),
-                BackendSel::Handcoded => of(Backend::Handcoded),
+                ModelSourceSel::Auto => of(ModelSource::Cpu).or_else(|| of(ModelSource::Handcoded)),
+                ModelSourceSel::Cpu => of(ModelSource::Cpu),
+                ModelSourceSel::Handcoded => of(ModelSource::Handcoded),
             }
         };
         let chosen: Vec<&Problem> = names.iter().filter_map(|n| pick(n)).collect();
@@ -522,7 +522,7 @@ pub fn register_handcoded_lv(r: &mut Registry) {
     r.add(Problem {
         suite: Suite::Lv,
         name: "rosenbrock".to_string(),
-        backend: Backend::Handcoded,
+        backend: ModelSource::Handcoded,
         param_kind: ParamKind::Scalar,
         presets: LV_PRESETS
             .iter()
@@ -571,7 +571,7 @@ pub fn register_handcoded_opf(
         r.add(Problem {
             suite: Suite::Opf,
             name,
-            backend: Backend::Handcoded,
+            backend: ModelSource::Handcoded,
             param_kind: ParamKind::Fixed,
             presets: vec![(class, SizeParam::Fixed)],
             reference: Arc::new(move |_| reference),
@@ -587,13 +587,13 @@ pub fn register_handcoded_opf(
     Ok(())
 }
 
-/// Registers the pattern-based AC OPF ([`crate::opf::model::acopf`], [`Backend::Cpu`])
+/// Registers the pattern-based AC OPF ([`crate::opf::model::acopf`], [`ModelSource::Cpu`])
 /// for every hand-coded OPF case already registered from `dirs`: same names, presets and
 /// reference objectives, so `--backend cpu|handcoded` compares like with like.
 pub fn register_modeling_opf(r: &mut Registry, dirs: &opf::PglibDirs) {
     let mut cpu = Vec::new();
     for p in &r.problems {
-        if p.suite != Suite::Opf || p.backend != Backend::Handcoded {
+        if p.suite != Suite::Opf || p.backend != ModelSource::Handcoded {
             continue;
         }
         let Ok(path) = dirs.case_path(&p.name) else {
@@ -610,7 +610,7 @@ pub fn register_modeling_opf(r: &mut Registry, dirs: &opf::PglibDirs) {
             Ok(Box::new(m) as DynModel)
         });
         cpu.push(Problem {
-            backend: Backend::Cpu,
+            backend: ModelSource::Cpu,
             build,
             ..p.clone()
         });
@@ -618,7 +618,7 @@ pub fn register_modeling_opf(r: &mut Registry, dirs: &opf::PglibDirs) {
     r.problems.extend(cpu);
 }
 
-/// The place where the modeling-layer builders (`Backend::Cpu`) are registered: every
+/// The place where the modeling-layer builders (`ModelSource::Cpu`) are registered: every
 /// LV problem ([`crate::lv`]) at the LV presets (any `N` on request) and every COPS problem
 /// ([`crate::cops::ALL`]) at its table presets (any size on request). The pattern OPF is
 /// registered per case by [`register_modeling_opf`].
@@ -627,7 +627,7 @@ pub fn register_modeling_layer(r: &mut Registry) {
         r.add(Problem {
             suite: Suite::Lv,
             name: name.to_string(),
-            backend: Backend::Cpu,
+            backend: ModelSource::Cpu,
             param_kind: ParamKind::Scalar,
             presets: LV_PRESETS
                 .iter()
@@ -652,7 +652,7 @@ pub fn register_modeling_layer(r: &mut Registry) {
         r.add(Problem {
             suite: Suite::Cops,
             name: p.name.to_string(),
-            backend: Backend::Cpu,
+            backend: ModelSource::Cpu,
             param_kind: if p.is_grid() {
                 ParamKind::Grid
             } else {
@@ -707,20 +707,20 @@ mod tests {
     fn counterpart_finds_the_other_backend() {
         let mut r = Registry::new();
         register_handcoded_lv(&mut r);
-        // a stand-in "cpu" rosenbrock: the hand-coded one under Backend::Cpu
+        // a stand-in "cpu" rosenbrock: the hand-coded one under ModelSource::Cpu
         let mut cpu = r.problems()[0].clone();
-        cpu.backend = Backend::Cpu;
+        cpu.backend = ModelSource::Cpu;
         r.add(cpu);
         let inst = r
-            .select(Suite::Lv, &[SizeClass::Medium], &[], BackendSel::Cpu)
+            .select(Suite::Lv, &[SizeClass::Medium], &[], ModelSourceSel::Cpu)
             .unwrap();
         assert_eq!(inst.len(), 1);
-        let base = r.counterpart(&inst[0], Backend::Handcoded).unwrap();
-        assert_eq!(base.backend, Backend::Handcoded);
+        let base = r.counterpart(&inst[0], ModelSource::Handcoded).unwrap();
+        assert_eq!(base.backend, ModelSource::Handcoded);
         assert_eq!(base.label(), "rosenbrock:2000");
         let mut bad = inst[0].clone();
         bad.name = "nope".into();
-        assert!(r.counterpart(&bad, Backend::Handcoded).is_none());
+        assert!(r.counterpart(&bad, ModelSource::Handcoded).is_none());
     }
 
     #[test]
@@ -751,7 +751,7 @@ mod tests {
     fn select_lv_and_opf() {
         let r = Registry::with_defaults(None);
         let all = r
-            .select(Suite::Lv, &SizeClass::ALL, &[], BackendSel::Auto)
+            .select(Suite::Lv, &SizeClass::ALL, &[], ModelSourceSel::Auto)
             .unwrap();
         let labels: Vec<String> = all.iter().map(Instance::label).collect();
         assert_eq!(
@@ -759,13 +759,13 @@ mod tests {
             ["rosenbrock:20", "rosenbrock:2000", "rosenbrock:200000"]
         );
         assert_eq!(labels.len(), 3 * crate::lv::LV_PROBLEMS.len());
-        assert!(all.iter().all(|i| i.backend == Backend::Cpu));
+        assert!(all.iter().all(|i| i.backend == ModelSource::Cpu));
         let one = r
             .select(
                 Suite::Lv,
                 &[SizeClass::Small],
                 &["rosenbrock:37".parse().unwrap()],
-                BackendSel::Handcoded,
+                ModelSourceSel::Handcoded,
             )
             .unwrap();
         assert_eq!(one[0].build().unwrap().meta().nvar, 37);
@@ -777,20 +777,30 @@ mod tests {
                     "case118_ieee".parse().unwrap(),
                     "pglib_opf_case5_pjm".parse().unwrap(),
                 ],
-                BackendSel::Auto,
+                ModelSourceSel::Auto,
             )
             .unwrap();
         assert_eq!(opf[0].reference, Some(9.7214e4));
         assert_eq!(opf[0].nominal, Some(SizeClass::Medium));
         assert_eq!(opf[1].label(), "case5_pjm");
         let small = r
-            .select(Suite::Opf, &[SizeClass::Small], &[], BackendSel::Handcoded)
+            .select(
+                Suite::Opf,
+                &[SizeClass::Small],
+                &[],
+                ModelSourceSel::Handcoded,
+            )
             .unwrap();
         let names: Vec<&str> = small.iter().map(|i| i.name.as_str()).collect();
         assert_eq!(names, ["case3_lmbd", "case5_pjm", "case14_ieee"]);
         // errors
         assert!(matches!(
-            r.select(Suite::Lv, &[], &["nope".parse().unwrap()], BackendSel::Auto),
+            r.select(
+                Suite::Lv,
+                &[],
+                &["nope".parse().unwrap()],
+                ModelSourceSel::Auto
+            ),
             Err(BenchError::UnknownInstance { .. })
         ));
         assert!(matches!(
@@ -798,19 +808,19 @@ mod tests {
                 Suite::Lv,
                 &[],
                 &["rosenbrock:3x3".parse().unwrap()],
-                BackendSel::Auto
+                ModelSourceSel::Auto
             ),
             Err(BenchError::BadSize { .. })
         ));
         let cpu = r
-            .select(Suite::Opf, &[SizeClass::Small], &[], BackendSel::Cpu)
+            .select(Suite::Opf, &[SizeClass::Small], &[], ModelSourceSel::Cpu)
             .unwrap();
-        assert!(cpu.len() == 3 && cpu.iter().all(|i| i.backend == Backend::Cpu));
+        assert!(cpu.len() == 3 && cpu.iter().all(|i| i.backend == ModelSource::Cpu));
         assert_eq!(cpu[1].build().unwrap().meta().nvar, 44);
         let cops = r
-            .select(Suite::Cops, &[SizeClass::Small], &[], BackendSel::Auto)
+            .select(Suite::Cops, &[SizeClass::Small], &[], ModelSourceSel::Auto)
             .unwrap();
         assert_eq!(cops.len(), crate::cops::ALL.len());
-        assert!(cops.iter().all(|i| i.backend == Backend::Cpu));
+        assert!(cops.iter().all(|i| i.backend == ModelSource::Cpu));
     }
 }

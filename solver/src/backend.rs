@@ -66,8 +66,9 @@ pub trait Backend {
     }
 
     /// A backend on the same device for another model laid out as `layout` (the
-    /// restoration problem, made once per solve at its first restoration phase and kept for
-    /// the later ones; symbolic analysis of its KKT pattern happens here). Vectors
+    /// restoration problem, made at the first restoration phase and kept for the later ones
+    /// and for re-solves of the same structure; symbolic analysis of its KKT pattern
+    /// happens here). Vectors
     /// and index lists of either backend work with the other.
     fn for_model(
         &self,

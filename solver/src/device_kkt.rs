@@ -314,7 +314,7 @@ pub struct DeviceKktBackend<D: Device, F: DeviceFactorization<D>> {
 impl<D: Device, F: DeviceFactorization<D>> DeviceKktBackend<D, F> {
     /// A backend on `device` for `model` laid out as `lay` (condensed: every row has a
     /// slack), factorizing with what `make_factorization` makes (called once here and once
-    /// per restoration backend: once per solve that enters restoration).
+    /// per restoration backend: once per structure that enters restoration).
     ///
     /// # Errors
     /// [`SolverError::BadStructure`] for a bad sparsity structure;

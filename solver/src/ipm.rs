@@ -3,8 +3,9 @@
 //! Nothing in this module reads or writes a vector element: every vector operation is a
 //! backend kernel, so the same code runs wherever the backend keeps its vectors. The only
 //! host traffic beyond scalars is at setup, at the first restoration phase of a solve
-//! (making the restoration problem's backend, index maps and bounds, kept for the later
-//! phases, which start from device vectors) and at the end (reading the solution).
+//! (the restoration problem's index maps and bounds, and its backend unless an earlier
+//! solve of the same structure made it; kept for the later phases, which start from
+//! device vectors) and at the end (reading the solution).
 
 use crate::backend::{Backend, KktStatus};
 use crate::drive::{Driver, IterationRecord};
@@ -61,14 +62,6 @@ pub(crate) enum Exit {
 /// Restoration-phase exit test: given the restoration iterate, does the original problem
 /// accept it?
 pub(crate) type Hook<'h, V> = &'h mut dyn FnMut(&V) -> bool;
-
-/// Destination of [`Ipm::load`].
-#[derive(Clone, Copy)]
-enum Which {
-    W,
-    Y,
-    Tw,
-}
 
 enum Acc {
     Accept { f_type: bool },
@@ -252,8 +245,17 @@ pub(crate) struct Ipm<'a, B: Backend> {
     /// KKT backends made for the restoration problem (each with a symbolic analysis of
     /// its KKT pattern): at most one per solve, kept across its restoration phases.
     pub resto_backends: usize,
+    /// Seconds spent making the restoration problem's KKT backend (its symbolic analysis
+    /// on the host), and in an analysis inside its factorizations (cuDSS's).
+    pub resto_analysis: f64,
+    /// Seconds spent making the restoration problem's KKT backend (0 without a
+    /// restoration phase).
+    pub resto_setup: f64,
     /// The restoration problem and its backend, from the first restoration phase on.
     resto: Option<Restoration<'a, B>>,
+    /// A restoration-problem backend from an earlier solve of the same structure and
+    /// backend options, used instead of making one.
+    resto_spare: Option<B>,
     // log state
     last_alpha: (f64, f64),
     last_ls: usize,
@@ -421,7 +423,10 @@ impl<'a, B: Backend> Ipm<'a, B> {
             resto_counts: CallbackCounts::default(),
             resto_times: PhaseTimes::default(),
             resto_backends: 0,
+            resto_analysis: 0.0,
+            resto_setup: 0.0,
             resto: None,
+            resto_spare: None,
             last_alpha: (0.0, 0.0),
             last_ls: 0,
             last_reg: 0.0,
@@ -452,6 +457,22 @@ impl<'a, B: Backend> Ipm<'a, B> {
             dual_unscale: self.dual_unscale,
             viol_unscale: self.viol_unscale,
         }
+    }
+
+    /// Give the solve a restoration-problem backend kept from an earlier solve of the
+    /// same structure with the same backend options (see [`Ipm::take_restoration_backend`]):
+    /// its first restoration phase uses it instead of making one.
+    pub fn adopt_restoration_backend(&mut self, be: Option<B>) {
+        self.resto_spare = be;
+    }
+
+    /// The restoration problem's backend after the run (the one it made or adopted), to
+    /// keep for the next solve of the same structure.
+    pub fn take_restoration_backend(&mut self) -> Option<B> {
+        self.resto
+            .take()
+            .map(|r| r.be)
+            .or_else(|| self.resto_spare.take())
     }
 
     /// Objective of the current iterate in the user's units.
@@ -568,7 +589,10 @@ impl<'a, B: Backend> Ipm<'a, B> {
         be.fill(&mut self.dw2, st.push.1);
         be.fill(&mut self.dw, st.slack_push.1);
         be.device().copy_range(&mut self.dw2, n, &self.dw, n, ns);
-        self.load(Which::W, &st.w)?;
+        match &st.w {
+            Values::Host(v) => self.be.copy_from_host(&mut self.w, v)?,
+            Values::Device(v) => self.be.copy(&mut self.w, v),
+        }
         if st.compute_slacks {
             self.be.push_into_bounds(
                 &mut self.w,
@@ -592,9 +616,11 @@ impl<'a, B: Backend> Ipm<'a, B> {
         // Bound multipliers.
         match &st.zl {
             Some(z) => {
-                self.load(Which::Tw, z)?;
                 let src = match z {
-                    Values::Host(_) => &self.tw,
+                    Values::Host(v) => {
+                        self.be.copy_from_host(&mut self.tw, v)?;
+                        &self.tw
+                    }
                     Values::Device(v) => *v,
                 };
                 self.be.gather(&mut self.zl, src, &self.li);
@@ -604,9 +630,11 @@ impl<'a, B: Backend> Ipm<'a, B> {
         }
         match &st.zu {
             Some(z) => {
-                self.load(Which::Tw, z)?;
                 let src = match z {
-                    Values::Host(_) => &self.tw,
+                    Values::Host(v) => {
+                        self.be.copy_from_host(&mut self.tw, v)?;
+                        &self.tw
+                    }
                     Values::Device(v) => *v,
                 };
                 self.be.gather(&mut self.zu, src, &self.ui);
@@ -618,31 +646,14 @@ impl<'a, B: Backend> Ipm<'a, B> {
             return Ok(false);
         }
         match &st.y {
-            Some(y) => self.load(Which::Y, y)?,
+            Some(Values::Host(y)) => self.be.copy_from_host(&mut self.y, y)?,
+            Some(Values::Device(y)) => self.be.copy(&mut self.y, y),
             None => self.least_squares_y()?,
         }
         let theta0 = self.be.norm_1(&self.r);
         self.theta_max = self.o.theta_max_fact * theta0.max(1.0);
         self.theta_min = self.o.theta_min_fact * theta0.max(1.0);
         Ok(true)
-    }
-
-    /// Load start values into `w`, `y` or (host data only: a device vector is read where
-    /// it is) the scratch `tw`.
-    fn load(&mut self, which: Which, values: &Values<'_, B::Vector>) -> Result<(), SolverError> {
-        let dst = match which {
-            Which::W => &mut self.w,
-            Which::Y => &mut self.y,
-            Which::Tw => &mut self.tw,
-        };
-        match (values, which) {
-            (Values::Host(v), _) => self.be.copy_from_host(dst, v),
-            (Values::Device(_), Which::Tw) => Ok(()),
-            (Values::Device(v), _) => {
-                self.be.copy(dst, v);
-                Ok(())
-            }
-        }
     }
 
     /// Least-squares constraint multipliers: solve `[[I, Jᵀ], [J, 0]] (d, y) = (−(∇f − z_L + z_U), 0)`;
@@ -1538,8 +1549,22 @@ impl<'a, B: Backend> Ipm<'a, B> {
         }
         let lower_pos: Vec<usize> = lay.lower_idx.iter().map(|&i| map_w[i]).collect();
         let upper_pos: Vec<usize> = lay.upper_idx.iter().map(|&i| map_w[i]).collect();
-        let be = self.be.for_model(&resto, &rlay, &ro)?;
-        self.resto_backends += 1;
+        let be = match self.resto_spare.take() {
+            Some(mut kept) => {
+                // same structure and options: only the right-hand sides may differ
+                kept.set_rhs(&rlay.rhs);
+                kept
+            }
+            None => {
+                let t_analysis = Instant::now();
+                let made = self.be.for_model(&resto, &rlay, &ro)?;
+                self.resto_backends += 1;
+                self.resto_setup = t_analysis.elapsed().as_secs_f64();
+                made
+            }
+        };
+        let (counts_before, times_before) = be.counters();
+        let analysis_before = be.analysis_seconds();
         let on_device = LayoutOnDevice::new(&be, &rlay, &vec![1.0; rnw], &vec![1.0; m])?;
         // the bound lists are sorted: the entries of x come first
         let lower_x = lay.lower_idx.partition_point(|&i| i < n);
@@ -1564,6 +1589,9 @@ impl<'a, B: Backend> Ipm<'a, B> {
             zl_x: z(lower_x)?,
             zu_x: z(upper_x)?,
             on_device: Some(on_device),
+            counts_before,
+            times_before,
+            analysis_before,
             model: resto,
             lay: rlay,
             opts: ro,
@@ -1595,6 +1623,8 @@ impl<'a, B: Backend> Ipm<'a, B> {
         tracing::debug!(theta, "entering restoration phase");
         self.augment_filter(theta, phi);
         self.restorations += 1;
+        let bytes_at_entry = self.device.transferred_bytes_on_this_thread();
+        let first = self.resto.is_none();
         let Some(mut rs) = self.restoration_problem()? else {
             return Ok(Some(Status::RestorationFailed));
         };
@@ -1626,6 +1656,14 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let mut inner = Ipm::with_layout(
             &mut rs.be, device, &rs.model, &rs.lay, &rs.opts, 1.0, on_device, "r",
         )?;
+        let bytes = self.device.transferred_bytes_on_this_thread() - bytes_at_entry;
+        tracing::debug!(
+            phase = self.restorations,
+            first,
+            bytes,
+            "restoration phase set up (host-device bytes: at the first phase of a solve the \
+             restoration problem's set-up, else scalars only)"
+        );
         inner.max_iter = self.max_iter.saturating_sub(self.iter);
         inner.t0 = self.t0;
         inner.iter_offset = self.iter_offset + self.iter + 1;
@@ -1641,10 +1679,12 @@ impl<'a, B: Backend> Ipm<'a, B> {
         std::mem::swap(&mut zu_new, &mut inner.zu);
         let wr_final = std::mem::replace(&mut inner.w, be_out.zeros(0)?);
         rs.on_device = Some(inner.into_layout());
-        // one backend for every phase: its counters hold all of them
+        // one backend for every phase: its counters hold all of them (since this solve
+        // took it)
         let (cnt, times) = rs.be.counters();
-        self.resto_counts = cnt;
-        self.resto_times = times;
+        self.resto_counts = cnt.since(&rs.counts_before);
+        self.resto_times = times.since(&rs.times_before);
+        self.resto_analysis = self.resto_setup + rs.be.analysis_seconds() - rs.analysis_before;
         self.iter += inner_iter;
         tracing::debug!(?exit, inner_iter, "restoration phase finished");
         let outcome = match exit {
@@ -1730,6 +1770,11 @@ struct Restoration<'a, B: Backend> {
     zu_c: B::Vector,
     zl_x: B::Vector,
     zu_x: B::Vector,
+    /// The backend's counters, per-phase times and analysis seconds when this solve took
+    /// it (a backend kept from an earlier solve has counted that solve's work).
+    counts_before: CallbackCounts,
+    times_before: PhaseTimes,
+    analysis_before: f64,
     /// Sizes of the outer problem: variables, rows, slacks.
     n: usize,
     m: usize,

@@ -95,7 +95,7 @@
 //! 5. when the step size falls below α_min, the ℓ1 feasibility-restoration problem
 //!    ([`models::RestoOnDevice`]) is solved by the same machinery until the original filter
 //!    accepts a point (its KKT backend and symbolic analysis are made at the first phase
-//!    of a solve and kept for the later ones); if it converges to an infeasible
+//!    and kept for the later ones and for re-solves); if it converges to an infeasible
 //!    stationary point the problem is reported [`Status::InfeasibleProblemDetected`].
 //!
 //! Initialization follows Ipopt: `bound_push`/`bound_frac`, slacks at `g(x0)`, least-squares

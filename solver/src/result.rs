@@ -53,13 +53,14 @@ pub struct Timings {
     /// Model callbacks (objective, gradient, constraints, Jacobian, Hessian).
     pub callbacks: f64,
     /// KKT assembly, numeric factorization (inertia corrections included) and the symbolic
-    /// analysis when the solve performed one (the first solve of a structure).
+    /// analyses the solve performed (the first solve of a structure; the restoration
+    /// problem's).
     pub factorization: f64,
     /// Of `factorization`: the symbolic analysis of the KKT pattern when the solve
     /// performed one — creating the KKT backend (host-side analysis, factorization library
     /// setup) and, on `device = cuda`, cuDSS's analysis phase (reordering and symbolic
-    /// factorization at the first factorization). The restoration phase's own analyses
-    /// stay in `factorization` only.
+    /// factorization at the first factorization); with the restoration problem's, made
+    /// at the first restoration phase of a structure.
     #[serde(default)]
     pub analysis: f64,
     /// Triangular solves and iterative refinement.
@@ -127,7 +128,8 @@ pub struct CallbackCounts {
     /// on a GPU a cuDSS analysis, on the host faer's symbolic factorization): one for the
     /// problem when the solve made its backend (`0` on a re-solve that reused the previous
     /// one), plus one for the restoration problem when a restoration phase was entered
-    /// (made at the first phase and kept for the later ones of the solve).
+    /// and no earlier solve of the same structure had made its backend (made at the first
+    /// phase, kept for the later ones and for the next solves, as the problem's).
     #[serde(default)]
     pub analyses: usize,
 }

@@ -30,6 +30,9 @@ struct WarmPoint {
 /// Backend and layout kept between solves (the symbolic analysis lives in the backend).
 struct Cache<B> {
     be: B,
+    /// The restoration problem's backend of the last solve that entered restoration
+    /// (same structure and options as `be`: reused by the next such solve).
+    resto_be: Option<B>,
     slack_rows: Vec<usize>,
     /// Original indices of the variables the backend sees (empty: all of them).
     free: Vec<usize>,
@@ -154,7 +157,9 @@ impl<M: NlpModel> Solver<M> {
     }
 
     /// Number of symbolic analyses of the KKT pattern done so far (one per structure: a
-    /// re-solve reuses the previous one unless the set of inequality rows changed).
+    /// re-solve reuses the previous one unless the set of inequality rows changed). The
+    /// restoration problem's (kept with the problem's) are in
+    /// [`crate::CallbackCounts::analyses`] of each result.
     pub fn symbolic_analyses(&self) -> usize {
         self.analyses
     }
@@ -805,6 +810,7 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
         *analyses += 1;
         *cache = Some(Cache {
             be: make_backend(Arc::clone(device), &scaled, &lay)?,
+            resto_be: None,
             slack_rows: lay.slack_rows.clone(),
             free: free.to_vec(),
             n,
@@ -870,6 +876,7 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
             slack_push: (o.slack_bound_push, o.slack_bound_frac),
         },
     };
+    let spare = cache.resto_be.take();
     let mut ipm = Ipm::new(
         be,
         &**device,
@@ -890,6 +897,7 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
         o.max_iter.saturating_add(1).min(MAX_HISTORY_RESERVE),
     );
     driver.count_transfers(&transfer_counter);
+    ipm.adopt_restoration_backend(spare);
     let exit = ipm.run(&start, None, &mut driver)?;
     ipm.backend().synchronize()?;
     let bytes_per_iteration = driver.bytes_per_iteration().unwrap_or(0.0);
@@ -938,7 +946,13 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
     let mut counts = ipm.resto_counts;
     counts.analyses = usize::from(!reuse) + ipm.resto_backends;
     let rt = ipm.resto_times;
+    let resto_be = ipm.take_restoration_backend();
+    // the restoration problem's analysis: its backend's making (outside its counters) and
+    // an analysis inside its factorizations (in `rt`)
+    let resto_setup = ipm.resto_setup;
+    let resto_analysis = ipm.resto_analysis;
     drop(ipm);
+    cache.resto_be = resto_be;
     let (c1, t1) = cache.be.counters();
     let analysis_inside = cache.be.analysis_seconds() - analysis0;
     add_counts(&mut counts, &c1.since(&c0));
@@ -955,12 +969,12 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
     let mut phases = t1.since(&t0);
     phases += rt;
     let callbacks = phases.callbacks;
-    let factorization = phases.factorization + analysis;
+    let factorization = phases.factorization + analysis + resto_setup;
     let solves = phases.solves;
     let timings = Timings {
         callbacks,
         factorization,
-        analysis: analysis + analysis_inside,
+        analysis: analysis + analysis_inside + resto_analysis,
         solves,
         rest: (total - callbacks - factorization - solves).max(0.0),
         total,

@@ -15,7 +15,7 @@ use common::*;
 use simdnlp_device::DeviceError;
 use simdnlp_modeling::{Ix1, Model, ModelBuilder, NlpModel, Param};
 use simdnlp_solver::{
-    DeviceKind, KktKind, Options, SolveResult, Solver, SolverError, Status, solve,
+    CallbackCounts, DeviceKind, KktKind, Options, SolveResult, Solver, SolverError, Status, solve,
 };
 use std::sync::OnceLock;
 
@@ -193,7 +193,9 @@ fn restoration_agrees_with_the_cpu() {
 /// problem (one symbolic analysis of its KKT pattern) and keeps it for the later phases,
 /// each started from device vectors: hs39 with a tight θ_max restores 2 times in 60
 /// iterations (augmented) and 3 times in 100 (condensed: the device KKT backend on Emu).
-/// Both devices end alike; `counts.analyses` is the problem's analysis plus one.
+/// Both devices end alike; `counts.analyses` is the problem's analysis plus one. A
+/// re-solve of the same structure reuses both backends (no analysis) and repeats the
+/// solve exactly, counts included (the kept backend's counters are taken per solve).
 #[test]
 fn restoration_phases_share_one_backend() {
     if !emu_available() {
@@ -223,20 +225,106 @@ fn restoration_phases_share_one_backend() {
             );
         }
     }
-    // a re-solve reuses the problem's backend: only the restoration problem's analysis
+    // a re-solve of the same structure reuses both backends: no analysis, the same path
+    for (device, kkt, max_iter) in [
+        (DeviceKind::Emu, KktKind::Condensed, 100),
+        (DeviceKind::Cpu, KktKind::Augmented, 60),
+    ] {
+        let o = Options {
+            device,
+            kkt,
+            max_iter,
+            ..base.clone()
+        };
+        let mut solver = Solver::new(hs39().model, o).unwrap();
+        let first = solver.solve().unwrap();
+        assert_eq!(first.counts.analyses, 2);
+        solver.clear_warm_start();
+        let again = solver.solve().unwrap();
+        let name = format!("{device:?} {kkt:?} re-solve");
+        assert_eq!(again.counts.analyses, 0, "{name}");
+        assert_eq!(again.restorations, first.restorations, "{name}");
+        assert_eq!(again.iterations, first.iterations, "{name}");
+        assert_eq!(
+            again.objective.to_bits(),
+            first.objective.to_bits(),
+            "{name}"
+        );
+        assert_eq!(
+            again.counts,
+            CallbackCounts {
+                analyses: 0,
+                ..first.counts
+            },
+            "{name}"
+        );
+    }
+}
+
+/// A restoration phase after the first moves only scalars between host and device at its
+/// set-up (the start is built by kernels from the current iterate; the backend, bounds and
+/// maps are the first phase's): the solver's debug log reports each phase's set-up bytes.
+#[test]
+fn later_restoration_phases_move_only_scalars() {
+    if !emu_available() {
+        return;
+    }
+    #[derive(Clone, Default)]
+    struct Lines(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Lines {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let lines = Lines::default();
+    let writer = lines.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_max_level(tracing::Level::DEBUG)
+        .with_ansi(false)
+        .finish();
     let o = Options {
         device: DeviceKind::Emu,
         kkt: KktKind::Condensed,
+        theta_max_fact: 1e-5,
+        theta_min_fact: 1e-6,
         max_iter: 100,
-        ..base
+        print_level: simdnlp_solver::PrintLevel::Debug,
+        ..Options::default()
     };
-    let mut solver = Solver::new(hs39().model, o).unwrap();
-    let first = solver.solve().unwrap();
-    assert_eq!(first.counts.analyses, 2);
-    solver.clear_warm_start();
-    let again = solver.solve().unwrap();
-    assert_eq!(again.restorations, first.restorations);
-    assert_eq!(again.counts.analyses, 1);
+    let r = tracing::subscriber::with_default(subscriber, || solve(&hs39().model, &o).unwrap());
+    let log = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    // (phase, first, bytes) of every "restoration phase set up" line
+    let field = |line: &str, key: &str| -> String {
+        let start = line.find(key).map(|k| k + key.len()).expect(key);
+        line[start..].split_whitespace().next().unwrap().to_string()
+    };
+    let phases: Vec<(usize, bool, u64)> = log
+        .lines()
+        .filter(|l| l.contains("restoration phase set up"))
+        .map(|l| {
+            (
+                field(l, "phase=").parse().unwrap(),
+                field(l, "first=").parse().unwrap(),
+                field(l, "bytes=").parse().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(phases.len(), r.restorations, "{log}");
+    assert!(phases.len() >= 2, "{phases:?}");
+    for &(phase, first, bytes) in &phases {
+        if phase == 1 {
+            // the restoration problem's backend, bounds and maps are uploaded once
+            assert!(first && bytes > 8, "{phases:?}");
+        } else {
+            // one scalar: ‖r‖∞ for μ_R
+            assert!(!first && bytes == 8, "{phases:?}");
+        }
+    }
 }
 
 #[test]

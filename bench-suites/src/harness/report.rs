@@ -578,6 +578,8 @@ mod tests {
             "solves",
             "solves_refinement",
             "solves_soc",
+            "restorations",
+            "analyses",
         ] {
             assert!(v.get(k).is_some(), "missing key {k}");
         }

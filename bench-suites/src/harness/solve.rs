@@ -151,6 +151,12 @@ pub struct SolveCounts {
     pub solves_refinement: usize,
     /// Of `solves`: second-order-correction right-hand sides (their refinement excluded).
     pub solves_soc: usize,
+    /// Feasibility-restoration phases entered.
+    pub restorations: usize,
+    /// Symbolic analyses of a KKT pattern made by the solve: the problem's, plus one for
+    /// the restoration problem when a restoration phase was entered (kept for the later
+    /// phases).
+    pub analyses: usize,
 }
 
 /// What [`SolveBackend::prepare`] did before the timed solve.
@@ -352,6 +358,8 @@ impl SolveBackend for SimdnlpSolver {
                 solves: r.counts.solves,
                 solves_refinement: r.counts.solves_refinement,
                 solves_soc: r.counts.solves_soc,
+                restorations: r.restorations,
+                analyses: r.counts.analyses,
             }),
             bytes_per_iteration: Some(r.bytes_per_iteration),
         })

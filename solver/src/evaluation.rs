@@ -28,14 +28,14 @@ pub(crate) enum Phase {
     Solves,
 }
 
-/// Wall time (seconds) per [`Phase`], accumulated since a backend was created.
+/// Wall time (seconds) per phase of a backend's work, accumulated since it was created.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PhaseTimes {
-    /// [`Phase::Callbacks`].
+    /// Model callbacks (objective, gradient, constraints, Jacobian, Hessian).
     pub callbacks: f64,
-    /// [`Phase::Factorization`].
+    /// KKT assembly and numeric factorization (inertia corrections included).
     pub factorization: f64,
-    /// [`Phase::Solves`].
+    /// KKT triangular solves with iterative refinement.
     pub solves: f64,
 }
 

@@ -7,7 +7,7 @@ use crate::error::ModelError;
 use crate::index::IndexArg;
 use crate::shape::{Dims, Shape};
 use crate::values::Values;
-use simdnlp_ad::{Expr, Index, VarRef};
+use simdnlp_ad::{Evaluator, Expr, Index, Parallelism, Scalar, VarRef};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -217,4 +217,27 @@ pub(crate) struct ExprDecl {
     pub template: Expr,
     pub int_names: Vec<String>,
     pub desc: String,
+}
+
+/// Everything a [`crate::ModelBuilder`] has declared: the blocks, the patterns, the errors
+/// met while declaring, and the build settings. The builder fills it; the compiler
+/// (`crate::compile`) consumes it, so neither module depends on the other.
+pub(crate) struct Declarations<T: Scalar> {
+    pub(crate) name: String,
+    pub(crate) sense: Option<Sense>,
+    pub(crate) sense_conflict: bool,
+    pub(crate) vars: Vec<Arc<BlockCore>>,
+    pub(crate) params: Vec<(Arc<BlockCore>, Values)>,
+    pub(crate) cons: Vec<Arc<BlockCore>>,
+    pub(crate) exprs: Vec<ExprDecl>,
+    pub(crate) nvar: usize,
+    pub(crate) ntheta: usize,
+    pub(crate) ncon: usize,
+    pub(crate) patterns: Vec<PatternDecl<T>>,
+    pub(crate) errors: Vec<ModelError>,
+    /// Patterns whose data could not be collected: each core carries its error and is the
+    /// core of the handle the caller got, so a later `.named()` renames the error too.
+    pub(crate) failed: Vec<Arc<BlockCore>>,
+    pub(crate) threads: Parallelism,
+    pub(crate) evaluator: Evaluator,
 }

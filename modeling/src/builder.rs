@@ -2,7 +2,7 @@
 
 pub use crate::block::{BlockKind, Sense};
 
-use crate::block::{BlockCore, ExprDecl, PatKind, PatternDecl, lock};
+use crate::block::{BlockCore, Declarations, ExprDecl, PatKind, PatternDecl, lock};
 use crate::data::{Collected, DataSource, collect};
 use crate::error::ModelError;
 use crate::index::IndexArg;
@@ -312,23 +312,8 @@ where
 /// # let _ = c;
 /// ```
 pub struct ModelBuilder<T: Scalar = f64> {
-    pub(crate) name: String,
-    pub(crate) sense: Option<Sense>,
-    pub(crate) sense_conflict: bool,
-    pub(crate) vars: Vec<Arc<BlockCore>>,
-    pub(crate) params: Vec<(Arc<BlockCore>, Values)>,
-    pub(crate) cons: Vec<Arc<BlockCore>>,
-    pub(crate) exprs: Vec<ExprDecl>,
-    pub(crate) nvar: usize,
-    pub(crate) ntheta: usize,
-    pub(crate) ncon: usize,
-    pub(crate) patterns: Vec<PatternDecl<T>>,
-    pub(crate) errors: Vec<ModelError>,
-    /// Patterns whose data could not be collected: each core carries its error and is the
-    /// core of the handle the caller got, so a later `.named()` renames the error too.
-    pub(crate) failed: Vec<Arc<BlockCore>>,
-    pub(crate) threads: Threads,
-    pub(crate) evaluator: Evaluator,
+    /// Everything declared so far; [`ModelBuilder::build`] hands it to the compiler.
+    pub(crate) decls: Declarations<T>,
 }
 
 impl ModelBuilder<f64> {
@@ -341,21 +326,23 @@ impl ModelBuilder<f64> {
 impl<T: Scalar> Default for ModelBuilder<T> {
     fn default() -> Self {
         ModelBuilder {
-            name: String::new(),
-            sense: None,
-            sense_conflict: false,
-            vars: Vec::new(),
-            params: Vec::new(),
-            cons: Vec::new(),
-            exprs: Vec::new(),
-            nvar: 0,
-            ntheta: 0,
-            ncon: 0,
-            patterns: Vec::new(),
-            errors: Vec::new(),
-            failed: Vec::new(),
-            threads: Threads::Sequential,
-            evaluator: crate::model::default_evaluator(),
+            decls: Declarations {
+                name: String::new(),
+                sense: None,
+                sense_conflict: false,
+                vars: Vec::new(),
+                params: Vec::new(),
+                cons: Vec::new(),
+                exprs: Vec::new(),
+                nvar: 0,
+                ntheta: 0,
+                ncon: 0,
+                patterns: Vec::new(),
+                errors: Vec::new(),
+                failed: Vec::new(),
+                threads: Threads::Sequential,
+                evaluator: crate::model::default_evaluator(),
+            },
         }
     }
 }
@@ -363,13 +350,13 @@ impl<T: Scalar> Default for ModelBuilder<T> {
 impl<T: Scalar> ModelBuilder<T> {
     /// Sets the model's name (reported in `NlpMeta::name`).
     pub fn set_name(&mut self, name: &str) -> &mut Self {
-        self.name = name.to_string();
+        self.decls.name = name.to_string();
         self
     }
 
     /// Evaluates callbacks on several threads (rayon) or one (the default).
     pub fn set_threads(&mut self, threads: Threads) -> &mut Self {
-        self.threads = threads;
+        self.decls.threads = threads;
         self
     }
 
@@ -380,7 +367,7 @@ impl<T: Scalar> ModelBuilder<T> {
     /// [`default_evaluator`]: crate::model::default_evaluator
     /// [`set_default_evaluator`]: crate::model::set_default_evaluator
     pub fn set_evaluator(&mut self, evaluator: Evaluator) -> &mut Self {
-        self.evaluator = evaluator;
+        self.decls.evaluator = evaluator;
         self
     }
 
@@ -431,13 +418,13 @@ impl<T: Scalar> ModelBuilder<T> {
     /// assert!(!model.to_string().contains("t["), "{model}");
     /// ```
     pub fn var<S: IntoShape>(&mut self, index_set: S) -> Var<S::Dims> {
-        let k = self.vars.len();
+        let k = self.decls.vars.len();
         let (shape, bad) = Self::shape_of(index_set);
         let n = shape.len();
-        let core = BlockCore::new(BlockKind::Variable, shape, self.nvar, format!("x{k}"));
+        let core = BlockCore::new(BlockKind::Variable, shape, self.decls.nvar, format!("x{k}"));
         Self::keep_shape_error(&core, bad);
-        self.nvar = self.grow_total(self.nvar, n, "variables", &core);
-        self.vars.push(core.clone());
+        self.decls.nvar = self.grow_total(self.decls.nvar, n, "variables", &core);
+        self.decls.vars.push(core.clone());
         Var::from_core(core)
     }
 
@@ -448,7 +435,7 @@ impl<T: Scalar> ModelBuilder<T> {
         match total.checked_add(n).filter(|&t| t <= MAX_ELEMENTS) {
             Some(t) => t,
             None => {
-                self.errors.push(ModelError::TooLarge {
+                self.decls.errors.push(ModelError::TooLarge {
                     what: format!("{what} of the model with block `{}`", core.default_name),
                     elements: (total as u64).saturating_add(n as u64),
                 });
@@ -470,10 +457,15 @@ impl<T: Scalar> ModelBuilder<T> {
         index_set: S,
         values: impl Into<Values>,
     ) -> Param<S::Dims> {
-        let k = self.params.len();
+        let k = self.decls.params.len();
         let (shape, bad) = Self::shape_of(index_set);
         let n = shape.len();
-        let core = BlockCore::new(BlockKind::Parameter, shape, self.ntheta, format!("p{k}"));
+        let core = BlockCore::new(
+            BlockKind::Parameter,
+            shape,
+            self.decls.ntheta,
+            format!("p{k}"),
+        );
         Self::keep_shape_error(&core, bad);
         let v = values.into();
         if v.wrong_len(n) {
@@ -485,8 +477,8 @@ impl<T: Scalar> ModelBuilder<T> {
             };
             lock(&core.attrs).errors.push(error);
         }
-        self.ntheta = self.grow_total(self.ntheta, n, "parameters", &core);
-        self.params.push((core.clone(), v));
+        self.decls.ntheta = self.grow_total(self.decls.ntheta, n, "parameters", &core);
+        self.decls.params.push((core.clone(), v));
         Param::from_core(core)
     }
 
@@ -494,10 +486,11 @@ impl<T: Scalar> ModelBuilder<T> {
     fn take_expr_refs(&mut self) -> Vec<(Arc<BlockCore>, Vec<Index>)> {
         let mut out = Vec::new();
         let cores = self
+            .decls
             .vars
             .iter()
-            .chain(self.params.iter().map(|p| &p.0))
-            .chain(self.exprs.iter().map(|e| &e.core));
+            .chain(self.decls.params.iter().map(|p| &p.0))
+            .chain(self.decls.exprs.iter().map(|e| &e.core));
         for core in cores {
             let mut acc = lock(&core.accesses);
             for dims in acc.drain(..) {
@@ -514,11 +507,11 @@ impl<T: Scalar> ModelBuilder<T> {
 
     /// The label the next pattern of kind `kind_of` gets (`obj3`, `aug4`, `c2`).
     fn pattern_label(&self, kind_of: BlockKind) -> String {
-        let k = self.patterns.len();
+        let k = self.decls.patterns.len();
         match kind_of {
             BlockKind::Objective => format!("obj{k}"),
             BlockKind::Augmentation => format!("aug{k}"),
-            _ => format!("c{}", self.cons.len()),
+            _ => format!("c{}", self.decls.cons.len()),
         }
     }
 
@@ -550,14 +543,14 @@ impl<T: Scalar> ModelBuilder<T> {
         let kind = match kind_of {
             BlockKind::Objective => PatKind::Objective,
             BlockKind::Constraint => PatKind::Constraint {
-                con: self.cons.len(),
+                con: self.decls.cons.len(),
             },
             _ => PatKind::Augment {
                 con: usize::MAX,
                 rows: rows.unwrap_or_default(),
             },
         };
-        self.patterns.push(PatternDecl {
+        self.decls.patterns.push(PatternDecl {
             core: core.clone(),
             kind,
             expr,
@@ -580,7 +573,7 @@ impl<T: Scalar> ModelBuilder<T> {
         let label = self.pattern_label(kind_of);
         let core = BlockCore::new(kind_of, shape, 0, label);
         lock(&core.attrs).errors.push(error);
-        self.failed.push(core.clone());
+        self.decls.failed.push(core.clone());
         core
     }
 
@@ -611,9 +604,9 @@ impl<T: Scalar> ModelBuilder<T> {
     }
 
     fn set_sense_checked(&mut self, s: Sense) {
-        match self.sense {
-            Some(old) if old != s => self.sense_conflict = true,
-            _ => self.sense = Some(s),
+        match self.decls.sense {
+            Some(old) if old != s => self.decls.sense_conflict = true,
+            _ => self.decls.sense = Some(s),
         }
     }
 
@@ -664,13 +657,18 @@ impl<T: Scalar> ModelBuilder<T> {
         data: Collected<P, T>,
         f: impl FnOnce(P) -> Expr,
     ) -> Con<D> {
-        let k = self.cons.len();
+        let k = self.decls.cons.len();
         let shape = match shape.and_then(|s| Shape::checked(s.dims().to_vec())) {
             Ok(s) => s,
             Err(_) => Shape::new(vec![(0, 0); D::NDIM]),
         };
         let n = shape.len();
-        let core = BlockCore::new(BlockKind::Constraint, shape, self.ncon, format!("c{k}"));
+        let core = BlockCore::new(
+            BlockKind::Constraint,
+            shape,
+            self.decls.ncon,
+            format!("c{k}"),
+        );
         match self.add_pattern(
             BlockKind::Constraint,
             data,
@@ -678,8 +676,8 @@ impl<T: Scalar> ModelBuilder<T> {
             Some(core.clone()),
         ) {
             Ok(_) => {
-                self.ncon = self.grow_total(self.ncon, n, "constraint rows", &core);
-                self.cons.push(core.clone());
+                self.decls.ncon = self.grow_total(self.decls.ncon, n, "constraint rows", &core);
+                self.decls.cons.push(core.clone());
                 Con::from_core(core)
             }
             // keep the handle usable; build() reports the data error under its final name
@@ -729,7 +727,7 @@ impl<T: Scalar> ModelBuilder<T> {
         data: Collected<P, T>,
         f: impl FnOnce(P) -> (Vec<Index>, Expr),
     ) -> PatternHandle {
-        let ci = self.cons.iter().position(|c| c.uid == con.core.uid);
+        let ci = self.decls.cons.iter().position(|c| c.uid == con.core.uid);
         let res = self.add_pattern(
             BlockKind::Augmentation,
             data,
@@ -752,14 +750,14 @@ impl<T: Scalar> ModelBuilder<T> {
                 if let Some(PatternDecl {
                     kind: PatKind::Augment { con, .. },
                     ..
-                }) = self.patterns.last_mut()
+                }) = self.decls.patterns.last_mut()
                 {
                     *con = ci;
                 }
             }
             None => {
-                self.patterns.pop();
-                self.errors.push(ModelError::ForeignHandle {
+                self.decls.patterns.pop();
+                self.decls.errors.push(ModelError::ForeignHandle {
                     kind: "constraint",
                     block: con.core.name(),
                 });
@@ -777,12 +775,12 @@ impl<T: Scalar> ModelBuilder<T> {
         S: DataSource<Shape = D, Point = D::Sym>,
         F: Fn(S::Point) -> Expr + 'a,
     {
-        let k = self.exprs.len();
+        let k = self.decls.exprs.len();
         let label = format!("e{k}");
         let shape = match data.shape().and_then(|s| Shape::checked(s.dims().to_vec())) {
             Ok(s) => s,
             Err(reason) => {
-                self.errors.push(ModelError::BadShape {
+                self.decls.errors.push(ModelError::BadShape {
                     what: format!("expression block {label}"),
                     reason,
                 });
@@ -802,7 +800,7 @@ impl<T: Scalar> ModelBuilder<T> {
         let int_names = (0..<S::Shape as Dims>::NDIM)
             .map(|_| nm.range_name())
             .collect();
-        self.exprs.push(ExprDecl {
+        self.decls.exprs.push(ExprDecl {
             core: core.clone(),
             template,
             int_names,
@@ -824,6 +822,6 @@ impl<T: Scalar> ModelBuilder<T> {
     /// ([`ModelError::TooLarge`]) and a model too large for memory
     /// ([`ModelError::OutOfMemory`], with the bytes requested).
     pub fn build(self) -> Result<Model<T>, ModelError> {
-        crate::compile::build(self)
+        crate::compile::build(self.decls)
     }
 }

@@ -1,10 +1,11 @@
-//! The model compiler: validates a [`ModelBuilder`]'s declarations (bounds, starts,
-//! parameters, every position against its block) and compiles the patterns into a
-//! [`Model`] with its derivative layout.
+//! The model compiler: validates the declarations a
+//! [`ModelBuilder`](crate::ModelBuilder) collected (bounds, starts, parameters, every
+//! position against its block) and compiles the patterns into a [`Model`] with its
+//! derivative layout. It reads the builder's `Declarations` (in `block.rs`), not the
+//! builder, so the two modules do not depend on each other.
 
 use crate::alloc::try_filled;
-use crate::block::{BlockCore, BlockKind, PatKind, Sense, lock};
-use crate::builder::ModelBuilder;
+use crate::block::{BlockCore, BlockKind, Declarations, PatKind, Sense, lock};
 use crate::data::Columns;
 use crate::error::{ModelError, NonFiniteDatum};
 use crate::model::{CompiledPattern, Group, HessBlock, Model, PatNamer, Rows};
@@ -291,7 +292,7 @@ fn with_pattern_name(what: &str, default_name: &str, name: &str) -> String {
     out
 }
 
-pub(crate) fn build<T: Scalar>(b: ModelBuilder<T>) -> Result<Model<T>, ModelError> {
+pub(crate) fn build<T: Scalar>(b: Declarations<T>) -> Result<Model<T>, ModelError> {
     if let Some(e) = b.errors.first() {
         return Err(e.clone());
     }

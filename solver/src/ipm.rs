@@ -63,6 +63,15 @@ pub(crate) enum Exit {
 /// accept it?
 pub(crate) type Hook<'h, V> = &'h mut dyn FnMut(&V) -> bool;
 
+/// The iterate a filter line search starts from: its constraint violation `θ`, its
+/// barrier objective `φ`, and the slope `∇φᵀd` of the barrier objective along the step.
+#[derive(Clone, Copy, Debug)]
+struct StepReference {
+    theta: f64,
+    phi: f64,
+    slope: f64,
+}
+
 enum Acc {
     Accept { f_type: bool },
     Reject,
@@ -1105,8 +1114,14 @@ impl<'a, B: Backend> Ipm<'a, B> {
         !self.filter.iter().any(|&(tf, pf)| theta >= tf && phi >= pf)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn acceptable(&self, tt: f64, pt: f64, alpha: f64, theta: f64, phi: f64, gd: f64) -> Acc {
+    /// The filter line search's verdict on a trial point with constraint violation `tt`
+    /// and barrier objective `pt`, reached with step `alpha` from `reference`.
+    fn acceptable(&self, tt: f64, pt: f64, alpha: f64, reference: StepReference) -> Acc {
+        let StepReference {
+            theta,
+            phi,
+            slope: gd,
+        } = reference;
         let o = self.o;
         if tt > self.theta_max {
             return Acc::Reject;
@@ -1184,7 +1199,16 @@ impl<'a, B: Backend> Ipm<'a, B> {
         self.last_dnorm = be.norm_inf(&self.dw);
         let (t_ref, p_ref, gd_ref, _) = self.wd_ref;
         if let Some((tt, pt)) = self.trial(alpha_max, false) {
-            match self.acceptable(tt, pt, alpha_max, t_ref, p_ref, gd_ref) {
+            match self.acceptable(
+                tt,
+                pt,
+                alpha_max,
+                StepReference {
+                    theta: t_ref,
+                    phi: p_ref,
+                    slope: gd_ref,
+                },
+            ) {
                 Acc::Accept { f_type } => {
                     if !f_type {
                         self.augment_filter(t_ref, p_ref);
@@ -1291,7 +1315,16 @@ impl<'a, B: Backend> Ipm<'a, B> {
             let tr = self.trial(alpha, false);
             tracing::trace!(alpha, ?tr, theta, phi, gd, alpha_min, "line-search trial");
             if let Some((tt, pt)) = tr {
-                match self.acceptable(tt, pt, alpha, theta, phi, gd) {
+                match self.acceptable(
+                    tt,
+                    pt,
+                    alpha,
+                    StepReference {
+                        theta,
+                        phi,
+                        slope: gd,
+                    },
+                ) {
                     Acc::Accept { f_type } => {
                         if !f_type {
                             self.augment_filter(theta, phi);
@@ -1379,7 +1412,16 @@ impl<'a, B: Backend> Ipm<'a, B> {
             let Some((ts, ps)) = self.trial(alpha_soc, true) else {
                 return Ok(None);
             };
-            match self.acceptable(ts, ps, alpha_soc, theta, phi, gd) {
+            match self.acceptable(
+                ts,
+                ps,
+                alpha_soc,
+                StepReference {
+                    theta,
+                    phi,
+                    slope: gd,
+                },
+            ) {
                 Acc::Accept { f_type } => {
                     let be = &*self.be;
                     be.copy(&mut self.dw, &self.dw2);

@@ -603,6 +603,12 @@ struct Lower<'a, 'b> {
     sum_into: Option<SumInto<'a>>,
     /// value numbering of the current loop body, across the members
     memo: HashMap<Key, Value>,
+    /// the programs' constants (by bits), defined once before the loops
+    hoisted: HashMap<u64, Value>,
+    /// `-0.0`, defined before the loops: a negation is a `bxor` with it (one
+    /// instruction instead of materializing the sign mask at every use; the same bits
+    /// as `fneg`)
+    sign_mask: Value,
     /// the results of the lane functions of `exp`, `sin` and `cos` called in the current
     /// loop body, by function and arguments
     lane_memo: HashMap<(Un, [Value; LANES]), [Value; LANES]>,
@@ -747,6 +753,8 @@ impl<'a, 'b> Lower<'a, 'b> {
             member_wts: Vec::new(),
             sum_into: None,
             memo: HashMap::new(),
+            hoisted: HashMap::new(),
+            sign_mask: zero,
             lane_memo: HashMap::new(),
             keep,
             sigs,
@@ -854,6 +862,7 @@ impl<'a, 'b> Lower<'a, 'b> {
             acc1 = Some(self.b.append_block_param(header1, f64t));
             acc_exit = Some(self.b.append_block_param(exit, f64t));
         }
+        self.hoist_constants();
         self.b.ins().jump(header, &entry_args);
         // `LANES` points k..k + LANES
         self.b.switch_to_block(header);
@@ -1136,7 +1145,10 @@ impl<'a, 'b> Lower<'a, 'b> {
     fn weigh(&mut self, w: Value, v: Value) -> Value {
         let dfg = &self.b.func.dfg;
         let negated = match dfg.value_def(v) {
-            ir::ValueDef::Result(inst, 0) if dfg.insts[inst].opcode() == ir::Opcode::Fneg => {
+            ir::ValueDef::Result(inst, 0)
+                if dfg.insts[inst].opcode() == ir::Opcode::Bxor
+                    && dfg.inst_args(inst)[1] == self.sign_mask =>
+            {
                 Some(dfg.inst_args(inst)[0])
             }
             _ => None,
@@ -1269,7 +1281,45 @@ impl<'a, 'b> Lower<'a, 'b> {
 
     /// The constant `c`.
     fn fconst(&mut self, c: f64) -> Value {
+        if let Some(&v) = self.hoisted.get(&c.to_bits()) {
+            return v;
+        }
         self.pure(Key::F64(c.to_bits()), |l| l.b.ins().f64const(c))
+    }
+
+    /// Defines the members' constant operands and the sign mask in the current block
+    /// (the entry block, before the loops), so that the loop bodies use them without
+    /// materializing them again.
+    fn hoist_constants(&mut self) {
+        self.sign_mask = self.b.ins().f64const(-0.0);
+        let mut constants: Vec<f64> = Vec::new();
+        for &(p, _) in self.members {
+            constants.extend(p.consts.iter().map(|&(_, c)| c));
+            for ins in &p.ins {
+                match ins {
+                    Ins::Fill { c, .. } | Ins::Value { src: Src::C(c) } => constants.push(*c),
+                    Ins::Bin { a, b, .. } => {
+                        for src in [a, b] {
+                            if let Src::C(c) = src {
+                                constants.push(*c);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for c in constants {
+            if !self.hoisted.contains_key(&c.to_bits()) {
+                let v = self.b.ins().f64const(c);
+                self.hoisted.insert(c.to_bits(), v);
+            }
+        }
+    }
+
+    /// `-a` (flips the sign bit, as `fneg`).
+    fn negate(&mut self, a: Value) -> Value {
+        self.b.ins().bxor(a, self.sign_mask)
     }
 
     /// Instruction `at` of the program for the current lane (not `exp`, `sin`, `cos`:
@@ -1456,7 +1506,7 @@ impl<'a, 'b> Lower<'a, 'b> {
     fn u1(&mut self, op: U1, a: Value) -> Value {
         self.pure(Key::U1(op, a), |l| match op {
             U1::Abs2 => l.b.ins().fmul(a, a),
-            U1::Neg => l.b.ins().fneg(a),
+            U1::Neg => l.negate(a),
         })
     }
 
@@ -1558,7 +1608,7 @@ impl<'a, 'b> Lower<'a, 'b> {
     fn unary_raw(&mut self, op: &UnOp, a: Value) -> Value {
         match op {
             UnOp::B(u) => match u {
-                Un::Neg => self.b.ins().fneg(a),
+                Un::Neg => self.negate(a),
                 Un::Abs => self.b.ins().fabs(a),
                 Un::Abs2 => self.b.ins().fmul(a, a),
                 Un::Sqrt => self.b.ins().sqrt(a),

@@ -228,6 +228,13 @@ impl Expr {
                     if b.is_c(0.0) {
                         return a;
                     }
+                    // a + (-u) -> a - u and (-u) + b -> b - u: the same operation in IEEE 754
+                    if let Node::Un(UnOp::B(Un::Neg), u) = b.node() {
+                        return Expr::bin(BinOp::B(Bin::Sub), a, u.clone());
+                    }
+                    if let Node::Un(UnOp::B(Un::Neg), u) = a.node() {
+                        return Expr::bin(BinOp::B(Bin::Sub), b, u.clone());
+                    }
                     if a.as_const().is_some() {
                         return Expr::from_node(Node::Bin(op, b, a));
                     }
@@ -241,6 +248,10 @@ impl Expr {
                     }
                     if let Some(c) = b.as_const() {
                         return Expr::bin(BinOp::B(Bin::Add), a, Expr::constant(-c));
+                    }
+                    // a - (-u) -> a + u: the same operation in IEEE 754
+                    if let Node::Un(UnOp::B(Un::Neg), u) = b.node() {
+                        return Expr::bin(BinOp::B(Bin::Add), a, u.clone());
                     }
                 }
                 Bin::Mul => {
@@ -267,11 +278,29 @@ impl Expr {
                         if let Node::Un(UnOp::B(Un::Neg), u) = b.node() {
                             return Expr::bin(op, Expr::constant(-c1), u.clone());
                         }
+                    } else {
+                        // (-u)*b -> -(u*b) and a*(-u) -> -(a*u): products round the
+                        // magnitude the same whatever the signs, so the negation moves out
+                        // exactly (only a NaN's sign bit may differ), and `u*b` is shared
+                        // with the other products of `u` and `b`
+                        if let Node::Un(UnOp::B(Un::Neg), u) = a.node() {
+                            return -Expr::bin(op, u.clone(), b);
+                        }
+                        if let Node::Un(UnOp::B(Un::Neg), u) = b.node() {
+                            return -Expr::bin(op, a, u.clone());
+                        }
                     }
                 }
                 Bin::Div => {
                     if b.is_c(1.0) {
                         return a;
+                    }
+                    // (-u)/b -> -(u/b) and a/(-u) -> -(a/u): exact, as for products
+                    if let Node::Un(UnOp::B(Un::Neg), u) = a.node() {
+                        return -Expr::bin(op, u.clone(), b);
+                    }
+                    if let Node::Un(UnOp::B(Un::Neg), u) = b.node() {
+                        return -Expr::bin(op, a, u.clone());
                     }
                     if a.is_c(0.0) {
                         return Expr::constant(0.0);

@@ -43,6 +43,9 @@
 //! supported).
 //!
 //! Only `f64` programs are compiled; `f32` patterns use the interpreter.
+//!
+//! With the environment variable `SIMDNLP_JIT_DISASM` set, each compiled function's
+//! machine code (Cranelift's listing) is printed to stderr, for inspection.
 
 use crate::index::{floor_div, floor_rem};
 use crate::ops::{Bin, BinOp, BinaryFn, BinaryInner, Un, UnOp, UnaryFn, UnaryInner};
@@ -396,7 +399,14 @@ fn compile_functions(specs: Vec<FuncSpec<'_>>) -> Result<JitCode, JitError> {
             lower.sum_into = spec.sum_into;
             lower.program(spec.output)?;
         }
+        let disasm = std::env::var_os("SIMDNLP_JIT_DISASM").is_some();
+        ctx.set_disasm(disasm);
         module.define_function(id, &mut ctx).map_err(err)?;
+        if disasm {
+            if let Some(v) = ctx.compiled_code().and_then(|c| c.vcode.as_ref()) {
+                eprintln!("---- program{n} ({} members)\n{v}", spec.members.len());
+            }
+        }
         module.clear_context(&mut ctx);
         ids.push(id);
     }
@@ -593,6 +603,12 @@ struct Lower<'a, 'b> {
     sum_into: Option<SumInto<'a>>,
     /// value numbering of the current loop body, across the members
     memo: HashMap<Key, Value>,
+    /// the programs' constants (by bits), defined once before the loops
+    hoisted: HashMap<u64, Value>,
+    /// `-0.0`, defined before the loops: a negation is a `bxor` with it (one
+    /// instruction instead of materializing the sign mask at every use; the same bits
+    /// as `fneg`)
+    sign_mask: Value,
     /// the results of the lane functions of `exp`, `sin` and `cos` called in the current
     /// loop body, by function and arguments
     lane_memo: HashMap<(Un, [Value; LANES]), [Value; LANES]>,
@@ -737,6 +753,8 @@ impl<'a, 'b> Lower<'a, 'b> {
             member_wts: Vec::new(),
             sum_into: None,
             memo: HashMap::new(),
+            hoisted: HashMap::new(),
+            sign_mask: zero,
             lane_memo: HashMap::new(),
             keep,
             sigs,
@@ -844,6 +862,7 @@ impl<'a, 'b> Lower<'a, 'b> {
             acc1 = Some(self.b.append_block_param(header1, f64t));
             acc_exit = Some(self.b.append_block_param(exit, f64t));
         }
+        self.hoist_constants();
         self.b.ins().jump(header, &entry_args);
         // `LANES` points k..k + LANES
         self.b.switch_to_block(header);
@@ -912,19 +931,24 @@ impl<'a, 'b> Lower<'a, 'b> {
             self.ks[lane] = kl;
             self.rels[lane] = self.b.ins().isub(kl, first);
         }
-        let mut all = Vec::with_capacity(self.members.len());
-        for m in 0..self.members.len() {
-            self.select(m);
-            all.push(self.body()?);
-        }
         if let (Output::Members, Some(sum)) = (output, self.sum_into) {
+            // each member's outputs are added into the running sums right after its body
+            // (member order, then output order, as `SumInto` states), and an entry is
+            // stored once its last term is in: fewer values live across the members
             let stride = i64::try_from(sum.entries * 8).map_err(|_| err("too many outputs"))?;
-            let mut sums: Vec<Option<Value>> = Vec::with_capacity(sum.entries);
-            for lane in 0..width {
-                sums.clear();
-                sums.resize(sum.entries, None);
-                for (m, outs) in all.iter().enumerate() {
-                    let Some(outs) = outs.get(lane) else { continue };
+            let mut last = vec![0usize; sum.entries];
+            for (m, map) in sum.entry_of.iter().enumerate() {
+                for &e in map {
+                    last[e as usize] = m;
+                }
+            }
+            let mut sums: Vec<Option<Value>> = vec![None; width * sum.entries];
+            let mut rows: [Option<Value>; LANES] = [None; LANES];
+            for m in 0..self.members.len() {
+                self.select(m);
+                let outs = self.body()?;
+                for (lane, outs) in outs.iter().enumerate() {
+                    let sums = &mut sums[lane * sum.entries..(lane + 1) * sum.entries];
                     for (&v, &e) in outs.iter().zip(&sum.entry_of[m]) {
                         let slot = &mut sums[e as usize];
                         *slot = Some(match *slot {
@@ -932,15 +956,31 @@ impl<'a, 'b> Lower<'a, 'b> {
                             Some(a) => self.b.ins().fadd(a, v),
                         });
                     }
-                }
-                let off = self.b.ins().imul_imm(self.ks[lane], stride);
-                let row = self.b.ins().iadd(self.member_outs[0], off);
-                for (e, v) in sums.iter().enumerate() {
-                    let v = v.ok_or_else(|| err("an entry of a summed block without a term"))?;
-                    self.b.ins().store(self.mem, v, row, (e * 8) as i32);
+                    for (e, v) in sums.iter().enumerate() {
+                        if last[e] != m {
+                            continue;
+                        }
+                        let v =
+                            v.ok_or_else(|| err("an entry of a summed block without a term"))?;
+                        let row = match rows[lane] {
+                            Some(row) => row,
+                            None => {
+                                let off = self.b.ins().imul_imm(self.ks[lane], stride);
+                                let row = self.b.ins().iadd(self.member_outs[0], off);
+                                rows[lane] = Some(row);
+                                row
+                            }
+                        };
+                        self.b.ins().store(self.mem, v, row, (e * 8) as i32);
+                    }
                 }
             }
             return Ok(acc);
+        }
+        let mut all = Vec::with_capacity(self.members.len());
+        for m in 0..self.members.len() {
+            self.select(m);
+            all.push(self.body()?);
         }
         if output == Output::Members {
             for (m, outs) in all.iter().enumerate() {
@@ -1088,13 +1128,38 @@ impl<'a, 'b> Lower<'a, 'b> {
             for &r in &p.out_regs {
                 let mut v = self.reg(r)?;
                 if let Some(w) = w {
-                    v = self.b.ins().fmul(w, v);
+                    v = self.weigh(w, v);
                 }
                 outs.push(v);
             }
             all.push(outs);
         }
         Ok(all)
+    }
+
+    /// `w * v` for an output `v` of a weighted program, computed once per loop body for
+    /// each `(w, v)` (outputs that share a register share the product). An output that
+    /// is a negation `v = -u` gives `-(w * u)`, bitwise `w * (-u)` (IEEE 754 rounds
+    /// magnitudes the same whatever the signs; only a NaN's sign bit may differ), so
+    /// `u` and `-u` among a program's outputs cost one product.
+    fn weigh(&mut self, w: Value, v: Value) -> Value {
+        let dfg = &self.b.func.dfg;
+        let negated = match dfg.value_def(v) {
+            ir::ValueDef::Result(inst, 0)
+                if dfg.insts[inst].opcode() == ir::Opcode::Bxor
+                    && dfg.inst_args(inst)[1] == self.sign_mask =>
+            {
+                Some(dfg.inst_args(inst)[0])
+            }
+            _ => None,
+        };
+        match negated {
+            Some(u) => {
+                let product = self.ar(Ar::Mul, w, u);
+                self.u1(U1::Neg, product)
+            }
+            None => self.ar(Ar::Mul, w, v),
+        }
     }
 
     /// Emits the instructions `pending` (positions in the program) for every lane, lane by
@@ -1216,7 +1281,45 @@ impl<'a, 'b> Lower<'a, 'b> {
 
     /// The constant `c`.
     fn fconst(&mut self, c: f64) -> Value {
+        if let Some(&v) = self.hoisted.get(&c.to_bits()) {
+            return v;
+        }
         self.pure(Key::F64(c.to_bits()), |l| l.b.ins().f64const(c))
+    }
+
+    /// Defines the members' constant operands and the sign mask in the current block
+    /// (the entry block, before the loops), so that the loop bodies use them without
+    /// materializing them again.
+    fn hoist_constants(&mut self) {
+        self.sign_mask = self.b.ins().f64const(-0.0);
+        let mut constants: Vec<f64> = Vec::new();
+        for &(p, _) in self.members {
+            constants.extend(p.consts.iter().map(|&(_, c)| c));
+            for ins in &p.ins {
+                match ins {
+                    Ins::Fill { c, .. } | Ins::Value { src: Src::C(c) } => constants.push(*c),
+                    Ins::Bin { a, b, .. } => {
+                        for src in [a, b] {
+                            if let Src::C(c) = src {
+                                constants.push(*c);
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for c in constants {
+            if !self.hoisted.contains_key(&c.to_bits()) {
+                let v = self.b.ins().f64const(c);
+                self.hoisted.insert(c.to_bits(), v);
+            }
+        }
+    }
+
+    /// `-a` (flips the sign bit, as `fneg`).
+    fn negate(&mut self, a: Value) -> Value {
+        self.b.ins().bxor(a, self.sign_mask)
     }
 
     /// Instruction `at` of the program for the current lane (not `exp`, `sin`, `cos`:
@@ -1403,7 +1506,7 @@ impl<'a, 'b> Lower<'a, 'b> {
     fn u1(&mut self, op: U1, a: Value) -> Value {
         self.pure(Key::U1(op, a), |l| match op {
             U1::Abs2 => l.b.ins().fmul(a, a),
-            U1::Neg => l.b.ins().fneg(a),
+            U1::Neg => l.negate(a),
         })
     }
 
@@ -1505,7 +1608,7 @@ impl<'a, 'b> Lower<'a, 'b> {
     fn unary_raw(&mut self, op: &UnOp, a: Value) -> Value {
         match op {
             UnOp::B(u) => match u {
-                Un::Neg => self.b.ins().fneg(a),
+                Un::Neg => self.negate(a),
                 Un::Abs => self.b.ins().fabs(a),
                 Un::Abs2 => self.b.ins().fmul(a, a),
                 Un::Sqrt => self.b.ins().sqrt(a),

@@ -944,6 +944,7 @@ impl<T: Scalar> Pattern<T> {
             for i in &p.ins {
                 s.push_str(&format!("  {i:?}\n"));
             }
+            s.push_str(&format!("  outputs: {:?}\n", p.out_regs));
         }
         s
     }

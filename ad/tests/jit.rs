@@ -530,3 +530,87 @@ fn augmentation_value_scatter_bitwise() {
     assert_eq!(total, 0.0);
     assert_eq!(got, before);
 }
+
+/// Hessian outputs that are negations of other values (`(a − b)²` gives `2`, `−2`, `2`
+/// times a factor) are weighted by the JIT as `−(w · u)`, sharing `w · u`: bitwise the
+/// interpreter's `w · (−u)` at every weight and point, special values included (a NaN may
+/// differ only in its sign bit, which `same` ignores).
+#[test]
+fn negated_hessian_outputs_weigh_bitwise() {
+    let n = POINTS.len() * POINTS.len();
+    let at = |col: u32| Expr::var(VarRef::new(0, vec![Index::field(col)], Index::field(col)));
+    let (a, b) = (at(0), at(1));
+    let e = (&a - &b).powi(2) * a.sin() + (&a * &b).cos() - (&b - &a).exp() / &a;
+    let first: Vec<i64> = (0..n as i64).collect();
+    let second: Vec<i64> = (0..n as i64).map(|k| k + n as i64).collect();
+    let ints: [&[i64]; 2] = [&first, &second];
+    let data = DataView::new(n, &[], &ints);
+    // every pair of special and ordinary values, each point its own weight
+    let x: Vec<f64> = (0..2 * n)
+        .map(|k| match k < n {
+            true => POINTS[k / POINTS.len()],
+            false => POINTS[(k - n) % POINTS.len()] * 0.75,
+        })
+        .collect();
+    let w: Vec<f64> = (0..n).map(|k| POINTS[(k * 7 + 3) % POINTS.len()]).collect();
+    let jit = Pattern::<f64>::compile_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
+    assert_eq!(jit.evaluator(), Evaluator::Jit);
+    let mut interp = jit.clone();
+    interp.set_evaluator(Evaluator::Interp);
+    let mut hs = Vec::new();
+    for p in [&jit, &interp] {
+        let mut ws = p.workspace();
+        let mut h = vec![0.0; n * p.nhess()];
+        p.eval_hessians_with(&mut ws, &data, &x, &[], &w, &mut h, Parallelism::Sequential);
+        hs.push(h);
+    }
+    for (i, (&u, &v)) in hs[0].iter().zip(&hs[1]).enumerate() {
+        assert!(same(u, v), "hessian[{i}]: jit {u:e} vs interp {v:e}");
+    }
+}
+
+/// The construction-time rewrites that move negations (`(−a)·b → −(a·b)`, `a + (−b) →
+/// a − b`, `−a + b → b − a`, `a − (−b) → a + b`, `(−a)/b → −(a/b)`, `a/(−b) → −(a/b)`)
+/// give the bits of the formula as written, at every pair of special and ordinary values,
+/// with both evaluators.
+#[test]
+fn moved_negations_keep_the_bits() {
+    let n = POINTS.len() * POINTS.len();
+    let at = |col: u32| Expr::var(VarRef::new(0, vec![Index::field(col)], Index::field(col)));
+    let (a, b) = (at(0), at(1));
+    let cases: [(Expr, fn(f64, f64) -> f64); 6] = [
+        (-&a * &b, |a, b| (-a) * b),
+        (&a + -&b, |a, b| a + (-b)),
+        (-&a + &b, |a, b| (-a) + b),
+        (&a - -&b, |a, b| a - (-b)),
+        (-&a / &b, |a, b| (-a) / b),
+        (&a / -&b, |a, b| a / (-b)),
+    ];
+    let first: Vec<i64> = (0..n as i64).collect();
+    let second: Vec<i64> = (0..n as i64).map(|k| k + n as i64).collect();
+    let ints: [&[i64]; 2] = [&first, &second];
+    let data = DataView::new(n, &[], &ints);
+    let x: Vec<f64> = (0..2 * n)
+        .map(|k| match k < n {
+            true => POINTS[k / POINTS.len()],
+            false => POINTS[(k - n) % POINTS.len()],
+        })
+        .collect();
+    for (case, (e, f)) in cases.iter().enumerate() {
+        for evaluator in [Evaluator::Jit, Evaluator::Interp] {
+            let p = Pattern::<f64>::compile_for(e, SecondOrder::default(), evaluator).unwrap();
+            let mut ws = p.workspace();
+            let mut v = vec![0.0; n];
+            p.eval_values_with(&mut ws, &data, &x, &[], &mut v, Parallelism::Sequential);
+            for (k, &got) in v.iter().enumerate() {
+                let want = f(x[k], x[n + k]);
+                assert!(
+                    same(got, want),
+                    "case {case} ({evaluator:?}) at ({:e}, {:e}): {got:e} vs {want:e}",
+                    x[k],
+                    x[n + k]
+                );
+            }
+        }
+    }
+}

@@ -52,6 +52,18 @@ fn simplification_rules() {
     // negation moves into the constant exactly
     assert_eq!(s(&(-(3.0 * &x))), "-3*x#0[0]");
     assert_eq!(s(&(3.0 * -&x)), "-3*x#0[0]");
+    // negations move out of products and quotients and into sums and differences, where
+    // IEEE 754 gives the same bits (a NaN's sign aside)
+    let y = var(1);
+    assert_eq!(s(&(-&x * &y)), "-(x#0[0]*x#0[1])");
+    assert_eq!(s(&(&x * -&y)), "-(x#0[0]*x#0[1])");
+    assert_eq!(s(&(-&x / &y)), "-(x#0[0]/x#0[1])");
+    assert_eq!(s(&(&x / -&y)), "-(x#0[0]/x#0[1])");
+    assert_eq!(s(&(&x + -&y)), "x#0[0] - x#0[1]");
+    assert_eq!(s(&(-&x + &y)), "x#0[1] - x#0[0]");
+    assert_eq!(s(&(&x - -&y)), "x#0[0] + x#0[1]");
+    // not `-x - y` -> `-(x + y)`: at x = +0, y = -0 they differ in the sign of zero
+    assert_eq!(s(&(-&x - &y)), "-x#0[0] - x#0[1]");
     // constants move left of products, right of sums (IEEE commutes exactly)
     assert_eq!(s(&(&x * 3)), "3*x#0[0]");
     assert_eq!(s(&(1 + &x)), "x#0[0] + 1");

@@ -147,16 +147,8 @@ pub(crate) struct Ipm<'a, B: Backend> {
     tag: &'static str,
     t0: Instant,
 
-    li: B::Index,
-    ui: B::Index,
-    lo_v: B::Vector,
-    up_v: B::Vector,
-    damp_l: B::Vector,
-    damp_u: B::Vector,
-    lo_full: B::Vector,
-    up_full: B::Vector,
-    dual_unscale: B::Vector,
-    viol_unscale: B::Vector,
+    /// The layout's bound data and unscaling vectors on the device.
+    bounds: LayoutOnDevice<B>,
 
     /// Current iterate.
     pub w: B::Vector,
@@ -319,18 +311,6 @@ impl<'a, B: Backend> Ipm<'a, B> {
     ) -> Result<Self, SolverError> {
         let (nw, m) = (lay.nw(), lay.m);
         let (nl, nu) = (lay.lower_idx.len(), lay.upper_idx.len());
-        let LayoutOnDevice {
-            li,
-            ui,
-            lo_v,
-            up_v,
-            damp_l,
-            damp_u,
-            lo_full,
-            up_full,
-            dual_unscale,
-            viol_unscale,
-        } = on_device;
         let z = |n: usize| be.zeros(n);
         let (w, gf, glag, gphi, wt, dw, sigma, rw, tw, dw2) = (
             z(nw)?,
@@ -352,16 +332,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let (wd_w, wd_dw, wd_y, wd_dy) = (wd(nw)?, wd(nw)?, wd(m)?, wd(m)?);
         let (wd_zl, wd_dzl, wd_zu, wd_dzu) = (wd(nl)?, wd(nl)?, wd(nu)?, wd(nu)?);
         Ok(Self {
-            li,
-            ui,
-            lo_v,
-            up_v,
-            damp_l,
-            damp_u,
-            lo_full,
-            up_full,
-            dual_unscale,
-            viol_unscale,
+            bounds: on_device,
             w,
             y,
             zl,
@@ -454,18 +425,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
     /// The layout on the device, back from a finished run (for the next run on the same
     /// problem).
     fn into_layout(self) -> LayoutOnDevice<B> {
-        LayoutOnDevice {
-            li: self.li,
-            ui: self.ui,
-            lo_v: self.lo_v,
-            up_v: self.up_v,
-            damp_l: self.damp_l,
-            damp_u: self.damp_u,
-            lo_full: self.lo_full,
-            up_full: self.up_full,
-            dual_unscale: self.dual_unscale,
-            viol_unscale: self.viol_unscale,
-        }
+        self.bounds
     }
 
     /// Give the solve a restoration-problem backend kept from an earlier solve of the
@@ -500,7 +460,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
     fn barrier(&self, f: f64, sl: &B::Vector, su: &B::Vector) -> f64 {
         let be = &*self.be;
         let ln = be.sum_ln(sl) + be.sum_ln(su);
-        let damp = be.dot(&self.damp_l, sl) + be.dot(&self.damp_u, su);
+        let damp = be.dot(&self.bounds.damp_l, sl) + be.dot(&self.bounds.damp_u, su);
         f - self.mu * ln + self.o.kappa_d * self.mu * damp
     }
 
@@ -509,8 +469,8 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let be = &*self.be;
         be.copy(&mut self.glag, &self.gf);
         be.jt_mul(1.0, &self.y, 1.0, &mut self.glag);
-        be.scatter_add(-1.0, &self.zl, &self.li, &mut self.glag);
-        be.scatter_add(1.0, &self.zu, &self.ui, &mut self.glag);
+        be.scatter_add(-1.0, &self.zl, &self.bounds.li, &mut self.glag);
+        be.scatter_add(1.0, &self.zu, &self.bounds.ui, &mut self.glag);
     }
 
     /// Barrier gradient `∇φ` into `gphi`.
@@ -519,12 +479,12 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let mu = self.mu;
         be.copy(&mut self.gphi, &self.gf);
         be.recip(&mut self.tl, mu, &self.sl);
-        be.scatter_add(-1.0, &self.tl, &self.li, &mut self.gphi);
+        be.scatter_add(-1.0, &self.tl, &self.bounds.li, &mut self.gphi);
         be.recip(&mut self.tu, mu, &self.su);
-        be.scatter_add(1.0, &self.tu, &self.ui, &mut self.gphi);
+        be.scatter_add(1.0, &self.tu, &self.bounds.ui, &mut self.gphi);
         let kd = self.o.kappa_d * mu;
-        be.scatter_add(kd, &self.damp_l, &self.li, &mut self.gphi);
-        be.scatter_add(-kd, &self.damp_u, &self.ui, &mut self.gphi);
+        be.scatter_add(kd, &self.bounds.damp_l, &self.bounds.li, &mut self.gphi);
+        be.scatter_add(-kd, &self.bounds.damp_u, &self.bounds.ui, &mut self.gphi);
     }
 
     /// Evaluate f, ∇f, r, J at the current `w` (after initialization or a restoration).
@@ -605,8 +565,8 @@ impl<'a, B: Backend> Ipm<'a, B> {
         if st.compute_slacks {
             self.be.push_into_bounds(
                 &mut self.w,
-                &self.lo_full,
-                &self.up_full,
+                &self.bounds.lo_full,
+                &self.bounds.up_full,
                 &self.tw,
                 &self.dw2,
             );
@@ -614,14 +574,26 @@ impl<'a, B: Backend> Ipm<'a, B> {
         }
         self.be.push_into_bounds(
             &mut self.w,
-            &self.lo_full,
-            &self.up_full,
+            &self.bounds.lo_full,
+            &self.bounds.up_full,
             &self.tw,
             &self.dw2,
         );
         let be = &*self.be;
-        be.gather_slack(&mut self.sl, &self.w, &self.li, &self.lo_v, 1.0);
-        be.gather_slack(&mut self.su, &self.w, &self.ui, &self.up_v, -1.0);
+        be.gather_slack(
+            &mut self.sl,
+            &self.w,
+            &self.bounds.li,
+            &self.bounds.lo_v,
+            1.0,
+        );
+        be.gather_slack(
+            &mut self.su,
+            &self.w,
+            &self.bounds.ui,
+            &self.bounds.up_v,
+            -1.0,
+        );
         // Bound multipliers.
         match &st.zl {
             Some(z) => {
@@ -632,7 +604,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
                     }
                     Values::Device(v) => *v,
                 };
-                self.be.gather(&mut self.zl, src, &self.li);
+                self.be.gather(&mut self.zl, src, &self.bounds.li);
                 self.be.clamp_below(&mut self.zl, st.z_min);
             }
             None => self.be.fill(&mut self.zl, self.o.bound_mult_init_val),
@@ -646,7 +618,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
                     }
                     Values::Device(v) => *v,
                 };
-                self.be.gather(&mut self.zu, src, &self.ui);
+                self.be.gather(&mut self.zu, src, &self.bounds.ui);
                 self.be.clamp_below(&mut self.zu, st.z_min);
             }
             None => self.be.fill(&mut self.zu, self.o.bound_mult_init_val),
@@ -683,8 +655,8 @@ impl<'a, B: Backend> Ipm<'a, B> {
         }
         let be = &mut *self.be;
         be.copy(&mut self.rw, &self.gf);
-        be.scatter_add(-1.0, &self.zl, &self.li, &mut self.rw);
-        be.scatter_add(1.0, &self.zu, &self.ui, &mut self.rw);
+        be.scatter_add(-1.0, &self.zl, &self.bounds.li, &mut self.rw);
+        be.scatter_add(1.0, &self.zu, &self.bounds.ui, &mut self.rw);
         be.scale(-1.0, &mut self.rw);
         be.fill(&mut self.ry, 0.0);
         let _ = be.kkt_solve(&self.rw, &self.ry, &mut self.dw, &mut self.dy)?;
@@ -723,9 +695,9 @@ impl<'a, B: Backend> Ipm<'a, B> {
             let compl0 = self.compl(0.0);
             let (sd, sc) = self.scaling_factors();
             let e0 = (dual / sd).max(primal).max(compl0 / sc);
-            be.mul(&mut self.tw, &self.glag, &self.dual_unscale);
+            be.mul(&mut self.tw, &self.glag, &self.bounds.dual_unscale);
             self.dual_inf_u = be.norm_inf(&self.tw);
-            be.mul(&mut self.tm, &self.r, &self.viol_unscale);
+            be.mul(&mut self.tm, &self.r, &self.bounds.viol_unscale);
             self.constr_viol_u = be.norm_inf(&self.tm);
             self.compl_u = compl0 / self.obj_scale.abs();
             // a kernel failure since the last iteration (a failed reduction reads NaN
@@ -928,9 +900,9 @@ impl<'a, B: Backend> Ipm<'a, B> {
         // Σ = P_L (z_L / s_L) + P_U (z_U / s_U)
         be.fill(&mut self.sigma, 0.0);
         be.div(&mut self.tl, &self.zl, &self.sl);
-        be.scatter_add(1.0, &self.tl, &self.li, &mut self.sigma);
+        be.scatter_add(1.0, &self.tl, &self.bounds.li, &mut self.sigma);
         be.div(&mut self.tu, &self.zu, &self.su);
-        be.scatter_add(1.0, &self.tu, &self.ui, &mut self.sigma);
+        be.scatter_add(1.0, &self.tu, &self.bounds.ui, &mut self.sigma);
         self.compute_gphi();
         let be = &mut *self.be;
         // rw = −(∇φ + Jᵀ y), ry = −r
@@ -980,8 +952,8 @@ impl<'a, B: Backend> Ipm<'a, B> {
     /// `ds_L, ds_U, dz_L, dz_U` from `dw`.
     fn bound_steps(&mut self) {
         let be = &*self.be;
-        be.gather(&mut self.dsl, &self.dw, &self.li);
-        be.gather(&mut self.dsu, &self.dw, &self.ui);
+        be.gather(&mut self.dsl, &self.dw, &self.bounds.li);
+        be.gather(&mut self.dsu, &self.dw, &self.bounds.ui);
         be.scale(-1.0, &mut self.dsu);
         be.bound_dual_step(&mut self.dzl, &self.zl, &self.sl, &self.dsl, self.mu);
         be.bound_dual_step(&mut self.dzu, &self.zu, &self.su, &self.dsu, self.mu);
@@ -1087,8 +1059,20 @@ impl<'a, B: Backend> Ipm<'a, B> {
             if use_soc { &self.dw2 } else { &self.dw },
             &mut self.wt,
         );
-        be.gather_slack(&mut self.slt, &self.wt, &self.li, &self.lo_v, 1.0);
-        be.gather_slack(&mut self.sut, &self.wt, &self.ui, &self.up_v, -1.0);
+        be.gather_slack(
+            &mut self.slt,
+            &self.wt,
+            &self.bounds.li,
+            &self.bounds.lo_v,
+            1.0,
+        );
+        be.gather_slack(
+            &mut self.sut,
+            &self.wt,
+            &self.bounds.ui,
+            &self.bounds.up_v,
+            -1.0,
+        );
         // The fraction-to-boundary rule keeps the exact slacks positive; a computed slack
         // below ε·min(1, μ) is round-off next to a large bound. As Ipopt, replace it by
         // the centred value μ/z (at least ε·min(1, μ)): clamping to ε·min(1, μ) alone
@@ -1245,10 +1229,22 @@ impl<'a, B: Backend> Ipm<'a, B> {
         be.copy(&mut self.dy, &self.wd_dy);
         be.copy(&mut self.dzl, &self.wd_dzl);
         be.copy(&mut self.dzu, &self.wd_dzu);
-        be.gather_slack(&mut self.sl, &self.w, &self.li, &self.lo_v, 1.0);
-        be.gather_slack(&mut self.su, &self.w, &self.ui, &self.up_v, -1.0);
-        be.gather(&mut self.dsl, &self.dw, &self.li);
-        be.gather(&mut self.dsu, &self.dw, &self.ui);
+        be.gather_slack(
+            &mut self.sl,
+            &self.w,
+            &self.bounds.li,
+            &self.bounds.lo_v,
+            1.0,
+        );
+        be.gather_slack(
+            &mut self.su,
+            &self.w,
+            &self.bounds.ui,
+            &self.bounds.up_v,
+            -1.0,
+        );
+        be.gather(&mut self.dsl, &self.dw, &self.bounds.li);
+        be.gather(&mut self.dsu, &self.dw, &self.bounds.ui);
         be.scale(-1.0, &mut self.dsu);
         if !self.eval_point() {
             return Ok(Ls::Restoration { trials: 0 });
@@ -1403,8 +1399,8 @@ impl<'a, B: Backend> Ipm<'a, B> {
             be.copy(&mut self.tm, &self.rsoc);
             be.scale(-1.0, &mut self.tm);
             let _ = be.kkt_solve(&self.rw, &self.tm, &mut self.dw2, &mut self.dy2)?;
-            be.gather(&mut self.tl, &self.dw2, &self.li);
-            be.gather(&mut self.tu, &self.dw2, &self.ui);
+            be.gather(&mut self.tl, &self.dw2, &self.bounds.li);
+            be.gather(&mut self.tu, &self.dw2, &self.bounds.ui);
             be.scale(-1.0, &mut self.tu);
             alpha_soc = be
                 .max_step(&self.sl, &self.tl, self.tau)
@@ -1511,8 +1507,20 @@ impl<'a, B: Backend> Ipm<'a, B> {
     fn resto_accepts(&mut self, wr: &B::Vector, map_w: &B::Index, theta_r: f64) -> bool {
         let be = &mut *self.be;
         be.gather(&mut self.wt, wr, map_w);
-        be.gather_slack(&mut self.slt, &self.wt, &self.li, &self.lo_v, 1.0);
-        be.gather_slack(&mut self.sut, &self.wt, &self.ui, &self.up_v, -1.0);
+        be.gather_slack(
+            &mut self.slt,
+            &self.wt,
+            &self.bounds.li,
+            &self.bounds.lo_v,
+            1.0,
+        );
+        be.gather_slack(
+            &mut self.sut,
+            &self.wt,
+            &self.bounds.ui,
+            &self.bounds.up_v,
+            -1.0,
+        );
         self.ft = be.eval_obj(self.model, &self.wt);
         be.eval_residual(self.model, &self.wt, &mut self.rt);
         let tt = self.be.norm_1(&self.rt);
@@ -1756,7 +1764,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
                 let be = &mut *self.be;
                 be.gather(&mut self.wt, &wr_final, &rs.map_w);
                 be.eval_residual(self.model, &self.wt, &mut self.rt);
-                be.mul(&mut self.tm, &self.rt, &self.viol_unscale);
+                be.mul(&mut self.tm, &self.rt, &self.bounds.viol_unscale);
                 let viol = be.norm_inf(&self.tm);
                 Some(if viol > o.constr_viol_tol {
                     Status::InfeasibleProblemDetected

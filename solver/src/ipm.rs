@@ -107,6 +107,12 @@ pub(crate) struct LayoutOnDevice<B: Backend> {
 }
 
 impl<B: Backend> LayoutOnDevice<B> {
+    /// The slacks of `w` to its finite bounds: `lower = w[li] − lo`, `upper = up − w[ui]`.
+    fn slacks(&self, be: &B, w: &B::Vector, lower: &mut B::Vector, upper: &mut B::Vector) {
+        be.gather_slack(lower, w, &self.li, &self.lo_v, 1.0);
+        be.gather_slack(upper, w, &self.ui, &self.up_v, -1.0);
+    }
+
     /// Upload `lay`'s bound lists, bounds and damping weights; `dual_unscale` (length
     /// `nw`) and `viol_unscale` (length `m`) convert scaled dual infeasibility and
     /// residuals back to user units.
@@ -580,20 +586,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             &self.dw2,
         );
         let be = &*self.be;
-        be.gather_slack(
-            &mut self.sl,
-            &self.w,
-            &self.bounds.li,
-            &self.bounds.lo_v,
-            1.0,
-        );
-        be.gather_slack(
-            &mut self.su,
-            &self.w,
-            &self.bounds.ui,
-            &self.bounds.up_v,
-            -1.0,
-        );
+        self.bounds.slacks(be, &self.w, &mut self.sl, &mut self.su);
         // Bound multipliers.
         match &st.zl {
             Some(z) => {
@@ -1059,20 +1052,8 @@ impl<'a, B: Backend> Ipm<'a, B> {
             if use_soc { &self.dw2 } else { &self.dw },
             &mut self.wt,
         );
-        be.gather_slack(
-            &mut self.slt,
-            &self.wt,
-            &self.bounds.li,
-            &self.bounds.lo_v,
-            1.0,
-        );
-        be.gather_slack(
-            &mut self.sut,
-            &self.wt,
-            &self.bounds.ui,
-            &self.bounds.up_v,
-            -1.0,
-        );
+        self.bounds
+            .slacks(be, &self.wt, &mut self.slt, &mut self.sut);
         // The fraction-to-boundary rule keeps the exact slacks positive; a computed slack
         // below ε·min(1, μ) is round-off next to a large bound. As Ipopt, replace it by
         // the centred value μ/z (at least ε·min(1, μ)): clamping to ε·min(1, μ) alone
@@ -1229,20 +1210,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
         be.copy(&mut self.dy, &self.wd_dy);
         be.copy(&mut self.dzl, &self.wd_dzl);
         be.copy(&mut self.dzu, &self.wd_dzu);
-        be.gather_slack(
-            &mut self.sl,
-            &self.w,
-            &self.bounds.li,
-            &self.bounds.lo_v,
-            1.0,
-        );
-        be.gather_slack(
-            &mut self.su,
-            &self.w,
-            &self.bounds.ui,
-            &self.bounds.up_v,
-            -1.0,
-        );
+        self.bounds.slacks(be, &self.w, &mut self.sl, &mut self.su);
         be.gather(&mut self.dsl, &self.dw, &self.bounds.li);
         be.gather(&mut self.dsu, &self.dw, &self.bounds.ui);
         be.scale(-1.0, &mut self.dsu);
@@ -1507,20 +1475,8 @@ impl<'a, B: Backend> Ipm<'a, B> {
     fn resto_accepts(&mut self, wr: &B::Vector, map_w: &B::Index, theta_r: f64) -> bool {
         let be = &mut *self.be;
         be.gather(&mut self.wt, wr, map_w);
-        be.gather_slack(
-            &mut self.slt,
-            &self.wt,
-            &self.bounds.li,
-            &self.bounds.lo_v,
-            1.0,
-        );
-        be.gather_slack(
-            &mut self.sut,
-            &self.wt,
-            &self.bounds.ui,
-            &self.bounds.up_v,
-            -1.0,
-        );
+        self.bounds
+            .slacks(be, &self.wt, &mut self.slt, &mut self.sut);
         self.ft = be.eval_obj(self.model, &self.wt);
         be.eval_residual(self.model, &self.wt, &mut self.rt);
         let tt = self.be.norm_1(&self.rt);

@@ -11,21 +11,21 @@ use crate::result::SolverError;
 /// problem's at the first restoration phase of a solve, then kept for later phases).
 pub(crate) struct LayoutOnDevice<B: Backend> {
     /// Components of `w` with a finite lower bound.
-    pub li: B::Index,
+    pub lower_idx: B::Index,
     /// Components of `w` with a finite upper bound.
-    pub ui: B::Index,
-    /// The finite lower bounds (one per `li` entry).
-    pub lo_v: B::Vector,
-    /// The finite upper bounds (one per `ui` entry).
-    pub up_v: B::Vector,
-    /// Per `li` entry: 1 when the component has no upper bound (κ_d damping).
-    pub damp_l: B::Vector,
-    /// Per `ui` entry: 1 when the component has no lower bound (κ_d damping).
-    pub damp_u: B::Vector,
+    pub upper_idx: B::Index,
+    /// The finite lower bounds (one per `lower_idx` entry).
+    pub lower: B::Vector,
+    /// The finite upper bounds (one per `upper_idx` entry).
+    pub upper: B::Vector,
+    /// Per `lower_idx` entry: 1 when the component has no upper bound (κ_d damping).
+    pub damp_lower: B::Vector,
+    /// Per `upper_idx` entry: 1 when the component has no lower bound (κ_d damping).
+    pub damp_upper: B::Vector,
     /// Lower bounds of every component of `w` (`−∞` when absent).
-    pub lo_full: B::Vector,
+    pub lower_full: B::Vector,
     /// Upper bounds of every component of `w` (`+∞` when absent).
-    pub up_full: B::Vector,
+    pub upper_full: B::Vector,
     /// Scaled dual infeasibility to user units, per component of `w`.
     pub dual_unscale: B::Vector,
     /// Scaled residual to user units, per row.
@@ -33,16 +33,16 @@ pub(crate) struct LayoutOnDevice<B: Backend> {
 }
 
 impl<B: Backend> LayoutOnDevice<B> {
-    /// The slacks of `w` to its finite bounds: `lower = w[li] − lo`, `upper = up − w[ui]`.
+    /// The slacks of `w` to its finite bounds: `lower = w[lower_idx] − lo`, `upper = up − w[upper_idx]`.
     pub fn slacks(&self, backend: &B, w: &B::Vector, slacks: &mut Slacks<B::Vector>) {
-        backend.gather_slack(&mut slacks.lower, w, &self.li, &self.lo_v, 1.0);
-        backend.gather_slack(&mut slacks.upper, w, &self.ui, &self.up_v, -1.0);
+        backend.gather_slack(&mut slacks.lower, w, &self.lower_idx, &self.lower, 1.0);
+        backend.gather_slack(&mut slacks.upper, w, &self.upper_idx, &self.upper, -1.0);
     }
 
-    /// The steps of the bound slacks along `dw`: `lower = dw[li]`, `upper = −dw[ui]`.
+    /// The steps of the bound slacks along `dw`: `lower = dw[lower_idx]`, `upper = −dw[upper_idx]`.
     pub fn slack_steps(&self, backend: &B, dw: &B::Vector, steps: &mut Slacks<B::Vector>) {
-        backend.gather(&mut steps.lower, dw, &self.li);
-        backend.gather(&mut steps.upper, dw, &self.ui);
+        backend.gather(&mut steps.lower, dw, &self.lower_idx);
+        backend.gather(&mut steps.upper, dw, &self.upper_idx);
         backend.scale(-1.0, &mut steps.upper);
     }
 
@@ -56,14 +56,14 @@ impl<B: Backend> LayoutOnDevice<B> {
         let lo_c: Vec<f64> = layout.lower_idx.iter().map(|&i| layout.lo[i]).collect();
         let up_c: Vec<f64> = layout.upper_idx.iter().map(|&i| layout.up[i]).collect();
         Ok(Self {
-            li: backend.index_from_host(&layout.lower_idx)?,
-            ui: backend.index_from_host(&layout.upper_idx)?,
-            lo_v: backend.vector_from_host(&lo_c)?,
-            up_v: backend.vector_from_host(&up_c)?,
-            damp_l: backend.vector_from_host(&layout.damp_l)?,
-            damp_u: backend.vector_from_host(&layout.damp_u)?,
-            lo_full: backend.vector_from_host(&layout.lo)?,
-            up_full: backend.vector_from_host(&layout.up)?,
+            lower_idx: backend.index_from_host(&layout.lower_idx)?,
+            upper_idx: backend.index_from_host(&layout.upper_idx)?,
+            lower: backend.vector_from_host(&lo_c)?,
+            upper: backend.vector_from_host(&up_c)?,
+            damp_lower: backend.vector_from_host(&layout.damp_l)?,
+            damp_upper: backend.vector_from_host(&layout.damp_u)?,
+            lower_full: backend.vector_from_host(&layout.lo)?,
+            upper_full: backend.vector_from_host(&layout.up)?,
             dual_unscale: backend.vector_from_host(unscaling.dual)?,
             viol_unscale: backend.vector_from_host(unscaling.viol)?,
         })

@@ -57,10 +57,10 @@ impl<B: Backend> Ipm<'_, B> {
         self.tiny_last = false;
         self.watchdog.reset();
         self.adaptive = options.mu_strategy == MuStrategy::AdaptiveLoqo;
-        // Per-component push (work.w) and frac (work.w2) vectors; the slack parts through
+        // Per-component push (work.w) and frac (work.frac) vectors; the slack parts through
         // the direction's Δw, free until the first step.
         let backend = &*self.backend;
-        let (push, frac, part) = (&mut self.work.w, &mut self.work.w2, &mut self.direction.w);
+        let (push, frac, part) = (&mut self.work.w, &mut self.work.frac, &mut self.direction.w);
         backend.fill(push, start.push.0);
         backend.fill(part, start.slack_push.0);
         backend.device().copy_range(push, n, part, n, ns);
@@ -76,24 +76,27 @@ impl<B: Backend> Ipm<'_, B> {
         if start.compute_slacks {
             self.backend.push_into_bounds(
                 w,
-                &bounds.lo_full,
-                &bounds.up_full,
+                &bounds.lower_full,
+                &bounds.upper_full,
                 &self.work.w,
-                &self.work.w2,
+                &self.work.frac,
             );
             self.backend.set_slacks_from_cons(self.model, w);
         }
         self.backend.push_into_bounds(
             w,
-            &bounds.lo_full,
-            &bounds.up_full,
+            &bounds.lower_full,
+            &bounds.upper_full,
             &self.work.w,
-            &self.work.w2,
+            &self.work.frac,
         );
         let backend = &*self.backend;
         bounds.slacks(backend, w, &mut self.iterate.slacks);
         // Bound multipliers.
-        let given = [(&start.zl, &bounds.li), (&start.zu, &bounds.ui)];
+        let given = [
+            (&start.zl, &bounds.lower_idx),
+            (&start.zu, &bounds.upper_idx),
+        ];
         let targets = [&mut self.iterate.zl, &mut self.iterate.zu];
         for ((values, idx), z) in given.into_iter().zip(targets) {
             match values {
@@ -143,8 +146,8 @@ impl<B: Backend> Ipm<'_, B> {
         let backend = &mut *self.backend;
         let iterate = &mut self.iterate;
         backend.copy(&mut self.rhs_w, &self.grad_f);
-        backend.scatter_add(-1.0, &iterate.zl, &self.bounds.li, &mut self.rhs_w);
-        backend.scatter_add(1.0, &iterate.zu, &self.bounds.ui, &mut self.rhs_w);
+        backend.scatter_add(-1.0, &iterate.zl, &self.bounds.lower_idx, &mut self.rhs_w);
+        backend.scatter_add(1.0, &iterate.zu, &self.bounds.upper_idx, &mut self.rhs_w);
         backend.scale(-1.0, &mut self.rhs_w);
         backend.fill(&mut self.rhs_y, 0.0);
         let direction = &mut self.direction;

@@ -315,8 +315,8 @@ impl<'a, B: Backend> Ipm<'a, B> {
     fn barrier(&self, objective: f64, slacks: &Slacks<B::Vector>) -> f64 {
         let backend = &*self.backend;
         let ln = backend.sum_ln(&slacks.lower) + backend.sum_ln(&slacks.upper);
-        let damp = backend.dot(&self.bounds.damp_l, &slacks.lower)
-            + backend.dot(&self.bounds.damp_u, &slacks.upper);
+        let damp = backend.dot(&self.bounds.damp_lower, &slacks.lower)
+            + backend.dot(&self.bounds.damp_upper, &slacks.upper);
         objective - self.mu * ln + self.options.kappa_d * self.mu * damp
     }
 
@@ -329,10 +329,15 @@ impl<'a, B: Backend> Ipm<'a, B> {
         backend.scatter_add(
             -1.0,
             &iterate.zl,
-            &self.bounds.li,
+            &self.bounds.lower_idx,
             &mut self.grad_lagrangian,
         );
-        backend.scatter_add(1.0, &iterate.zu, &self.bounds.ui, &mut self.grad_lagrangian);
+        backend.scatter_add(
+            1.0,
+            &iterate.zu,
+            &self.bounds.upper_idx,
+            &mut self.grad_lagrangian,
+        );
     }
 
     /// Barrier gradient `∇φ` into `grad_barrier`.
@@ -345,19 +350,29 @@ impl<'a, B: Backend> Ipm<'a, B> {
         backend.scatter_add(
             -1.0,
             &work.per_bound.lower,
-            &bounds.li,
+            &bounds.lower_idx,
             &mut self.grad_barrier,
         );
         backend.recip(&mut work.per_bound.upper, mu, &self.iterate.slacks.upper);
         backend.scatter_add(
             1.0,
             &work.per_bound.upper,
-            &bounds.ui,
+            &bounds.upper_idx,
             &mut self.grad_barrier,
         );
         let kd = self.options.kappa_d * mu;
-        backend.scatter_add(kd, &bounds.damp_l, &bounds.li, &mut self.grad_barrier);
-        backend.scatter_add(-kd, &bounds.damp_u, &bounds.ui, &mut self.grad_barrier);
+        backend.scatter_add(
+            kd,
+            &bounds.damp_lower,
+            &bounds.lower_idx,
+            &mut self.grad_barrier,
+        );
+        backend.scatter_add(
+            -kd,
+            &bounds.damp_upper,
+            &bounds.upper_idx,
+            &mut self.grad_barrier,
+        );
     }
 
     /// Evaluate f, ∇f, r, J at the current `w` (after initialization or a restoration).

@@ -387,23 +387,23 @@ impl<B: Backend> Restoration<'_, B> {
     ) {
         let (n, m, ns) = (self.n, self.m, self.ns);
         let w = &outer.w;
-        let d = backend.device();
+        let device = backend.device();
         self.model.restart(w, mu);
-        d.resto_elastic(residual, mu_r, rho, &mut self.p0, &mut self.n0);
-        d.copy_range(&mut self.w0, 0, w, 0, n);
-        d.copy_range(&mut self.w0, n, &self.p0, 0, m);
-        d.copy_range(&mut self.w0, n + m, &self.n0, 0, m);
-        d.copy_range(&mut self.w0, n + 2 * m, w, n, ns);
+        device.resto_elastic(residual, mu_r, rho, &mut self.p0, &mut self.n0);
+        device.copy_range(&mut self.w0, 0, w, 0, n);
+        device.copy_range(&mut self.w0, n, &self.p0, 0, m);
+        device.copy_range(&mut self.w0, n + m, &self.n0, 0, m);
+        device.copy_range(&mut self.w0, n + 2 * m, w, n, ns);
         cap_x_part(backend, &outer.zl, &mut self.zl_c, &mut self.zl_x, rho);
-        d.fill(&mut self.zl0, 0.0);
-        d.scatter(&mut self.zl0, &self.lower_pos, &self.zl_c);
-        d.recip(&mut self.scratch_m, mu_r, &self.p0);
-        d.copy_range(&mut self.zl0, n, &self.scratch_m, 0, m);
-        d.recip(&mut self.scratch_m, mu_r, &self.n0);
-        d.copy_range(&mut self.zl0, n + m, &self.scratch_m, 0, m);
+        device.fill(&mut self.zl0, 0.0);
+        device.scatter(&mut self.zl0, &self.lower_pos, &self.zl_c);
+        device.recip(&mut self.scratch_m, mu_r, &self.p0);
+        device.copy_range(&mut self.zl0, n, &self.scratch_m, 0, m);
+        device.recip(&mut self.scratch_m, mu_r, &self.n0);
+        device.copy_range(&mut self.zl0, n + m, &self.scratch_m, 0, m);
         cap_x_part(backend, &outer.zu, &mut self.zu_c, &mut self.zu_x, rho);
-        d.fill(&mut self.zu0, 0.0);
-        d.scatter(&mut self.zu0, &self.upper_pos, &self.zu_c);
+        device.fill(&mut self.zu0, 0.0);
+        device.scatter(&mut self.zu0, &self.upper_pos, &self.zu_c);
     }
 }
 
@@ -416,12 +416,12 @@ fn cap_x_part<B: Backend>(
     x_part: &mut B::Vector,
     rho: f64,
 ) {
-    let d = backend.device();
-    let len = d.len(x_part);
-    d.copy(out, z);
-    d.copy_range(x_part, 0, out, 0, len);
-    d.scale(-1.0, x_part);
-    d.clamp_below(x_part, -rho);
-    d.scale(-1.0, x_part);
-    d.copy_range(out, 0, x_part, 0, len);
+    let device = backend.device();
+    let len = device.len(x_part);
+    device.copy(out, z);
+    device.copy_range(x_part, 0, out, 0, len);
+    device.scale(-1.0, x_part);
+    device.clamp_below(x_part, -rho);
+    device.scale(-1.0, x_part);
+    device.copy_range(out, 0, x_part, 0, len);
 }

@@ -50,9 +50,19 @@ impl<B: Backend> Ipm<'_, B> {
         // Σ = P_L (z_L / s_L) + P_U (z_U / s_U)
         backend.fill(&mut self.sigma, 0.0);
         backend.div(&mut work.per_bound.lower, &iterate.zl, &slacks.lower);
-        backend.scatter_add(1.0, &work.per_bound.lower, &bounds.li, &mut self.sigma);
+        backend.scatter_add(
+            1.0,
+            &work.per_bound.lower,
+            &bounds.lower_idx,
+            &mut self.sigma,
+        );
         backend.div(&mut work.per_bound.upper, &iterate.zu, &slacks.upper);
-        backend.scatter_add(1.0, &work.per_bound.upper, &bounds.ui, &mut self.sigma);
+        backend.scatter_add(
+            1.0,
+            &work.per_bound.upper,
+            &bounds.upper_idx,
+            &mut self.sigma,
+        );
         self.compute_grad_barrier();
         let backend = &mut *self.backend;
         // rhs_w = −(∇φ + Jᵀ y), rhs_y = −r

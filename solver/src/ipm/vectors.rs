@@ -165,8 +165,8 @@ impl<V> Correction<V> {
 pub(crate) struct Work<V> {
     /// Length `nw`.
     pub w: V,
-    /// Length `nw` (the start's `bound_frac` per component).
-    pub w2: V,
+    /// Length `nw`: the start's `bound_frac` per component (initialization only).
+    pub frac: V,
     /// Length `m`.
     pub m: V,
     /// One entry per finite lower bound (`lower`) and per finite upper bound (`upper`).
@@ -178,7 +178,7 @@ impl<V> Work<V> {
     pub fn zeros<B: Backend<Vector = V>>(backend: &B, lengths: Lengths) -> Allocated<Self> {
         Ok(Self {
             w: backend.zeros(lengths.nw)?,
-            w2: backend.zeros(lengths.nw)?,
+            frac: backend.zeros(lengths.nw)?,
             m: backend.zeros(lengths.m)?,
             per_bound: Slacks::zeros(backend, lengths)?,
         })

@@ -239,12 +239,13 @@ impl<'a> ScaledModel<'a> {
         }
     }
 
+    /// The multipliers of the inner model's rows, `y_j d_j` (in a buffer of the model).
     fn scaled_y(&self, y: &[f64]) -> std::cell::RefMut<'_, Vec<f64>> {
-        let mut b = self.ybuf.borrow_mut();
-        for ((bj, &yj), &dj) in b.iter_mut().zip(y).zip(&self.con_scale) {
-            *bj = yj * dj;
+        let mut scaled = self.ybuf.borrow_mut();
+        for ((entry, &yj), &dj) in scaled.iter_mut().zip(y).zip(&self.con_scale) {
+            *entry = yj * dj;
         }
-        b
+        scaled
     }
 }
 
@@ -367,6 +368,7 @@ impl<'a> RestoModel<'a> {
         }
     }
 
+    /// Variables of the inner model.
     fn n(&self) -> usize {
         self.x_ref.len()
     }
@@ -556,12 +558,12 @@ impl<'a, D: Device> FixedOnDevice<'a, D> {
 
     /// The scratch vectors with the full-length point of `x` in `x_full`.
     fn at(&self, x: &D::Vector) -> std::cell::RefMut<'_, FixedScratch<D>> {
-        let mut s = self.scratch.borrow_mut();
-        let s_ref = &mut *s;
-        let d = self.device;
-        d.copy_range(&mut s_ref.x_free, 0, x, 0, self.host.free.len());
-        d.scatter(&mut s_ref.x_full, &self.free, &s_ref.x_free);
-        s
+        let mut scratch = self.scratch.borrow_mut();
+        let buffers = &mut *scratch;
+        let device = self.device;
+        device.copy_range(&mut buffers.x_free, 0, x, 0, self.host.free.len());
+        device.scatter(&mut buffers.x_full, &self.free, &buffers.x_free);
+        scratch
     }
 }
 
@@ -576,25 +578,26 @@ impl<D: Device> DeviceNlp<D> for FixedOnDevice<'_, D> {
         self.host.hess_structure(rows, cols)
     }
     fn obj(&self, x: &D::Vector) -> Result<f64, SolverError> {
-        let s = self.at(x);
-        self.inner.obj(&s.x_full)
+        let scratch = self.at(x);
+        self.inner.obj(&scratch.x_full)
     }
     fn grad(&self, x: &D::Vector, g: &mut D::Vector) -> Result<(), SolverError> {
-        let s = &mut *self.at(x);
-        self.inner.grad(&s.x_full, &mut s.g_full)?;
-        let d = self.device;
-        d.gather(&mut s.g_free, &s.g_full, &self.free);
-        d.copy_range(g, 0, &s.g_free, 0, self.host.free.len());
+        let scratch = &mut *self.at(x);
+        self.inner.grad(&scratch.x_full, &mut scratch.g_full)?;
+        let device = self.device;
+        device.gather(&mut scratch.g_free, &scratch.g_full, &self.free);
+        device.copy_range(g, 0, &scratch.g_free, 0, self.host.free.len());
         Ok(())
     }
     fn cons(&self, x: &D::Vector, c: &mut D::Vector) -> Result<(), SolverError> {
-        let s = self.at(x);
-        self.inner.cons(&s.x_full, c)
+        let scratch = self.at(x);
+        self.inner.cons(&scratch.x_full, c)
     }
     fn jac_coord(&self, x: &D::Vector, vals: &mut D::Vector) -> Result<(), SolverError> {
-        let s = &mut *self.at(x);
-        self.inner.jac_coord(&s.x_full, &mut s.jac_full)?;
-        self.device.gather(vals, &s.jac_full, &self.jac_keep);
+        let scratch = &mut *self.at(x);
+        self.inner
+            .jac_coord(&scratch.x_full, &mut scratch.jac_full)?;
+        self.device.gather(vals, &scratch.jac_full, &self.jac_keep);
         Ok(())
     }
     fn hess_coord(
@@ -604,10 +607,11 @@ impl<D: Device> DeviceNlp<D> for FixedOnDevice<'_, D> {
         obj_weight: f64,
         vals: &mut D::Vector,
     ) -> Result<(), SolverError> {
-        let s = &mut *self.at(x);
+        let scratch = &mut *self.at(x);
         self.inner
-            .hess_coord(&s.x_full, y, obj_weight, &mut s.hess_full)?;
-        self.device.gather(vals, &s.hess_full, &self.hess_keep);
+            .hess_coord(&scratch.x_full, y, obj_weight, &mut scratch.hess_full)?;
+        self.device
+            .gather(vals, &scratch.hess_full, &self.hess_keep);
         Ok(())
     }
 }
@@ -690,15 +694,15 @@ impl<D: Device> DeviceNlp<D> for ScaledOnDevice<'_, D> {
         Ok(())
     }
     fn cons(&self, x: &D::Vector, c: &mut D::Vector) -> Result<(), SolverError> {
-        let s = &mut *self.scratch.borrow_mut();
-        self.inner.cons(x, &mut s.rows)?;
-        self.device.mul(c, &s.rows, &self.con_scale);
+        let scratch = &mut *self.scratch.borrow_mut();
+        self.inner.cons(x, &mut scratch.rows)?;
+        self.device.mul(c, &scratch.rows, &self.con_scale);
         Ok(())
     }
     fn jac_coord(&self, x: &D::Vector, vals: &mut D::Vector) -> Result<(), SolverError> {
-        let s = &mut *self.scratch.borrow_mut();
-        self.inner.jac_coord(x, &mut s.jac)?;
-        self.device.mul(vals, &s.jac, &self.jac_scale);
+        let scratch = &mut *self.scratch.borrow_mut();
+        self.inner.jac_coord(x, &mut scratch.jac)?;
+        self.device.mul(vals, &scratch.jac, &self.jac_scale);
         Ok(())
     }
     fn hess_coord(
@@ -708,10 +712,10 @@ impl<D: Device> DeviceNlp<D> for ScaledOnDevice<'_, D> {
         obj_weight: f64,
         vals: &mut D::Vector,
     ) -> Result<(), SolverError> {
-        let s = &mut *self.scratch.borrow_mut();
-        self.device.mul(&mut s.rows, y, &self.con_scale);
+        let scratch = &mut *self.scratch.borrow_mut();
+        self.device.mul(&mut scratch.rows, y, &self.con_scale);
         self.inner
-            .hess_coord(x, &s.rows, obj_weight * self.obj_scale, vals)
+            .hess_coord(x, &scratch.rows, obj_weight * self.obj_scale, vals)
     }
 }
 
@@ -819,6 +823,7 @@ impl<'a, D: Device> RestoOnDevice<'a, D> {
         })
     }
 
+    /// Variables of the inner model.
     fn n(&self) -> usize {
         self.inner.meta().nvar
     }
@@ -830,19 +835,19 @@ impl<'a, D: Device> RestoOnDevice<'a, D> {
     /// bounds, and the start `x0` given to `new`) stay as they are.
     pub fn restart(&mut self, w: &D::Vector, mu: f64) {
         let n = self.n();
-        let d = self.device;
-        d.copy_range(&mut self.x_ref, 0, w, 0, n);
-        d.prox_weight(&self.x_ref, &mut self.d2);
+        let device = self.device;
+        device.copy_range(&mut self.x_ref, 0, w, 0, n);
+        device.prox_weight(&self.x_ref, &mut self.d2);
         self.zeta = mu.sqrt();
-        d.copy(&mut self.zeta_d2, &self.d2);
-        d.scale(self.zeta, &mut self.zeta_d2);
+        device.copy(&mut self.zeta_d2, &self.d2);
+        device.scale(self.zeta, &mut self.zeta_d2);
     }
 
     /// `diff = x − x_R` (first `n` entries of `x`).
-    fn diff(&self, s: &mut RestoScratch<D>, x: &D::Vector) {
-        let d = self.device;
-        d.copy_range(&mut s.diff, 0, x, 0, self.n());
-        d.axpy(-1.0, &self.x_ref, &mut s.diff);
+    fn diff(&self, scratch: &mut RestoScratch<D>, x: &D::Vector) {
+        let device = self.device;
+        device.copy_range(&mut scratch.diff, 0, x, 0, self.n());
+        device.axpy(-1.0, &self.x_ref, &mut scratch.diff);
     }
 }
 
@@ -865,45 +870,45 @@ impl<D: Device> DeviceNlp<D> for RestoOnDevice<'_, D> {
     }
     fn obj(&self, x: &D::Vector) -> Result<f64, SolverError> {
         let (n, m) = (self.n(), self.meta.ncon);
-        let s = &mut *self.scratch.borrow_mut();
-        let d = self.device;
-        d.copy_range(&mut s.pn, 0, x, n, 2 * m);
-        let pen = d.sum(&s.pn);
-        self.diff(s, x);
+        let scratch = &mut *self.scratch.borrow_mut();
+        let device = self.device;
+        device.copy_range(&mut scratch.pn, 0, x, n, 2 * m);
+        let pen = device.sum(&scratch.pn);
+        self.diff(scratch, x);
         // D²·d·d in the order of the host model: (D² d) d
-        d.mul(&mut s.weighted, &self.d2, &s.diff);
-        d.mul(&mut s.prox, &s.weighted, &s.diff);
-        let prox = d.sum(&s.prox);
+        device.mul(&mut scratch.weighted, &self.d2, &scratch.diff);
+        device.mul(&mut scratch.prox, &scratch.weighted, &scratch.diff);
+        let prox = device.sum(&scratch.prox);
         Ok(self.rho * pen + 0.5 * self.zeta * prox)
     }
     fn grad(&self, x: &D::Vector, g: &mut D::Vector) -> Result<(), SolverError> {
         let (n, m) = (self.n(), self.meta.ncon);
-        let s = &mut *self.scratch.borrow_mut();
-        let d = self.device;
-        self.diff(s, x);
-        d.mul(&mut s.weighted, &self.zeta_d2, &s.diff);
-        d.copy_range(g, 0, &s.weighted, 0, n);
-        d.copy_range(g, n, &self.rho_pn, 0, 2 * m);
+        let scratch = &mut *self.scratch.borrow_mut();
+        let device = self.device;
+        self.diff(scratch, x);
+        device.mul(&mut scratch.weighted, &self.zeta_d2, &scratch.diff);
+        device.copy_range(g, 0, &scratch.weighted, 0, n);
+        device.copy_range(g, n, &self.rho_pn, 0, 2 * m);
         Ok(())
     }
     fn cons(&self, x: &D::Vector, c: &mut D::Vector) -> Result<(), SolverError> {
         let (n, m) = (self.n(), self.meta.ncon);
         self.inner.cons(x, c)?;
-        let s = &mut *self.scratch.borrow_mut();
-        let d = self.device;
-        d.copy_range(&mut s.p, 0, x, n, m);
-        d.copy_range(&mut s.n_minus_p, 0, x, n + m, m);
-        d.axpy(-1.0, &s.p, &mut s.n_minus_p);
-        d.axpy(1.0, &s.n_minus_p, c);
+        let scratch = &mut *self.scratch.borrow_mut();
+        let device = self.device;
+        device.copy_range(&mut scratch.p, 0, x, n, m);
+        device.copy_range(&mut scratch.n_minus_p, 0, x, n + m, m);
+        device.axpy(-1.0, &scratch.p, &mut scratch.n_minus_p);
+        device.axpy(1.0, &scratch.n_minus_p, c);
         Ok(())
     }
     fn jac_coord(&self, x: &D::Vector, vals: &mut D::Vector) -> Result<(), SolverError> {
         let (m, k) = (self.meta.ncon, self.nnzj_in);
-        let s = &mut *self.scratch.borrow_mut();
-        self.inner.jac_coord(x, &mut s.jac)?;
-        let d = self.device;
-        d.copy_range(vals, 0, &s.jac, 0, k);
-        d.copy_range(vals, k, &self.jac_pn, 0, 2 * m);
+        let scratch = &mut *self.scratch.borrow_mut();
+        self.inner.jac_coord(x, &mut scratch.jac)?;
+        let device = self.device;
+        device.copy_range(vals, 0, &scratch.jac, 0, k);
+        device.copy_range(vals, k, &self.jac_pn, 0, 2 * m);
         Ok(())
     }
     fn hess_coord(
@@ -914,14 +919,14 @@ impl<D: Device> DeviceNlp<D> for RestoOnDevice<'_, D> {
         vals: &mut D::Vector,
     ) -> Result<(), SolverError> {
         let (n, k) = (self.n(), self.nnzh_in);
-        let s = &mut *self.scratch.borrow_mut();
-        self.inner.hess_coord(x, y, 0.0, &mut s.hess)?;
-        let d = self.device;
-        d.copy_range(vals, 0, &s.hess, 0, k);
+        let scratch = &mut *self.scratch.borrow_mut();
+        self.inner.hess_coord(x, y, 0.0, &mut scratch.hess)?;
+        let device = self.device;
+        device.copy_range(vals, 0, &scratch.hess, 0, k);
         // (σ ζ) D², the order of the host model
-        d.copy(&mut s.weighted, &self.d2);
-        d.scale(obj_weight * self.zeta, &mut s.weighted);
-        d.copy_range(vals, k, &s.weighted, 0, n);
+        device.copy(&mut scratch.weighted, &self.d2);
+        device.scale(obj_weight * self.zeta, &mut scratch.weighted);
+        device.copy_range(vals, k, &scratch.weighted, 0, n);
         Ok(())
     }
 }

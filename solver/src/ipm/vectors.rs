@@ -118,24 +118,24 @@ impl<V> PrimalDual<V> {
 /// back): its primal vector, bound slacks, objective and constraint residual. Accepting it
 /// swaps these into the current point.
 pub(crate) struct Trial<V> {
-    /// `w` of the trial point (length `nw`).
-    pub w: V,
-    /// Its bound slacks.
-    pub slacks: Slacks<V>,
     /// Its objective.
     pub objective: f64,
+    /// `w` of the trial point (length `nw`).
+    pub w: V,
     /// Its constraint residual (length `m`).
     pub residual: V,
+    /// Its bound slacks.
+    pub slacks: Slacks<V>,
 }
 
 impl<V> Trial<V> {
     /// A zero trial point of `lengths`.
     pub fn zeros<B: Backend<Vector = V>>(backend: &B, lengths: Lengths) -> Allocated<Self> {
         Ok(Self {
-            w: backend.zeros(lengths.nw)?,
-            slacks: Slacks::zeros(backend, lengths)?,
             objective: 0.0,
+            w: backend.zeros(lengths.nw)?,
             residual: backend.zeros(lengths.m)?,
+            slacks: Slacks::zeros(backend, lengths)?,
         })
     }
 }

@@ -52,9 +52,11 @@ impl<'a> FixedAsParameters<'a> {
     /// Wrap `inner`, or `None` when it has no fixed variable, or only fixed ones (then
     /// there is nothing to remove, or nothing would be left to solve for).
     pub fn new(inner: &'a dyn NlpModel) -> Option<Self> {
-        let im = inner.meta();
-        let n = im.nvar;
-        let free: Vec<usize> = (0..n).filter(|&i| im.lvar[i] != im.uvar[i]).collect();
+        let inner_meta = inner.meta();
+        let n = inner_meta.nvar;
+        let free: Vec<usize> = (0..n)
+            .filter(|&i| inner_meta.lvar[i] != inner_meta.uvar[i])
+            .collect();
         if free.len() == n || free.is_empty() {
             return None;
         }
@@ -62,32 +64,32 @@ impl<'a> FixedAsParameters<'a> {
         for (k, &i) in free.iter().enumerate() {
             renumber[i] = k;
         }
-        let mut rows = vec![0; im.nnzj];
-        let mut cols = vec![0; im.nnzj];
+        let mut rows = vec![0; inner_meta.nnzj];
+        let mut cols = vec![0; inner_meta.nnzj];
         inner.jac_structure(&mut rows, &mut cols);
-        let jac_keep: Vec<usize> = (0..im.nnzj)
+        let jac_keep: Vec<usize> = (0..inner_meta.nnzj)
             .filter(|&e| renumber[cols[e]] != usize::MAX)
             .collect();
         let jac_rows = jac_keep.iter().map(|&e| rows[e]).collect();
         let jac_cols = jac_keep.iter().map(|&e| renumber[cols[e]]).collect();
-        let mut rows = vec![0; im.nnzh];
-        let mut cols = vec![0; im.nnzh];
+        let mut rows = vec![0; inner_meta.nnzh];
+        let mut cols = vec![0; inner_meta.nnzh];
         inner.hess_structure(&mut rows, &mut cols);
-        let hess_keep: Vec<usize> = (0..im.nnzh)
+        let hess_keep: Vec<usize> = (0..inner_meta.nnzh)
             .filter(|&e| renumber[rows[e]] != usize::MAX && renumber[cols[e]] != usize::MAX)
             .collect();
         let hess_rows = hess_keep.iter().map(|&e| renumber[rows[e]]).collect();
         let hess_cols = hess_keep.iter().map(|&e| renumber[cols[e]]).collect();
         let pick = |v: &[f64]| -> Vec<f64> { free.iter().map(|&i| v[i]).collect() };
-        let mut meta = im.clone();
+        let mut meta = inner_meta.clone();
         meta.nvar = free.len();
-        meta.x0 = pick(&im.x0);
-        meta.lvar = pick(&im.lvar);
-        meta.uvar = pick(&im.uvar);
+        meta.x0 = pick(&inner_meta.x0);
+        meta.lvar = pick(&inner_meta.lvar);
+        meta.uvar = pick(&inner_meta.uvar);
         meta.nnzj = jac_keep.len();
         meta.nnzh = hess_keep.len();
         // fixed components at their value (the lower bound), free ones overwritten per call
-        let x_full = im.lvar.clone();
+        let x_full = inner_meta.lvar.clone();
         Some(Self {
             inner,
             meta,
@@ -101,8 +103,8 @@ impl<'a> FixedAsParameters<'a> {
             x_full: RefCell::new(x_full),
             v_full: RefCell::new(vec![0.0; n]),
             out_full: RefCell::new(vec![0.0; n]),
-            jac_full: RefCell::new(vec![0.0; im.nnzj]),
-            hess_full: RefCell::new(vec![0.0; im.nnzh]),
+            jac_full: RefCell::new(vec![0.0; inner_meta.nnzj]),
+            hess_full: RefCell::new(vec![0.0; inner_meta.nnzh]),
         })
     }
 
@@ -119,9 +121,9 @@ impl<'a> FixedAsParameters<'a> {
     /// `x` (free components) as a full-length point, fixed components at their value.
     fn full_x(&self, x: &[f64]) -> std::cell::Ref<'_, Vec<f64>> {
         {
-            let mut b = self.x_full.borrow_mut();
+            let mut full = self.x_full.borrow_mut();
             for (&i, &v) in self.free.iter().zip(x) {
-                b[i] = v;
+                full[i] = v;
             }
         }
         self.x_full.borrow()
@@ -130,9 +132,9 @@ impl<'a> FixedAsParameters<'a> {
     /// `v` (free components) as a full-length direction, zero in the fixed components.
     fn full_v(&self, v: &[f64]) -> std::cell::Ref<'_, Vec<f64>> {
         {
-            let mut b = self.v_full.borrow_mut();
+            let mut full = self.v_full.borrow_mut();
             for (&i, &vi) in self.free.iter().zip(v) {
-                b[i] = vi;
+                full[i] = vi;
             }
         }
         self.v_full.borrow()
@@ -140,9 +142,9 @@ impl<'a> FixedAsParameters<'a> {
 
     /// The free components of the full-length output buffer into `out`.
     fn gather_out(&self, out: &mut [f64]) {
-        let b = self.out_full.borrow();
-        for (o, &i) in out.iter_mut().zip(&self.free) {
-            *o = b[i];
+        let full = self.out_full.borrow();
+        for (entry, &i) in out.iter_mut().zip(&self.free) {
+            *entry = full[i];
         }
     }
 }
@@ -222,10 +224,10 @@ impl<'a> ScaledModel<'a> {
     /// Wrap `inner` with objective factor `obj_scale` (already signed) and row factors.
     /// `y0` of the wrapped meta is replaced by `y0_scaled` (length `ncon`).
     pub fn new(inner: &'a dyn NlpModel, obj_scale: f64, con_scale: Vec<f64>) -> Self {
-        let im = inner.meta();
-        let meta = scaled_meta(im, obj_scale, &con_scale);
-        let mut jac_rows = vec![0; im.nnzj];
-        let mut jac_cols = vec![0; im.nnzj];
+        let inner_meta = inner.meta();
+        let meta = scaled_meta(inner_meta, obj_scale, &con_scale);
+        let mut jac_rows = vec![0; inner_meta.nnzj];
+        let mut jac_cols = vec![0; inner_meta.nnzj];
         inner.jac_structure(&mut jac_rows, &mut jac_cols);
         Self {
             inner,
@@ -233,16 +235,17 @@ impl<'a> ScaledModel<'a> {
             obj_scale,
             con_scale,
             jac_rows,
-            ybuf: RefCell::new(vec![0.0; im.ncon]),
+            ybuf: RefCell::new(vec![0.0; inner_meta.ncon]),
         }
     }
 
+    /// The multipliers of the inner model's rows, `y_j d_j` (in a buffer of the model).
     fn scaled_y(&self, y: &[f64]) -> std::cell::RefMut<'_, Vec<f64>> {
-        let mut b = self.ybuf.borrow_mut();
-        for ((bj, &yj), &dj) in b.iter_mut().zip(y).zip(&self.con_scale) {
-            *bj = yj * dj;
+        let mut scaled = self.ybuf.borrow_mut();
+        for ((entry, &yj), &dj) in scaled.iter_mut().zip(y).zip(&self.con_scale) {
+            *entry = yj * dj;
         }
-        b
+        scaled
     }
 }
 
@@ -313,24 +316,45 @@ pub struct RestoModel<'a> {
     nnzh_in: usize,
 }
 
+/// The start of a restoration problem: its centre `x_R`, which is also the start of `x`,
+/// and the start of the elastic variables `(p, n)`.
+#[derive(Clone, Copy, Debug)]
+pub struct RestorationStart<'s> {
+    /// The centre `x_R` of the proximity term and the start of `x` (length `n`).
+    pub x_ref: &'s [f64],
+    /// The start of `p` (length `m`).
+    pub p0: &'s [f64],
+    /// The start of `n` (length `m`).
+    pub n0: &'s [f64],
+}
+
+/// The bounds of a restoration problem: the outer problem's variable bounds and row
+/// bounds (relaxed, as the outer iteration sees them).
+#[derive(Clone, Copy, Debug)]
+pub struct RestorationBounds<'b> {
+    /// Lower variable bounds (length `n`).
+    pub lvar: &'b [f64],
+    /// Upper variable bounds (length `n`).
+    pub uvar: &'b [f64],
+    /// Lower row bounds (length `m`).
+    pub lcon: &'b [f64],
+    /// Upper row bounds (length `m`).
+    pub ucon: &'b [f64],
+}
+
 impl<'a> RestoModel<'a> {
-    /// Restoration problem of `inner` around `x_ref`, with variable bounds `lvar/uvar`
-    /// and row bounds `lcon/ucon` (the outer problem's, relaxed) and start `(x_ref, p0, n0)`.
-    #[allow(clippy::too_many_arguments)]
+    /// Restoration problem of `inner` with penalty `rho` and proximity weight `√mu`,
+    /// centred at and starting from `start`, within `bounds`.
     pub fn new(
         inner: &'a dyn NlpModel,
         rho: f64,
         mu: f64,
-        x_ref: &[f64],
-        lvar: &[f64],
-        uvar: &[f64],
-        lcon: &[f64],
-        ucon: &[f64],
-        p0: &[f64],
-        n0: &[f64],
+        start: RestorationStart<'_>,
+        bounds: RestorationBounds<'_>,
     ) -> Self {
-        let im = inner.meta();
-        let meta = resto_meta(im, x_ref, lvar, uvar, lcon, ucon, p0, n0);
+        let inner_meta = inner.meta();
+        let meta = resto_meta(inner_meta, start, bounds);
+        let x_ref = start.x_ref;
         let d2 = x_ref.iter().map(|&v| resto_weight(v)).collect();
         Self {
             inner,
@@ -339,11 +363,12 @@ impl<'a> RestoModel<'a> {
             zeta: mu.sqrt(),
             x_ref: x_ref.to_vec(),
             d2,
-            nnzj_in: im.nnzj,
-            nnzh_in: im.nnzh,
+            nnzj_in: inner_meta.nnzj,
+            nnzh_in: inner_meta.nnzh,
         }
     }
 
+    /// Variables of the inner model.
     fn n(&self) -> usize {
         self.x_ref.len()
     }
@@ -428,23 +453,24 @@ impl NlpModel for RestoModel<'_> {
     }
 }
 
-/// The meta data of the restoration problem of a model with meta data `im` (see
+/// The meta data of the restoration problem of a model with meta data `inner_meta` (see
 /// [`RestoModel`]).
-#[allow(clippy::too_many_arguments)]
 fn resto_meta(
-    im: &NlpMeta<f64>,
-    x_ref: &[f64],
-    lvar: &[f64],
-    uvar: &[f64],
-    lcon: &[f64],
-    ucon: &[f64],
-    p0: &[f64],
-    n0: &[f64],
+    inner_meta: &NlpMeta<f64>,
+    start: RestorationStart<'_>,
+    bounds: RestorationBounds<'_>,
 ) -> NlpMeta<f64> {
-    let (n, m) = (im.nvar, im.ncon);
+    let RestorationStart { x_ref, p0, n0 } = start;
+    let RestorationBounds {
+        lvar,
+        uvar,
+        lcon,
+        ucon,
+    } = bounds;
+    let (n, m) = (inner_meta.nvar, inner_meta.ncon);
     let mut meta = NlpMeta::new(n + 2 * m, m);
-    meta.nnzj = im.nnzj + 2 * m;
-    meta.nnzh = im.nnzh + n;
+    meta.nnzj = inner_meta.nnzj + 2 * m;
+    meta.nnzh = inner_meta.nnzh + n;
     meta.x0[..n].copy_from_slice(x_ref);
     meta.x0[n..n + m].copy_from_slice(p0);
     meta.x0[n + m..].copy_from_slice(n0);
@@ -453,7 +479,7 @@ fn resto_meta(
     meta.lvar[n..].iter_mut().for_each(|v| *v = 0.0);
     meta.lcon.copy_from_slice(lcon);
     meta.ucon.copy_from_slice(ucon);
-    meta.name = format!("{} (restoration)", im.name);
+    meta.name = format!("{} (restoration)", inner_meta.name);
     meta
 }
 
@@ -510,7 +536,7 @@ impl<'a, D: Device> FixedOnDevice<'a, D> {
         inner: &'a dyn DeviceNlp<D>,
         host: &'a FixedAsParameters<'a>,
     ) -> Result<Self, SolverError> {
-        let im = inner.meta();
+        let inner_meta = inner.meta();
         let nfree = host.free.len();
         Ok(Self {
             device,
@@ -521,23 +547,23 @@ impl<'a, D: Device> FixedOnDevice<'a, D> {
             hess_keep: device.index_from_host(&host.hess_keep)?,
             scratch: RefCell::new(FixedScratch {
                 x_free: device.zeros(nfree)?,
-                x_full: device.vector_from_host(&im.lvar)?,
-                g_full: device.zeros(im.nvar)?,
+                x_full: device.vector_from_host(&inner_meta.lvar)?,
+                g_full: device.zeros(inner_meta.nvar)?,
                 g_free: device.zeros(nfree)?,
-                jac_full: device.zeros(im.nnzj)?,
-                hess_full: device.zeros(im.nnzh)?,
+                jac_full: device.zeros(inner_meta.nnzj)?,
+                hess_full: device.zeros(inner_meta.nnzh)?,
             }),
         })
     }
 
     /// The scratch vectors with the full-length point of `x` in `x_full`.
     fn at(&self, x: &D::Vector) -> std::cell::RefMut<'_, FixedScratch<D>> {
-        let mut s = self.scratch.borrow_mut();
-        let s_ref = &mut *s;
-        let d = self.device;
-        d.copy_range(&mut s_ref.x_free, 0, x, 0, self.host.free.len());
-        d.scatter(&mut s_ref.x_full, &self.free, &s_ref.x_free);
-        s
+        let mut scratch = self.scratch.borrow_mut();
+        let buffers = &mut *scratch;
+        let device = self.device;
+        device.copy_range(&mut buffers.x_free, 0, x, 0, self.host.free.len());
+        device.scatter(&mut buffers.x_full, &self.free, &buffers.x_free);
+        scratch
     }
 }
 
@@ -552,25 +578,26 @@ impl<D: Device> DeviceNlp<D> for FixedOnDevice<'_, D> {
         self.host.hess_structure(rows, cols)
     }
     fn obj(&self, x: &D::Vector) -> Result<f64, SolverError> {
-        let s = self.at(x);
-        self.inner.obj(&s.x_full)
+        let scratch = self.at(x);
+        self.inner.obj(&scratch.x_full)
     }
     fn grad(&self, x: &D::Vector, g: &mut D::Vector) -> Result<(), SolverError> {
-        let s = &mut *self.at(x);
-        self.inner.grad(&s.x_full, &mut s.g_full)?;
-        let d = self.device;
-        d.gather(&mut s.g_free, &s.g_full, &self.free);
-        d.copy_range(g, 0, &s.g_free, 0, self.host.free.len());
+        let scratch = &mut *self.at(x);
+        self.inner.grad(&scratch.x_full, &mut scratch.g_full)?;
+        let device = self.device;
+        device.gather(&mut scratch.g_free, &scratch.g_full, &self.free);
+        device.copy_range(g, 0, &scratch.g_free, 0, self.host.free.len());
         Ok(())
     }
     fn cons(&self, x: &D::Vector, c: &mut D::Vector) -> Result<(), SolverError> {
-        let s = self.at(x);
-        self.inner.cons(&s.x_full, c)
+        let scratch = self.at(x);
+        self.inner.cons(&scratch.x_full, c)
     }
     fn jac_coord(&self, x: &D::Vector, vals: &mut D::Vector) -> Result<(), SolverError> {
-        let s = &mut *self.at(x);
-        self.inner.jac_coord(&s.x_full, &mut s.jac_full)?;
-        self.device.gather(vals, &s.jac_full, &self.jac_keep);
+        let scratch = &mut *self.at(x);
+        self.inner
+            .jac_coord(&scratch.x_full, &mut scratch.jac_full)?;
+        self.device.gather(vals, &scratch.jac_full, &self.jac_keep);
         Ok(())
     }
     fn hess_coord(
@@ -580,10 +607,11 @@ impl<D: Device> DeviceNlp<D> for FixedOnDevice<'_, D> {
         obj_weight: f64,
         vals: &mut D::Vector,
     ) -> Result<(), SolverError> {
-        let s = &mut *self.at(x);
+        let scratch = &mut *self.at(x);
         self.inner
-            .hess_coord(&s.x_full, y, obj_weight, &mut s.hess_full)?;
-        self.device.gather(vals, &s.hess_full, &self.hess_keep);
+            .hess_coord(&scratch.x_full, y, obj_weight, &mut scratch.hess_full)?;
+        self.device
+            .gather(vals, &scratch.hess_full, &self.hess_keep);
         Ok(())
     }
 }
@@ -625,10 +653,10 @@ impl<'a, D: Device> ScaledOnDevice<'a, D> {
         obj_scale: f64,
         con_scale: &[f64],
     ) -> Result<Self, SolverError> {
-        let im = inner.meta();
-        let meta = scaled_meta(im, obj_scale, con_scale);
-        let mut rows = vec![0; im.nnzj];
-        let mut cols = vec![0; im.nnzj];
+        let inner_meta = inner.meta();
+        let meta = scaled_meta(inner_meta, obj_scale, con_scale);
+        let mut rows = vec![0; inner_meta.nnzj];
+        let mut cols = vec![0; inner_meta.nnzj];
         inner.jac_structure(&mut rows, &mut cols);
         let per_entry: Vec<f64> = rows.iter().map(|&r| con_scale[r]).collect();
         Ok(Self {
@@ -639,8 +667,8 @@ impl<'a, D: Device> ScaledOnDevice<'a, D> {
             con_scale: device.vector_from_host(con_scale)?,
             jac_scale: device.vector_from_host(&per_entry)?,
             scratch: RefCell::new(ScaledScratch {
-                rows: device.zeros(im.ncon)?,
-                jac: device.zeros(im.nnzj)?,
+                rows: device.zeros(inner_meta.ncon)?,
+                jac: device.zeros(inner_meta.nnzj)?,
             }),
         })
     }
@@ -666,15 +694,15 @@ impl<D: Device> DeviceNlp<D> for ScaledOnDevice<'_, D> {
         Ok(())
     }
     fn cons(&self, x: &D::Vector, c: &mut D::Vector) -> Result<(), SolverError> {
-        let s = &mut *self.scratch.borrow_mut();
-        self.inner.cons(x, &mut s.rows)?;
-        self.device.mul(c, &s.rows, &self.con_scale);
+        let scratch = &mut *self.scratch.borrow_mut();
+        self.inner.cons(x, &mut scratch.rows)?;
+        self.device.mul(c, &scratch.rows, &self.con_scale);
         Ok(())
     }
     fn jac_coord(&self, x: &D::Vector, vals: &mut D::Vector) -> Result<(), SolverError> {
-        let s = &mut *self.scratch.borrow_mut();
-        self.inner.jac_coord(x, &mut s.jac)?;
-        self.device.mul(vals, &s.jac, &self.jac_scale);
+        let scratch = &mut *self.scratch.borrow_mut();
+        self.inner.jac_coord(x, &mut scratch.jac)?;
+        self.device.mul(vals, &scratch.jac, &self.jac_scale);
         Ok(())
     }
     fn hess_coord(
@@ -684,21 +712,21 @@ impl<D: Device> DeviceNlp<D> for ScaledOnDevice<'_, D> {
         obj_weight: f64,
         vals: &mut D::Vector,
     ) -> Result<(), SolverError> {
-        let s = &mut *self.scratch.borrow_mut();
-        self.device.mul(&mut s.rows, y, &self.con_scale);
+        let scratch = &mut *self.scratch.borrow_mut();
+        self.device.mul(&mut scratch.rows, y, &self.con_scale);
         self.inner
-            .hess_coord(x, &s.rows, obj_weight * self.obj_scale, vals)
+            .hess_coord(x, &scratch.rows, obj_weight * self.obj_scale, vals)
     }
 }
 
 /// The meta data of the scaled model (bounds of the rows scaled, multipliers of the start
 /// scaled, minimizing).
-fn scaled_meta(im: &NlpMeta<f64>, obj_scale: f64, con_scale: &[f64]) -> NlpMeta<f64> {
-    let mut meta = im.clone();
-    for j in 0..im.ncon {
-        meta.lcon[j] = im.lcon[j] * con_scale[j];
-        meta.ucon[j] = im.ucon[j] * con_scale[j];
-        meta.y0[j] = im.y0[j] * obj_scale.abs() / con_scale[j];
+fn scaled_meta(inner_meta: &NlpMeta<f64>, obj_scale: f64, con_scale: &[f64]) -> NlpMeta<f64> {
+    let mut meta = inner_meta.clone();
+    for j in 0..inner_meta.ncon {
+        meta.lcon[j] = inner_meta.lcon[j] * con_scale[j];
+        meta.ucon[j] = inner_meta.ucon[j] * con_scale[j];
+        meta.y0[j] = inner_meta.y0[j] * obj_scale.abs() / con_scale[j];
     }
     meta.minimize = true;
     meta
@@ -747,27 +775,23 @@ struct RestoScratch<D: Device> {
 }
 
 impl<'a, D: Device> RestoOnDevice<'a, D> {
-    /// Restoration problem of `inner` around `x_ref` (host), as [`RestoModel::new`].
+    /// Restoration problem of `inner` (host data in `start` and `bounds`), as
+    /// [`RestoModel::new`].
     ///
     /// # Errors
     /// [`SolverError::Device`] when an allocation or upload fails.
-    #[allow(clippy::too_many_arguments)]
     pub fn new(
         device: &'a D,
         inner: &'a dyn DeviceNlp<D>,
         rho: f64,
         mu: f64,
-        x_ref: &[f64],
-        lvar: &[f64],
-        uvar: &[f64],
-        lcon: &[f64],
-        ucon: &[f64],
-        p0: &[f64],
-        n0: &[f64],
+        start: RestorationStart<'_>,
+        bounds: RestorationBounds<'_>,
     ) -> Result<Self, SolverError> {
-        let im = inner.meta();
-        let (n, m) = (im.nvar, im.ncon);
-        let meta = resto_meta(im, x_ref, lvar, uvar, lcon, ucon, p0, n0);
+        let inner_meta = inner.meta();
+        let (n, m) = (inner_meta.nvar, inner_meta.ncon);
+        let meta = resto_meta(inner_meta, start, bounds);
+        let x_ref = start.x_ref;
         let d2: Vec<f64> = x_ref.iter().map(|&v| resto_weight(v)).collect();
         let zeta = mu.sqrt();
         let zeta_d2: Vec<f64> = d2.iter().map(|&d| zeta * d).collect();
@@ -779,8 +803,8 @@ impl<'a, D: Device> RestoOnDevice<'a, D> {
             meta,
             rho,
             zeta,
-            nnzj_in: im.nnzj,
-            nnzh_in: im.nnzh,
+            nnzj_in: inner_meta.nnzj,
+            nnzh_in: inner_meta.nnzh,
             x_ref: device.vector_from_host(x_ref)?,
             d2: device.vector_from_host(&d2)?,
             zeta_d2: device.vector_from_host(&zeta_d2)?,
@@ -793,12 +817,13 @@ impl<'a, D: Device> RestoOnDevice<'a, D> {
                 pn: device.zeros(2 * m)?,
                 p: device.zeros(m)?,
                 n_minus_p: device.zeros(m)?,
-                jac: device.zeros(im.nnzj)?,
-                hess: device.zeros(im.nnzh)?,
+                jac: device.zeros(inner_meta.nnzj)?,
+                hess: device.zeros(inner_meta.nnzh)?,
             }),
         })
     }
 
+    /// Variables of the inner model.
     fn n(&self) -> usize {
         self.inner.meta().nvar
     }
@@ -810,19 +835,19 @@ impl<'a, D: Device> RestoOnDevice<'a, D> {
     /// bounds, and the start `x0` given to `new`) stay as they are.
     pub fn restart(&mut self, w: &D::Vector, mu: f64) {
         let n = self.n();
-        let d = self.device;
-        d.copy_range(&mut self.x_ref, 0, w, 0, n);
-        d.prox_weight(&self.x_ref, &mut self.d2);
+        let device = self.device;
+        device.copy_range(&mut self.x_ref, 0, w, 0, n);
+        device.prox_weight(&self.x_ref, &mut self.d2);
         self.zeta = mu.sqrt();
-        d.copy(&mut self.zeta_d2, &self.d2);
-        d.scale(self.zeta, &mut self.zeta_d2);
+        device.copy(&mut self.zeta_d2, &self.d2);
+        device.scale(self.zeta, &mut self.zeta_d2);
     }
 
     /// `diff = x − x_R` (first `n` entries of `x`).
-    fn diff(&self, s: &mut RestoScratch<D>, x: &D::Vector) {
-        let d = self.device;
-        d.copy_range(&mut s.diff, 0, x, 0, self.n());
-        d.axpy(-1.0, &self.x_ref, &mut s.diff);
+    fn diff(&self, scratch: &mut RestoScratch<D>, x: &D::Vector) {
+        let device = self.device;
+        device.copy_range(&mut scratch.diff, 0, x, 0, self.n());
+        device.axpy(-1.0, &self.x_ref, &mut scratch.diff);
     }
 }
 
@@ -845,45 +870,45 @@ impl<D: Device> DeviceNlp<D> for RestoOnDevice<'_, D> {
     }
     fn obj(&self, x: &D::Vector) -> Result<f64, SolverError> {
         let (n, m) = (self.n(), self.meta.ncon);
-        let s = &mut *self.scratch.borrow_mut();
-        let d = self.device;
-        d.copy_range(&mut s.pn, 0, x, n, 2 * m);
-        let pen = d.sum(&s.pn);
-        self.diff(s, x);
+        let scratch = &mut *self.scratch.borrow_mut();
+        let device = self.device;
+        device.copy_range(&mut scratch.pn, 0, x, n, 2 * m);
+        let pen = device.sum(&scratch.pn);
+        self.diff(scratch, x);
         // D²·d·d in the order of the host model: (D² d) d
-        d.mul(&mut s.weighted, &self.d2, &s.diff);
-        d.mul(&mut s.prox, &s.weighted, &s.diff);
-        let prox = d.sum(&s.prox);
+        device.mul(&mut scratch.weighted, &self.d2, &scratch.diff);
+        device.mul(&mut scratch.prox, &scratch.weighted, &scratch.diff);
+        let prox = device.sum(&scratch.prox);
         Ok(self.rho * pen + 0.5 * self.zeta * prox)
     }
     fn grad(&self, x: &D::Vector, g: &mut D::Vector) -> Result<(), SolverError> {
         let (n, m) = (self.n(), self.meta.ncon);
-        let s = &mut *self.scratch.borrow_mut();
-        let d = self.device;
-        self.diff(s, x);
-        d.mul(&mut s.weighted, &self.zeta_d2, &s.diff);
-        d.copy_range(g, 0, &s.weighted, 0, n);
-        d.copy_range(g, n, &self.rho_pn, 0, 2 * m);
+        let scratch = &mut *self.scratch.borrow_mut();
+        let device = self.device;
+        self.diff(scratch, x);
+        device.mul(&mut scratch.weighted, &self.zeta_d2, &scratch.diff);
+        device.copy_range(g, 0, &scratch.weighted, 0, n);
+        device.copy_range(g, n, &self.rho_pn, 0, 2 * m);
         Ok(())
     }
     fn cons(&self, x: &D::Vector, c: &mut D::Vector) -> Result<(), SolverError> {
         let (n, m) = (self.n(), self.meta.ncon);
         self.inner.cons(x, c)?;
-        let s = &mut *self.scratch.borrow_mut();
-        let d = self.device;
-        d.copy_range(&mut s.p, 0, x, n, m);
-        d.copy_range(&mut s.n_minus_p, 0, x, n + m, m);
-        d.axpy(-1.0, &s.p, &mut s.n_minus_p);
-        d.axpy(1.0, &s.n_minus_p, c);
+        let scratch = &mut *self.scratch.borrow_mut();
+        let device = self.device;
+        device.copy_range(&mut scratch.p, 0, x, n, m);
+        device.copy_range(&mut scratch.n_minus_p, 0, x, n + m, m);
+        device.axpy(-1.0, &scratch.p, &mut scratch.n_minus_p);
+        device.axpy(1.0, &scratch.n_minus_p, c);
         Ok(())
     }
     fn jac_coord(&self, x: &D::Vector, vals: &mut D::Vector) -> Result<(), SolverError> {
         let (m, k) = (self.meta.ncon, self.nnzj_in);
-        let s = &mut *self.scratch.borrow_mut();
-        self.inner.jac_coord(x, &mut s.jac)?;
-        let d = self.device;
-        d.copy_range(vals, 0, &s.jac, 0, k);
-        d.copy_range(vals, k, &self.jac_pn, 0, 2 * m);
+        let scratch = &mut *self.scratch.borrow_mut();
+        self.inner.jac_coord(x, &mut scratch.jac)?;
+        let device = self.device;
+        device.copy_range(vals, 0, &scratch.jac, 0, k);
+        device.copy_range(vals, k, &self.jac_pn, 0, 2 * m);
         Ok(())
     }
     fn hess_coord(
@@ -894,14 +919,14 @@ impl<D: Device> DeviceNlp<D> for RestoOnDevice<'_, D> {
         vals: &mut D::Vector,
     ) -> Result<(), SolverError> {
         let (n, k) = (self.n(), self.nnzh_in);
-        let s = &mut *self.scratch.borrow_mut();
-        self.inner.hess_coord(x, y, 0.0, &mut s.hess)?;
-        let d = self.device;
-        d.copy_range(vals, 0, &s.hess, 0, k);
+        let scratch = &mut *self.scratch.borrow_mut();
+        self.inner.hess_coord(x, y, 0.0, &mut scratch.hess)?;
+        let device = self.device;
+        device.copy_range(vals, 0, &scratch.hess, 0, k);
         // (σ ζ) D², the order of the host model
-        d.copy(&mut s.weighted, &self.d2);
-        d.scale(obj_weight * self.zeta, &mut s.weighted);
-        d.copy_range(vals, k, &s.weighted, 0, n);
+        device.copy(&mut scratch.weighted, &self.d2);
+        device.scale(obj_weight * self.zeta, &mut scratch.weighted);
+        device.copy_range(vals, k, &scratch.weighted, 0, n);
         Ok(())
     }
 }

@@ -5,7 +5,7 @@ use crate::device_kkt::DeviceKktBackend;
 use crate::drive::{Driver, Hooks};
 use crate::evaluate::{DeviceNlp, HostNlp, KernelNlp};
 use crate::host_kkt::{HostKktBackend, make_solver};
-use crate::ipm::{Exit, Ipm, Start, Values, add_counts};
+use crate::ipm::{Exit, Ipm, Problem, Start, Unscaling, Values};
 use crate::layout::Layout;
 use crate::models::{FixedAsParameters, FixedOnDevice, ScaledOnDevice};
 use crate::options::{DeviceKind, FixedVariableTreatment, KktKind, Options};
@@ -877,17 +877,17 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
         },
     };
     let spare = cache.resto_be.take();
-    let mut ipm = Ipm::new(
-        be,
-        &**device,
-        &scaled,
-        &lay,
-        o,
+    let problem = Problem {
+        device: &**device,
+        model: &scaled,
+        layout: &lay,
         obj_scale,
-        &dual_unscale,
-        &viol_unscale,
-        "",
-    )?;
+    };
+    let unscaling = Unscaling {
+        dual: &dual_unscale,
+        viol: &viol_unscale,
+    };
+    let mut ipm = Ipm::new(be, problem, o, unscaling, "")?;
     // this thread's share: a process-wide device may serve other solves at the same time
     let bytes_before = device.transferred_bytes_on_this_thread();
     let transfer_counter = || device.transferred_bytes_on_this_thread();
@@ -911,13 +911,13 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
     // ---- results in user units
     let mut wh = vec![0.0; nw];
     let be = ipm.backend();
-    be.to_host(&ipm.w, &mut wh)?;
+    be.to_host(&ipm.iterate.w, &mut wh)?;
     let mut yh = vec![0.0; m];
-    be.to_host(&ipm.y, &mut yh)?;
+    be.to_host(&ipm.iterate.y, &mut yh)?;
     let mut zlc = vec![0.0; lay.lower_idx.len()];
     let mut zuc = vec![0.0; lay.upper_idx.len()];
-    be.to_host(&ipm.zl, &mut zlc)?;
-    be.to_host(&ipm.zu, &mut zuc)?;
+    be.to_host(&ipm.iterate.zl, &mut zlc)?;
+    be.to_host(&ipm.iterate.zu, &mut zuc)?;
     let y: Vec<f64> = (0..m).map(|j| yh[j] * dc[j] / asf).collect();
     // x and the bound multipliers in user indices (fixed variables at their value, their
     // multipliers set by `fixed::finish`)
@@ -955,7 +955,7 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
     cache.resto_be = resto_be;
     let (c1, t1) = cache.be.counters();
     let analysis_inside = cache.be.analysis_seconds() - analysis0;
-    add_counts(&mut counts, &c1.since(&c0));
+    counts += c1.since(&c0);
     let mut constraints = vec![0.0; m];
     user_model.cons(&x, &mut constraints);
     let objective = user_model.obj(&x);

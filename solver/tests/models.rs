@@ -13,7 +13,8 @@ use simdnlp_solver::evaluate::{DeviceNlp, HostNlp};
 use simdnlp_solver::host_kkt::HostKktBackend;
 use simdnlp_solver::layout::Layout;
 use simdnlp_solver::models::{
-    FixedAsParameters, FixedOnDevice, RestoModel, RestoOnDevice, ScaledModel, ScaledOnDevice,
+    FixedAsParameters, FixedOnDevice, RestoModel, RestoOnDevice, RestorationBounds,
+    RestorationStart, ScaledModel, ScaledOnDevice,
 };
 use std::sync::Arc;
 
@@ -47,13 +48,17 @@ fn scaled_and_restoration_models_match_finite_differences() {
         &scaled,
         1000.0,
         0.1,
-        &x,
-        &[1.0; 4],
-        &[5.0; 4],
-        &[2.5, 80.0],
-        &[f64::INFINITY, 80.0],
-        &[0.5; 2],
-        &[0.25; 2],
+        RestorationStart {
+            x_ref: &x,
+            p0: &[0.5; 2],
+            n0: &[0.25; 2],
+        },
+        RestorationBounds {
+            lvar: &[1.0; 4],
+            uvar: &[5.0; 4],
+            lcon: &[2.5, 80.0],
+            ucon: &[f64::INFINITY, 80.0],
+        },
     );
     assert_eq!(resto.meta().nvar, 4 + 2 * m);
     let xr = [1.2, 4.0, 3.9, 2.0, 0.3, 0.2, 0.1, 0.4];
@@ -195,46 +200,34 @@ fn device_wrappers_equal_the_host_wrappers_bitwise_on_the_cpu() {
     assert_same_values(&scaled, &scaled_d, &x, &y, 0.8);
     assert_eq!(scaled.meta().lcon, scaled_d.meta().lcon);
     // restoration over those
-    let args = (
-        1000.0,
-        0.1,
-        [1.2, 4.0, 2.0],
-        [1.0; 3],
-        [5.0; 3],
-        [2.5, 8.0],
-        [f64::INFINITY, 8.0],
-        [0.5; 2],
-        [0.25; 2],
-    );
-    let resto = RestoModel::new(
-        &scaled, args.0, args.1, &args.2, &args.3, &args.4, &args.5, &args.6, &args.7, &args.8,
-    );
-    let resto_d = RestoOnDevice::new(
-        &cpu, &scaled_d, args.0, args.1, &args.2, &args.3, &args.4, &args.5, &args.6, &args.7,
-        &args.8,
-    )
-    .unwrap();
+    let (rho, mu) = (1000.0, 0.1);
+    let x_ref = [1.2, 4.0, 2.0];
+    let (p0, n0) = ([0.5; 2], [0.25; 2]);
+    let start = RestorationStart {
+        x_ref: &x_ref,
+        p0: &p0,
+        n0: &n0,
+    };
+    let bounds = RestorationBounds {
+        lvar: &[1.0; 3],
+        uvar: &[5.0; 3],
+        lcon: &[2.5, 8.0],
+        ucon: &[f64::INFINITY, 8.0],
+    };
+    let resto = RestoModel::new(&scaled, rho, mu, start, bounds);
+    let resto_d = RestoOnDevice::new(&cpu, &scaled_d, rho, mu, start, bounds).unwrap();
     assert_eq!(resto.meta().x0, resto_d.meta().x0);
     let xr = [1.25, 4.1, 1.7, 0.3, 0.2, 0.1, 0.4];
     assert_same_values(&resto, &resto_d, &xr, &[0.3, -2.0], 1.0);
     // a restoration problem made elsewhere and re-centred on the device (the solver's
     // later restoration phases) is the one made for that centre and μ, bitwise
-    let mut moved = RestoOnDevice::new(
-        &cpu,
-        &scaled_d,
-        args.0,
-        7.0,
-        &[-3.0, 0.5, 9.0],
-        &args.3,
-        &args.4,
-        &args.5,
-        &args.6,
-        &args.7,
-        &args.8,
-    )
-    .unwrap();
+    let elsewhere = RestorationStart {
+        x_ref: &[-3.0, 0.5, 9.0],
+        ..start
+    };
+    let mut moved = RestoOnDevice::new(&cpu, &scaled_d, rho, 7.0, elsewhere, bounds).unwrap();
     let w = vec![1.2, 4.0, 2.0, 42.0];
-    moved.restart(&w, args.1);
+    moved.restart(&w, mu);
     assert_same_values(&resto, &moved, &xr, &[0.3, -2.0], 1.0);
 }
 

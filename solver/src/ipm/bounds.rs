@@ -1,0 +1,71 @@
+//! The layout's bound data and the unscaling vectors on the device.
+
+use super::Unscaling;
+use super::vectors::Slacks;
+use crate::backend::Backend;
+use crate::layout::Layout;
+use crate::result::SolverError;
+
+/// The layout's bound data and the unscaling vectors on the device: built from the host
+/// [`Layout`] once per problem (the original problem's at setup, the restoration
+/// problem's at the first restoration phase of a solve, then kept for later phases).
+pub(crate) struct LayoutOnDevice<B: Backend> {
+    /// Components of `w` with a finite lower bound.
+    pub lower_idx: B::Index,
+    /// Components of `w` with a finite upper bound.
+    pub upper_idx: B::Index,
+    /// The finite lower bounds (one per `lower_idx` entry).
+    pub lower: B::Vector,
+    /// The finite upper bounds (one per `upper_idx` entry).
+    pub upper: B::Vector,
+    /// Per `lower_idx` entry: 1 when the component has no upper bound (κ_d damping).
+    pub damp_lower: B::Vector,
+    /// Per `upper_idx` entry: 1 when the component has no lower bound (κ_d damping).
+    pub damp_upper: B::Vector,
+    /// Lower bounds of every component of `w` (`−∞` when absent).
+    pub lower_full: B::Vector,
+    /// Upper bounds of every component of `w` (`+∞` when absent).
+    pub upper_full: B::Vector,
+    /// Scaled dual infeasibility to user units, per component of `w`.
+    pub dual_unscale: B::Vector,
+    /// Scaled residual to user units, per row.
+    pub viol_unscale: B::Vector,
+}
+
+impl<B: Backend> LayoutOnDevice<B> {
+    /// The slacks of `w` to its finite bounds: `lower = w[lower_idx] − lo`, `upper = up − w[upper_idx]`.
+    pub fn slacks(&self, backend: &B, w: &B::Vector, slacks: &mut Slacks<B::Vector>) {
+        backend.gather_slack(&mut slacks.lower, w, &self.lower_idx, &self.lower, 1.0);
+        backend.gather_slack(&mut slacks.upper, w, &self.upper_idx, &self.upper, -1.0);
+    }
+
+    /// The steps of the bound slacks along `dw`: `lower = dw[lower_idx]`, `upper = −dw[upper_idx]`.
+    pub fn slack_steps(&self, backend: &B, dw: &B::Vector, steps: &mut Slacks<B::Vector>) {
+        backend.gather(&mut steps.lower, dw, &self.lower_idx);
+        backend.gather(&mut steps.upper, dw, &self.upper_idx);
+        backend.scale(-1.0, &mut steps.upper);
+    }
+
+    /// Upload `layout`'s bound lists, bounds and damping weights, and the `unscaling`
+    /// factors.
+    pub fn new(
+        backend: &B,
+        layout: &Layout,
+        unscaling: Unscaling<'_>,
+    ) -> Result<Self, SolverError> {
+        let lo_c: Vec<f64> = layout.lower_idx.iter().map(|&i| layout.lo[i]).collect();
+        let up_c: Vec<f64> = layout.upper_idx.iter().map(|&i| layout.up[i]).collect();
+        Ok(Self {
+            lower_idx: backend.index_from_host(&layout.lower_idx)?,
+            upper_idx: backend.index_from_host(&layout.upper_idx)?,
+            lower: backend.vector_from_host(&lo_c)?,
+            upper: backend.vector_from_host(&up_c)?,
+            damp_lower: backend.vector_from_host(&layout.damp_l)?,
+            damp_upper: backend.vector_from_host(&layout.damp_u)?,
+            lower_full: backend.vector_from_host(&layout.lo)?,
+            upper_full: backend.vector_from_host(&layout.up)?,
+            dual_unscale: backend.vector_from_host(unscaling.dual)?,
+            viol_unscale: backend.vector_from_host(unscaling.viol)?,
+        })
+    }
+}

@@ -1,0 +1,427 @@
+//! The feasibility-restoration phase (Ipopt's `RestoMinC_1Nrm`): the ℓ1 restoration
+//! problem solved by an inner run of the same method until the outer filter accepts its
+//! point.
+
+use super::bounds::LayoutOnDevice;
+use super::initialize::{Start, Values};
+use super::vectors::{Iterate, Lengths};
+use super::{Exit, Ipm, Problem, Unscaling};
+use crate::backend::Backend;
+use crate::drive::Driver;
+use crate::evaluate::DeviceNlp;
+use crate::evaluation::PhaseTimes;
+use crate::layout::Layout;
+use crate::models::{RestoOnDevice, RestorationBounds, RestorationStart};
+use crate::options::{MuStrategy, Options};
+use crate::result::{CallbackCounts, SolverError, Status};
+use simdnlp_device::Device as _;
+use std::time::Instant;
+
+/// What the restoration phases of one solve share, made at the first phase: the
+/// restoration problem on the device, its layout, options and KKT backend (the symbolic
+/// analysis of its KKT pattern: a cuDSS handle and analysis on a GPU, faer's symbolic
+/// factorization on the host), its layout on the device, the index maps between the two
+/// problems, and the vectors a phase starts from.
+pub(super) struct Restoration<'a, B: Backend> {
+    /// The restoration problem on the device.
+    model: RestoOnDevice<'a, B::Device>,
+    /// Its layout.
+    layout: Layout,
+    /// Its options.
+    options: Options,
+    /// Its KKT backend.
+    pub backend: B,
+    /// The restoration layout on the device (`None` while a phase runs: the inner
+    /// solver holds it).
+    on_device: Option<LayoutOnDevice<B>>,
+    /// Outer `w` position -> restoration `w` position (`(x, s)` -> `(x, p, n, s)`).
+    map_w: B::Index,
+    /// Outer lower-bound-list position -> restoration lower-bound-list position.
+    map_l: B::Index,
+    /// Outer upper-bound-list position -> restoration upper-bound-list position.
+    map_u: B::Index,
+    /// Restoration `w` position of each outer lower-bound-list entry.
+    lower_pos: B::Index,
+    /// Restoration `w` position of each outer upper-bound-list entry.
+    upper_pos: B::Index,
+    /// Start point (full length over the restoration `w`).
+    w0: B::Vector,
+    /// Start lower-bound multipliers (full length over the restoration `w`).
+    zl0: B::Vector,
+    /// Start upper-bound multipliers (full length over the restoration `w`).
+    zu0: B::Vector,
+    /// Start constraint multipliers (zeros).
+    y0: B::Vector,
+    /// Start of the elastic variables `p`.
+    p0: B::Vector,
+    /// Start of the elastic variables `n`.
+    n0: B::Vector,
+    /// A scratch of length `m`.
+    scratch_m: B::Vector,
+    /// The outer lower-bound multipliers with those of `x` capped at ρ (bound-list length).
+    zl_c: B::Vector,
+    /// The outer upper-bound multipliers with those of `x` capped at ρ (bound-list length).
+    zu_c: B::Vector,
+    /// The `x` part of `zl_c`.
+    zl_x: B::Vector,
+    /// The `x` part of `zu_c`.
+    zu_x: B::Vector,
+    /// The backend's counters when this solve took it (a backend kept from an earlier
+    /// solve has counted that solve's work).
+    counts_before: CallbackCounts,
+    /// The backend's per-phase times when this solve took it.
+    times_before: PhaseTimes,
+    /// The backend's analysis seconds when this solve took it.
+    analysis_before: f64,
+    /// Variables of the outer problem.
+    n: usize,
+    /// Rows of the outer problem.
+    m: usize,
+    /// Slacks of the outer problem.
+    ns: usize,
+}
+
+impl<'a, B: Backend> Ipm<'a, B> {
+    /// Does the original problem accept the restoration iterate `wr` (mapped through
+    /// `map_w`)? Leaves the mapped point in the trial point.
+    fn resto_accepts(&mut self, wr: &B::Vector, map_w: &B::Index, theta_r: f64) -> bool {
+        let backend = &mut *self.backend;
+        let trial = &mut self.trial;
+        backend.gather(&mut trial.w, wr, map_w);
+        self.bounds.slacks(backend, &trial.w, &mut trial.slacks);
+        trial.objective = backend.eval_obj(self.model, &trial.w);
+        backend.eval_residual(self.model, &trial.w, &mut trial.residual);
+        let theta_trial = self.backend.norm_1(&self.trial.residual);
+        let phi_trial = self.barrier(self.trial.objective, &self.trial.slacks);
+        theta_trial.is_finite()
+            && phi_trial.is_finite()
+            && theta_trial <= self.filter.theta_max
+            && theta_trial <= self.options.required_infeasibility_reduction * theta_r
+            && self.filter.accepts(theta_trial, phi_trial)
+    }
+
+    /// The restoration problem of this solve with its backend ([`Restoration`]): made at
+    /// the first restoration phase, then the kept one. `None` when the restoration problem
+    /// cannot be mapped onto this one (another number of slacks): the phase fails.
+    fn restoration_problem(&mut self) -> Result<Option<Restoration<'a, B>>, SolverError> {
+        if let Some(kept) = self.resto.take() {
+            return Ok(Some(kept));
+        }
+        let options = self.options;
+        let layout = self.layout;
+        let (n, m, nw, ns) = (layout.n, layout.m, layout.nw(), layout.ns);
+        let rho = options.resto_penalty_parameter;
+        let mut lcon = layout.rhs.clone();
+        let mut ucon = layout.rhs.clone();
+        for (k, &j) in layout.slack_rows.iter().enumerate() {
+            lcon[j] = layout.lo[n + k];
+            ucon[j] = layout.up[n + k];
+        }
+        let model: &'a dyn DeviceNlp<B::Device> = self.model;
+        let device: &'a B::Device = self.device;
+        // centred at x = 0 with p = n = 0 here; every phase re-centres it on the device
+        // (`Restoration::start`)
+        let (zeros_n, zeros_m) = (vec![0.0; n], vec![0.0; m]);
+        let resto = RestoOnDevice::new(
+            device,
+            model,
+            rho,
+            self.mu,
+            RestorationStart {
+                x_ref: &zeros_n,
+                p0: &zeros_m,
+                n0: &zeros_m,
+            },
+            RestorationBounds {
+                lvar: &layout.lo[..n],
+                uvar: &layout.up[..n],
+                lcon: &lcon,
+                ucon: &ucon,
+            },
+        )?;
+        let mut resto_options = options.clone();
+        resto_options.restoration = false;
+        resto_options.nlp_scaling = false;
+        resto_options.bound_relax_factor = 0.0;
+        resto_options.mu_strategy = MuStrategy::Monotone;
+        // The restoration problem has its own filter; its θ bounds use the defaults.
+        let defaults = Options::default();
+        resto_options.theta_max_fact = defaults.theta_max_fact;
+        resto_options.theta_min_fact = defaults.theta_min_fact;
+        let resto_layout = Layout::new(resto.meta(), &resto_options);
+        if resto_layout.ns != ns {
+            return Ok(None);
+        }
+        let rnw = resto_layout.nw();
+        // outer w -> restoration w = (x, p, n, s)
+        let map_w: Vec<usize> = (0..nw).map(|i| if i < n { i } else { i + 2 * m }).collect();
+        // outer lower/upper list positions -> inner lower/upper list positions
+        let mut inv = vec![usize::MAX; rnw];
+        for (k, &i) in resto_layout.lower_idx.iter().enumerate() {
+            inv[i] = k;
+        }
+        let map_l: Vec<usize> = layout.lower_idx.iter().map(|&i| inv[map_w[i]]).collect();
+        inv.iter_mut().for_each(|v| *v = usize::MAX);
+        for (k, &i) in resto_layout.upper_idx.iter().enumerate() {
+            inv[i] = k;
+        }
+        let map_u: Vec<usize> = layout.upper_idx.iter().map(|&i| inv[map_w[i]]).collect();
+        if map_l.iter().chain(&map_u).any(|&k| k == usize::MAX) {
+            return Ok(None);
+        }
+        let lower_pos: Vec<usize> = layout.lower_idx.iter().map(|&i| map_w[i]).collect();
+        let upper_pos: Vec<usize> = layout.upper_idx.iter().map(|&i| map_w[i]).collect();
+        let backend = match self.resto_spare.take() {
+            Some(mut kept) => {
+                // same structure and options: only the right-hand sides may differ
+                kept.set_rhs(&resto_layout.rhs);
+                kept
+            }
+            None => {
+                let t_analysis = Instant::now();
+                let made = self
+                    .backend
+                    .for_model(&resto, &resto_layout, &resto_options)?;
+                self.resto_backends += 1;
+                self.resto_setup = t_analysis.elapsed().as_secs_f64();
+                made
+            }
+        };
+        let (counts_before, times_before) = backend.counters();
+        let analysis_before = backend.analysis_seconds();
+        let unscaling = Unscaling {
+            dual: &vec![1.0; rnw],
+            viol: &vec![1.0; m],
+        };
+        let on_device = LayoutOnDevice::new(&backend, &resto_layout, unscaling)?;
+        // the bound lists are sorted: the entries of x come first
+        let lower_x = layout.lower_idx.partition_point(|&i| i < n);
+        let upper_x = layout.upper_idx.partition_point(|&i| i < n);
+        let (nl, nu) = (layout.lower_idx.len(), layout.upper_idx.len());
+        let zeros = |len: usize| backend.zeros(len);
+        Ok(Some(Restoration {
+            map_w: backend.index_from_host(&map_w)?,
+            map_l: backend.index_from_host(&map_l)?,
+            map_u: backend.index_from_host(&map_u)?,
+            lower_pos: backend.index_from_host(&lower_pos)?,
+            upper_pos: backend.index_from_host(&upper_pos)?,
+            w0: zeros(rnw)?,
+            zl0: zeros(rnw)?,
+            zu0: zeros(rnw)?,
+            y0: zeros(m)?,
+            p0: zeros(m)?,
+            n0: zeros(m)?,
+            scratch_m: zeros(m)?,
+            zl_c: zeros(nl)?,
+            zu_c: zeros(nu)?,
+            zl_x: zeros(lower_x)?,
+            zu_x: zeros(upper_x)?,
+            on_device: Some(on_device),
+            counts_before,
+            times_before,
+            analysis_before,
+            model: resto,
+            layout: resto_layout,
+            options: resto_options,
+            backend,
+            n,
+            m,
+            ns,
+        }))
+    }
+
+    /// Feasibility restoration phase: solve Ipopt's ℓ1 restoration problem with the same
+    /// machinery until the original filter accepts a point. `None`: the iterate was
+    /// replaced by an acceptable point; `Some(status)`: the solve ends.
+    ///
+    /// The restoration problem, its KKT backend (with the symbolic analysis of its KKT
+    /// pattern) and its layout on the device are made at the first phase and kept for the
+    /// later ones; each phase starts from device vectors built by kernels from the current
+    /// iterate (no vector crosses to the host).
+    pub(super) fn restoration(
+        &mut self,
+        theta: f64,
+        phi: f64,
+        driver: &mut Driver<'_, '_>,
+    ) -> Result<Option<Status>, SolverError> {
+        let options = self.options;
+        if self.layout.m == 0 {
+            return Ok(Some(Status::RestorationFailed));
+        }
+        tracing::debug!(theta, "entering restoration phase");
+        self.filter.augment(theta, phi, options);
+        self.restorations += 1;
+        let bytes_at_entry = self.device.transferred_bytes_on_this_thread();
+        let first = self.resto.is_none();
+        let Some(mut resto) = self.restoration_problem()? else {
+            return Ok(Some(Status::RestorationFailed));
+        };
+        let rho = options.resto_penalty_parameter;
+        let mu_r = self.mu.max(self.backend.norm_inf(&self.residual));
+        resto.start(
+            &*self.backend,
+            &self.iterate,
+            &self.residual,
+            self.mu,
+            mu_r,
+            rho,
+        );
+        let start = Start {
+            w: Values::Device(&resto.w0),
+            compute_slacks: false,
+            y: Some(Values::Device(&resto.y0)),
+            zl: Some(Values::Device(&resto.zl0)),
+            zu: Some(Values::Device(&resto.zu0)),
+            z_min: 1e-20,
+            mu: mu_r,
+            push: (0.0, 0.0),
+            slack_push: (0.0, 0.0),
+        };
+        let Some(on_device) = resto.on_device.take() else {
+            return Err(SolverError::Linalg(
+                simdnlp_linalg::LinalgError::InvalidState(
+                    "restoration layout missing on the device".into(),
+                ),
+            ));
+        };
+        let theta_r = theta;
+        let problem = Problem {
+            device: self.device,
+            model: &resto.model,
+            layout: &resto.layout,
+            obj_scale: 1.0,
+        };
+        let mut inner =
+            Ipm::with_layout(&mut resto.backend, problem, &resto.options, on_device, "r")?;
+        let bytes = self.device.transferred_bytes_on_this_thread() - bytes_at_entry;
+        tracing::debug!(
+            phase = self.restorations,
+            first,
+            bytes,
+            "restoration phase set up (host-device bytes: at the first phase of a solve the \
+             restoration problem's set-up, else scalars only)"
+        );
+        inner.max_iter = self.max_iter.saturating_sub(self.iter);
+        inner.started = self.started;
+        inner.iter_offset = self.iter_offset + self.iter + 1;
+        let map_w = &resto.map_w;
+        let mut hook = |wr: &B::Vector| self.resto_accepts(wr, map_w, theta_r);
+        let exit = inner.run(&start, Some(&mut hook), driver)?;
+        let inner_iter = inner.iter;
+        // move the inner point out before dropping the inner solver
+        let empty = Iterate::zeros(&*self.backend, Lengths::NONE)?;
+        let inner_final = std::mem::replace(&mut inner.iterate, empty);
+        resto.on_device = Some(inner.into_layout());
+        // one backend for every phase: its counters hold all of them (since this solve
+        // took it)
+        let (counts, times) = resto.backend.counters();
+        self.resto_counts = counts.since(&resto.counts_before);
+        self.resto_times = times.since(&resto.times_before);
+        self.resto_analysis =
+            self.resto_setup + resto.backend.analysis_seconds() - resto.analysis_before;
+        self.iter += inner_iter;
+        tracing::debug!(?exit, inner_iter, "restoration phase finished");
+        let outcome = match exit {
+            Exit::RestorationAccepted => {
+                self.take_trial();
+                let backend = &*self.backend;
+                let iterate = &mut self.iterate;
+                backend.fill(&mut iterate.y, 0.0);
+                backend.gather(&mut iterate.zl, &inner_final.zl, &resto.map_l);
+                backend.gather(&mut iterate.zu, &inner_final.zu, &resto.map_u);
+                // Ipopt's bound_mult_reset_threshold (1000): large restoration bound
+                // multipliers are reset to 1.
+                if backend
+                    .norm_inf(&iterate.zl)
+                    .max(backend.norm_inf(&iterate.zu))
+                    > 1e3
+                {
+                    backend.fill(&mut iterate.zl, 1.0);
+                    backend.fill(&mut iterate.zu, 1.0);
+                }
+                self.safeguard_bound_multipliers();
+                self.last_step.alpha_dual = 1.0;
+                self.last_step.alpha_primal = 1.0;
+                None
+            }
+            Exit::Done(Status::SolveSucceeded | Status::SolvedToAcceptableLevel) => {
+                // Converged to a minimizer of the infeasibility: feasible or not?
+                let backend = &mut *self.backend;
+                let trial = &mut self.trial;
+                backend.gather(&mut trial.w, &inner_final.w, &resto.map_w);
+                backend.eval_residual(self.model, &trial.w, &mut trial.residual);
+                backend.mul(&mut self.work.m, &trial.residual, &self.bounds.viol_unscale);
+                let viol = backend.norm_inf(&self.work.m);
+                Some(if viol > options.constr_viol_tol {
+                    Status::InfeasibleProblemDetected
+                } else {
+                    Status::RestorationFailed
+                })
+            }
+            Exit::Done(
+                status @ (Status::MaximumIterationsExceeded
+                | Status::MaximumCpuTimeExceeded
+                | Status::UserRequestedStop),
+            ) => Some(status),
+            Exit::Done(_) => Some(Status::RestorationFailed),
+        };
+        self.resto = Some(resto);
+        Ok(outcome)
+    }
+}
+
+impl<B: Backend> Restoration<'_, B> {
+    /// Build a phase's start on the device from the outer iterate `outer` with residual
+    /// `residual`: the problem re-centred at `x` (weights, `ζ = √μ`), `(p, n)` from the
+    /// residual ([`simdnlp_device::Device::resto_elastic`] with `μ_R`), `w0 = (x, p, n, s)`,
+    /// the outer bound multipliers (those of `x` capped at `ρ`) with `μ_R/p`, `μ_R/n` for
+    /// the bounds of `p, n`. Kernels only, no host traffic.
+    fn start(
+        &mut self,
+        backend: &B,
+        outer: &Iterate<B::Vector>,
+        residual: &B::Vector,
+        mu: f64,
+        mu_r: f64,
+        rho: f64,
+    ) {
+        let (n, m, ns) = (self.n, self.m, self.ns);
+        let w = &outer.w;
+        let device = backend.device();
+        self.model.restart(w, mu);
+        device.resto_elastic(residual, mu_r, rho, &mut self.p0, &mut self.n0);
+        device.copy_range(&mut self.w0, 0, w, 0, n);
+        device.copy_range(&mut self.w0, n, &self.p0, 0, m);
+        device.copy_range(&mut self.w0, n + m, &self.n0, 0, m);
+        device.copy_range(&mut self.w0, n + 2 * m, w, n, ns);
+        cap_x_part(backend, &outer.zl, &mut self.zl_c, &mut self.zl_x, rho);
+        device.fill(&mut self.zl0, 0.0);
+        device.scatter(&mut self.zl0, &self.lower_pos, &self.zl_c);
+        device.recip(&mut self.scratch_m, mu_r, &self.p0);
+        device.copy_range(&mut self.zl0, n, &self.scratch_m, 0, m);
+        device.recip(&mut self.scratch_m, mu_r, &self.n0);
+        device.copy_range(&mut self.zl0, n + m, &self.scratch_m, 0, m);
+        cap_x_part(backend, &outer.zu, &mut self.zu_c, &mut self.zu_x, rho);
+        device.fill(&mut self.zu0, 0.0);
+        device.scatter(&mut self.zu0, &self.upper_pos, &self.zu_c);
+    }
+}
+
+/// `out = z` with its first `len(x_part)` entries (those of `x`) replaced by
+/// `min(z_i, ρ)`, computed as `−max(−z_i, −ρ)` (exact: negation does not round).
+fn cap_x_part<B: Backend>(
+    backend: &B,
+    z: &B::Vector,
+    out: &mut B::Vector,
+    x_part: &mut B::Vector,
+    rho: f64,
+) {
+    let device = backend.device();
+    let len = device.len(x_part);
+    device.copy(out, z);
+    device.copy_range(x_part, 0, out, 0, len);
+    device.scale(-1.0, x_part);
+    device.clamp_below(x_part, -rho);
+    device.scale(-1.0, x_part);
+    device.copy_range(out, 0, x_part, 0, len);
+}

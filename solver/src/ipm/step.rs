@@ -1,0 +1,216 @@
+//! The search direction: the primal-dual KKT system assembled, factorized with Ipopt's
+//! inertia correction (`PDPerturbationHandler`) and solved, then the bound-multiplier steps.
+
+use super::Ipm;
+use crate::backend::{Backend, KktStatus};
+use crate::result::SolverError;
+
+/// Consecutive iterations needing δ_c after which the Jacobian counts as degenerate
+/// (Ipopt's `degen_iters_max`).
+const DEGEN_ITERS_MAX: usize = 3;
+
+/// The inertia correction's state across iterations (Ipopt's `PDPerturbationHandler`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Perturbation {
+    /// δ_w of the last step that needed one (0: none yet).
+    delta_w_last: f64,
+    /// Consecutive iterations whose KKT matrix was singular without δ_c.
+    degen_iters: usize,
+    /// The Jacobian is treated as rank deficient: every factorization carries
+    /// δ_c = δ̄_c μ^κ_c from its first attempt (Ipopt's `jac_degenerate`).
+    jac_degenerate: bool,
+}
+
+impl Perturbation {
+    /// Count consecutive iterations that needed δ_c; switch to "always δ_c" after
+    /// [`DEGEN_ITERS_MAX`] of them.
+    fn note_degeneracy(&mut self, needed_dc: bool) {
+        if self.jac_degenerate {
+            return;
+        }
+        self.degen_iters = if needed_dc { self.degen_iters + 1 } else { 0 };
+        if self.degen_iters >= DEGEN_ITERS_MAX {
+            self.jac_degenerate = true;
+            tracing::debug!("Jacobian treated as rank deficient: δ_c always on");
+        }
+    }
+}
+
+impl<B: Backend> Ipm<'_, B> {
+    /// Assemble, factorize with inertia correction and solve the primal-dual system.
+    /// Returns `false` when no regularization gives the right inertia.
+    pub(super) fn search_direction(&mut self) -> Result<bool, SolverError> {
+        let backend = &mut *self.backend;
+        let (iterate, slacks, work, bounds) = (
+            &self.iterate,
+            &self.iterate.slacks,
+            &mut self.work,
+            &self.bounds,
+        );
+        // Σ = P_L (z_L / s_L) + P_U (z_U / s_U)
+        backend.fill(&mut self.sigma, 0.0);
+        backend.div(&mut work.per_bound.lower, &iterate.zl, &slacks.lower);
+        backend.scatter_add(
+            1.0,
+            &work.per_bound.lower,
+            &bounds.lower_idx,
+            &mut self.sigma,
+        );
+        backend.div(&mut work.per_bound.upper, &iterate.zu, &slacks.upper);
+        backend.scatter_add(
+            1.0,
+            &work.per_bound.upper,
+            &bounds.upper_idx,
+            &mut self.sigma,
+        );
+        self.compute_grad_barrier();
+        let backend = &mut *self.backend;
+        // rhs_w = −(∇φ + Jᵀ y), rhs_y = −r
+        backend.copy(&mut self.rhs_w, &self.grad_barrier);
+        backend.jt_mul(1.0, &self.iterate.y, 1.0, &mut self.rhs_w);
+        backend.scale(-1.0, &mut self.rhs_w);
+        backend.copy(&mut self.rhs_y, &self.residual);
+        backend.scale(-1.0, &mut self.rhs_y);
+        let reg = self.jacobian_regularization();
+        let mut min_dc = 0.0;
+        let mut attempt = 0;
+        self.backend.kkt_reset_quality();
+        loop {
+            if !self.factorize_with_correction(min_dc)? {
+                return Ok(false);
+            }
+            let backend = &mut *self.backend;
+            let direction = &mut self.direction;
+            let accurate =
+                backend.kkt_solve(&self.rhs_w, &self.rhs_y, &mut direction.w, &mut direction.y)?;
+            let finite = backend.norm_inf(&direction.w).is_finite()
+                && backend.norm_inf(&direction.y).is_finite();
+            if accurate && finite {
+                break;
+            }
+            // Inaccurate: first a more stable factorization of the same matrix (Ipopt's
+            // IncreaseQuality), then regularize the constraint block, more each time.
+            if backend.kkt_increase_quality()? {
+                tracing::debug!("inaccurate KKT solve, factorizing with pivoting");
+                continue;
+            }
+            if attempt == 2 {
+                if !finite {
+                    return Ok(false);
+                }
+                break;
+            }
+            attempt += 1;
+            min_dc = if min_dc == 0.0 {
+                reg.max(1e-12)
+            } else {
+                min_dc * 100.0
+            };
+            tracing::debug!(min_dc, "inaccurate KKT solve, regularizing");
+        }
+        self.bound_steps();
+        Ok(true)
+    }
+
+    /// `Δs_L, Δs_U, Δz_L, Δz_U` from `Δw`.
+    pub(super) fn bound_steps(&mut self) {
+        let backend = &*self.backend;
+        let (iterate, slacks, direction) =
+            (&self.iterate, &self.iterate.slacks, &mut self.direction);
+        self.bounds
+            .slack_steps(backend, &direction.w, &mut direction.slacks);
+        let steps = &direction.slacks;
+        backend.bound_dual_step(
+            &mut direction.zl,
+            &iterate.zl,
+            &slacks.lower,
+            &steps.lower,
+            self.mu,
+        );
+        backend.bound_dual_step(
+            &mut direction.zu,
+            &iterate.zu,
+            &slacks.upper,
+            &steps.upper,
+            self.mu,
+        );
+    }
+
+    /// Ipopt's inertia correction (Algorithm IC of the paper), with Ipopt's degenerate-
+    /// Jacobian heuristic: once [`DEGEN_ITERS_MAX`] consecutive iterations needed δ_c > 0
+    /// to get a nonsingular matrix, δ_c is applied from the first attempt on. Without it,
+    /// LDLᵀ without pivoting meets the near-zero pivots of a rank-deficient Jacobian at
+    /// δ_c = 0, counts them with random signs and drives δ_w up to 1e17 (seen on
+    /// case1803_snem).
+    fn factorize_with_correction(&mut self, min_dc: f64) -> Result<bool, SolverError> {
+        let options = self.options;
+        let reg = self.jacobian_regularization();
+        let mut dc = if self.perturbation.jac_degenerate {
+            min_dc.max(reg)
+        } else {
+            min_dc
+        };
+        let mut status = self.backend.kkt_factorize(&self.sigma, 0.0, dc, true)?;
+        let mut needed_dc = false;
+        if status == KktStatus::Singular && dc == 0.0 {
+            dc = reg;
+            needed_dc = true;
+            status = self.backend.kkt_factorize(&self.sigma, 0.0, dc, true)?;
+        }
+        if status == KktStatus::Correct {
+            self.perturbation.note_degeneracy(needed_dc);
+            self.last_step.regularization = 0.0;
+            return Ok(true);
+        }
+        let delta_w_last = self.perturbation.delta_w_last;
+        let mut dw = if delta_w_last == 0.0 {
+            options.first_hessian_perturbation
+        } else {
+            options
+                .min_hessian_perturbation
+                .max(options.perturb_dec_fact * delta_w_last)
+        };
+        let mut wrong_without_dc = 0;
+        loop {
+            status = self.backend.kkt_factorize(&self.sigma, dw, dc, true)?;
+            if status == KktStatus::Singular && dc == 0.0 {
+                dc = reg;
+                needed_dc = true;
+                continue;
+            }
+            if status == KktStatus::WrongInertia && dc == 0.0 {
+                // With δ_c = 0 a rank-deficient Jacobian leaves near-zero pivots whose signs
+                // are round-off, so no δ_w fixes the count (case1803_snem: one to three
+                // extra negative eigenvalues up to δ_w = 1e19). After the second wrong count
+                // add δ_c: it makes the constraint block definite at a negligible cost.
+                wrong_without_dc += 1;
+                if wrong_without_dc >= 2 {
+                    dc = reg;
+                    needed_dc = true;
+                    continue;
+                }
+            }
+            if status == KktStatus::Correct {
+                self.perturbation.note_degeneracy(needed_dc);
+                self.perturbation.delta_w_last = dw;
+                self.last_step.regularization = dw;
+                tracing::debug!(delta_w = dw, delta_c = dc, "inertia correction");
+                return Ok(true);
+            }
+            dw *= if delta_w_last == 0.0 {
+                options.perturb_inc_fact_first
+            } else {
+                options.perturb_inc_fact
+            };
+            if dw > options.max_hessian_perturbation {
+                return Ok(false);
+            }
+        }
+    }
+
+    /// δ_c = δ̄_c μ^κ_c, the constraint-block regularization at the current μ.
+    fn jacobian_regularization(&self) -> f64 {
+        self.options.jacobian_regularization_value
+            * self.mu.powf(self.options.jacobian_regularization_exponent)
+    }
+}

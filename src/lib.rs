@@ -26,11 +26,13 @@
 //!
 //! The crates behind the facade: [`ad`] (expression graphs, pattern compiler, evaluators),
 //! [`modeling`] (builder, `Model`, the [`NlpModel`] trait), [`linalg`] (KKT assembly and
-//! factorizations with inertia), [`solver`] (the interior-point method).
+//! factorizations with inertia), [`solver`] (the interior-point method), [`device`] (the
+//! devices a [`Solver`] runs on: `Cpu`, `Emu`, with feature `cuda` `Cuda`).
 
 pub mod ampl;
 
 pub use simdnlp_ad as ad;
+pub use simdnlp_device as device;
 pub use simdnlp_linalg as linalg;
 pub use simdnlp_modeling as modeling;
 pub use simdnlp_solver as solver;
@@ -38,8 +40,8 @@ pub use simdnlp_solver as solver;
 pub use simdnlp_modeling::{Model, ModelBuilder, ModelError, NlpMeta, NlpModel};
 pub use simdnlp_solver::{
     CancelToken, DerivativeCheckOptions, DerivativeReport, DerivativeTest, Hooks, IterationRecord,
-    OptionError, Options, PrintLevel, SolveResult, Solver, SolverError, Status, check_derivatives,
-    solve, solve_with,
+    OptionError, Options, PrintLevel, SolveResult, Solver, SolverDevice, SolverError, Status,
+    check_derivatives, solve, solve_with,
 };
 
 pub use ndarray;

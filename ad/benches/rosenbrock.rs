@@ -95,7 +95,7 @@ fn bench(c: &mut Criterion) {
                 &[],
                 &w,
                 &mut h,
-                Parallelism::Rayon { min_batch: 16_384 },
+                Parallelism::rayon_batches(16_384),
             )
         })
     });

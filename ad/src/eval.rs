@@ -71,20 +71,7 @@ impl<T: Scalar> Workspace<T> {
     }
 }
 
-/// How the evaluators split work across threads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum Parallelism {
-    /// One thread, in order.
-    #[default]
-    Sequential,
-    /// Split the data points across rayon's pool in contiguous ranges of at least
-    /// `min_batch` points (rounded up to whole batches of [`LANES`]).
-    Rayon {
-        /// Minimum number of data points per task.
-        min_batch: usize,
-    },
-}
+pub use simdnlp_device::Parallelism;
 
 /// Which CPU evaluator runs a pattern's programs.
 ///

@@ -744,13 +744,7 @@ fn dispatch<T: Scalar>(
     if ws.scratch.is_empty() {
         ws.scratch.push(Scratch::new(p.nregs, p.niregs));
     }
-    let tasks = match par {
-        Parallelism::Sequential => 1,
-        Parallelism::Rayon { min_batch } => {
-            let per = min_batch.max(LANES);
-            n.div_ceil(per).min(ws.scratch.len()).max(1)
-        }
-    };
+    let tasks = tasks(par, n, ws.scratch.len());
     let step = p.step;
     if tasks <= 1 {
         let mut o = Outputs {
@@ -811,8 +805,10 @@ fn dispatch<T: Scalar>(
 /// register files (both evaluators split the same way).
 pub(crate) fn tasks(par: Parallelism, n: usize, scratch: usize) -> usize {
     match par {
-        Parallelism::Sequential => 1,
-        Parallelism::Rayon { min_batch } => n.div_ceil(min_batch.max(LANES)).min(scratch).max(1),
+        Parallelism::Rayon { min_batch, .. } => {
+            n.div_ceil(min_batch.max(LANES)).min(scratch).max(1)
+        }
+        _ => 1,
     }
 }
 

@@ -194,7 +194,7 @@ fn group_matches_members_bitwise() {
     for n in [1, 3, 4, 5, 17] {
         check(&x, n, Parallelism::Sequential);
     }
-    check(&x, 1000, Parallelism::Rayon { min_batch: 64 });
+    check(&x, 1000, Parallelism::rayon_batches(64));
 }
 
 #[test]

@@ -246,8 +246,8 @@ fn data_parameters_indices_and_threads() {
         + (&xa + 1.0).log() / (2.0 + xc.abs2());
     for par in [
         Parallelism::Sequential,
-        Parallelism::Rayon { min_batch: 128 },
-        Parallelism::Rayon { min_batch: 1 },
+        Parallelism::rayon_batches(128),
+        Parallelism::rayon_batches(1),
     ] {
         check("mixed", &e, &data, &x, &theta, par);
     }
@@ -265,7 +265,7 @@ fn data_parameters_indices_and_threads() {
         &data,
         &x,
         &[],
-        Parallelism::Rayon { min_batch: 64 },
+        Parallelism::rayon_batches(64),
     );
 }
 
@@ -463,7 +463,7 @@ fn objective_sum_and_gradient_scatter_bitwise() {
     let mut t = 0.5;
     assert!(!interp.eval_value_sum(&mut ws, &data, &x, &[], &mut t, seq));
     assert!(!interp.eval_gradient_scatter(&mut ws, &data, &x, &[], &globals, &mut got_g, seq));
-    let par = Parallelism::Rayon { min_batch: 1 };
+    let par = Parallelism::rayon_batches(1);
     let mut ws4 = jit.workspace_for_tasks(4);
     assert!(!jit.eval_value_sum(&mut ws4, &data, &x, &[], &mut t, par));
     assert!(!jit.eval_gradient_scatter(&mut ws, &data, &x, &[], &globals[..10], &mut got_g, seq));
@@ -515,7 +515,7 @@ fn augmentation_value_scatter_bitwise() {
     }
     let before = got.clone();
     assert!(!interp.eval_value_scatter(&mut ws, &data, &x, &[], &rows, &mut got, seq));
-    let par = Parallelism::Rayon { min_batch: 1 };
+    let par = Parallelism::rayon_batches(1);
     let mut ws4 = jit.workspace_for_tasks(4);
     assert!(!jit.eval_value_scatter(&mut ws4, &data, &x, &[], &rows, &mut got, par));
     assert!(!jit.eval_value_scatter(&mut ws, &data, &x, &[], &rows[..10], &mut got, seq));

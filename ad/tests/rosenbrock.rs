@@ -96,7 +96,7 @@ fn matches_hand_derived_sequential() {
 
 #[test]
 fn matches_hand_derived_parallel() {
-    check(Parallelism::Rayon { min_batch: 128 });
+    check(Parallelism::rayon_batches(128));
 }
 
 #[test]
@@ -122,7 +122,7 @@ fn parallel_equals_sequential_bitwise() {
     };
     let seq = run(Parallelism::Sequential, 1);
     for tasks in [2, 3, 5, 16] {
-        let par = run(Parallelism::Rayon { min_batch: 1 }, tasks);
+        let par = run(Parallelism::rayon_batches(1), tasks);
         assert_eq!(seq, par, "{tasks} tasks");
     }
     assert_eq!(seq.0, seq.1);

@@ -340,7 +340,7 @@ fn degenerate_patterns() {
             &[],
             &[0.0, 0.5],
             &mut v,
-            Parallelism::Rayon { min_batch: 1 },
+            Parallelism::rayon_batches(1),
         );
         assert!(v.iter().all(|&a| a == want));
         let mut v2 = vec![0.0; 300];
@@ -351,7 +351,7 @@ fn degenerate_patterns() {
             &[0.0, 0.5],
             Some(&mut v2),
             &mut [],
-            Parallelism::Rayon { min_batch: 1 },
+            Parallelism::rayon_batches(1),
         );
         assert_eq!(v, v2);
         p.eval_hessians(&mut ws, &data, &[], &[0.0, 0.5], &[1.0; 300], &mut []);

@@ -71,6 +71,7 @@ mod kernel;
 mod kernel_cache;
 mod launched;
 mod nvrtc;
+mod parallelism;
 mod segments;
 mod transfers;
 
@@ -86,6 +87,7 @@ pub use fault::{
 pub use kernel::{KernelArg, KernelId, KernelRuntime, MAX_KERNEL_ARGS, ModuleId};
 pub use kernel_cache::{CacheKey, KERNEL_CACHE_ENV, KernelCache, ModuleBuild};
 pub use nvrtc::{NVRTC_LIB_ENV, Nvrtc, Ptx};
+pub use parallelism::Parallelism;
 pub use segments::{SegmentPlan, Segments};
 
 /// Vectors of `f64`, index lists and the kernels of the interior-point method on one

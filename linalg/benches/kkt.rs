@@ -242,7 +242,7 @@ fn main() {
 
     for (par_label, par) in [
         ("seq", Parallelism::Sequential),
-        ("rayon", Parallelism::Rayon(threads)),
+        ("rayon", Parallelism::rayon_threads(threads)),
     ] {
         run(
             "LLT condensed",

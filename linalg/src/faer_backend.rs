@@ -71,30 +71,13 @@ use crate::{FactorStatus, Inertia, LinalgError, SymmetricSolver};
 /// documentation): a pivot `d` is zero when `|d| <= zero_pivot_tol * max|A_ij|`.
 pub const DEFAULT_ZERO_PIVOT_TOL: f64 = 0.0;
 
-/// Parallelism of the factorization and solves. Our own type so that no faer type appears in
-/// public signatures.
-///
-/// Measured (benches/kkt.rs, 2D-grid KKT with 2.5e5 rows, shared 2-core machine): `Rayon(2)`
-/// gave no speed-up for LLᵀ/LDLᵀ and made the LBLᵀ numeric factorization about 15× slower
-/// (faer parallelizes the small dense per-supernode Bunch–Kaufman kernels). Keep
-/// `Sequential` unless a measurement on the target machine says otherwise.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum Parallelism {
-    /// Single-threaded (the default).
-    #[default]
-    Sequential,
-    /// Use the global rayon thread pool with this many threads; `0` means rayon's current
-    /// number of threads.
-    Rayon(usize),
-}
+pub use simdnlp_device::Parallelism;
 
-impl Parallelism {
-    fn to_faer(self) -> Par {
-        match self {
-            Parallelism::Sequential => Par::Seq,
-            Parallelism::Rayon(t) => Par::rayon(t),
-        }
+/// faer's parallelism for `par` (its `threads`; the callbacks' `min_batch` does not apply).
+fn faer_par(par: Parallelism) -> Par {
+    match par {
+        Parallelism::Rayon { threads, .. } => Par::rayon(threads),
+        _ => Par::Seq,
     }
 }
 
@@ -230,7 +213,7 @@ impl Core {
     }
 
     fn factor_scratch(&self, symbolic: &SymbolicCholesky<usize>) -> StackReq {
-        let par = self.par.to_faer();
+        let par = faer_par(self.par);
         match self.kind {
             Kind::Llt => symbolic
                 .factorize_numeric_llt_scratch::<f64>(par, Spec::<LltParams, f64>::default()),
@@ -364,7 +347,7 @@ impl Core {
         } else {
             (upper, up_map)
         };
-        let par = self.par.to_faer();
+        let par = faer_par(self.par);
         self.factor_req = self.factor_scratch(&symbolic);
         let solve_req = symbolic.solve_in_place_scratch::<f64>(1, par);
         self.mem = alloc(self.factor_req.or(solve_req))?;
@@ -429,7 +412,7 @@ impl Core {
         let tol = self.zero_pivot_tol * scale;
         let side = Self::permuted_side(symbolic);
         let a = SparseColMatRef::new(permuted.rb(), &self.permuted_values);
-        let par = self.par.to_faer();
+        let par = faer_par(self.par);
         let stack = MemStack::new(&mut self.mem);
         match effective_kind(self.kind, symbolic) {
             Kind::Llt => {
@@ -532,7 +515,7 @@ impl Core {
             return Ok(());
         }
         if let Some(symbolic) = &self.symbolic {
-            let req = symbolic.solve_in_place_scratch::<f64>(nrhs, self.par.to_faer());
+            let req = symbolic.solve_in_place_scratch::<f64>(nrhs, faer_par(self.par));
             self.mem = alloc(self.factor_req.or(req))?;
         }
         self.rhs_permuted.resize(self.n * nrhs, 0.0);
@@ -565,7 +548,7 @@ impl Core {
                 *xi = b[old];
             }
         }
-        let par = self.par.to_faer();
+        let par = faer_par(self.par);
         let stack = MemStack::new(&mut self.mem);
         let x = MatMut::from_column_major_slice_mut(permuted, n, nrhs);
         match effective_kind(self.kind, symbolic) {

@@ -393,12 +393,12 @@ fn refactorization_matches_fresh_factorization() {
 fn rayon_parallelism_gives_valid_results() {
     let mut rng = Rng::new(9);
     let a = random_kkt(&mut rng, 400, 150, 3, 1e-3);
-    let mut ldlt = FaerLdlt::new(Parallelism::Rayon(2));
+    let mut ldlt = FaerLdlt::new(Parallelism::rayon_threads(2));
     check_solver("ldlt rayon", &mut ldlt, &a, &mut rng);
-    let mut lblt = FaerLblt::new(Parallelism::Rayon(0));
+    let mut lblt = FaerLblt::new(Parallelism::rayon_threads(0));
     check_solver("lblt rayon", &mut lblt, &a, &mut rng);
     let spd = random_spd(&mut rng, 300, 3);
-    let mut llt = FaerLlt::new(Parallelism::Rayon(2));
+    let mut llt = FaerLlt::new(Parallelism::rayon_threads(2));
     check_solver("llt rayon", &mut llt, &spd, &mut rng);
 }
 

@@ -48,12 +48,9 @@ fn main() {
         println!("  build N = {size:>9}: {:>8.1} ms", t.as_secs_f64() * 1e3);
     }
     let mut base = [Duration::ZERO; 3];
-    for (k, par) in [
-        Parallelism::Sequential,
-        Parallelism::Rayon { min_batch: 4096 },
-    ]
-    .into_iter()
-    .enumerate()
+    for (k, par) in [Parallelism::Sequential, Parallelism::rayon_batches(4096)]
+        .into_iter()
+        .enumerate()
     {
         let (model, _) = build(n, par);
         let x = model.meta().x0.clone();

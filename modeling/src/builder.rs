@@ -6,10 +6,11 @@ use crate::block::{BlockCore, Declarations, ExprDecl, PatKind, PatternDecl, lock
 use crate::data::{Collected, DataSource, collect};
 use crate::error::ModelError;
 use crate::index::IndexArg;
-use crate::model::{Model, Threads};
+use crate::model::Model;
 use crate::shape::{At, AtIdx, Dims, IntoShape, MAX_ELEMENTS, Shape, SymParts};
 use crate::values::Values;
 use ndarray::Ix1;
+use simdnlp_ad::Parallelism;
 use simdnlp_ad::{Evaluator, Expr, Index, Scalar};
 use std::marker::PhantomData;
 use std::rc::Rc;
@@ -340,7 +341,7 @@ impl<T: Scalar> Default for ModelBuilder<T> {
                 patterns: Vec::new(),
                 errors: Vec::new(),
                 failed: Vec::new(),
-                threads: Threads::Sequential,
+                threads: Parallelism::Sequential,
                 evaluator: crate::model::default_evaluator(),
             },
         }
@@ -355,7 +356,7 @@ impl<T: Scalar> ModelBuilder<T> {
     }
 
     /// Evaluates callbacks on several threads (rayon) or one (the default).
-    pub fn set_threads(&mut self, threads: Threads) -> &mut Self {
+    pub fn set_threads(&mut self, threads: Parallelism) -> &mut Self {
         self.decls.threads = threads;
         self
     }

@@ -57,11 +57,11 @@ pub use device::{DeviceModel, cuda_module_source};
 pub use error::{ModelError, NonFiniteDatum, OutOfRange};
 pub use index::{Dat, Idx, IndexArg, IntoIdx, IntoIndex};
 pub use model::{
-    Evaluator, Model, Parallelism, Threads, default_evaluator, default_fusion,
-    set_default_evaluator, set_default_fusion,
+    Evaluator, Model, Parallelism, default_evaluator, default_fusion, set_default_evaluator,
+    set_default_fusion,
 };
 pub use ndarray::{Ix0, Ix1, Ix2, Ix3, IxDyn};
-pub use nlp::{BlockPosition, MetaError, NlpMeta, NlpModel, Real};
+pub use nlp::{BlockPosition, MetaError, NlpMeta, NlpModel};
 pub use shape::{At, AtIdx, DYNAMIC, Dims, IntoShape, Shape};
 pub use simdnlp_ad::{Expr, Index, JitStats, PatternGroup, Scalar, jit_stats};
 pub use simdnlp_modeling_derive::DataRow;

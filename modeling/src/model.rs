@@ -87,9 +87,6 @@ pub fn set_default_fusion(on: bool) {
     DEFAULT_FUSION.store(u8::from(on), Ordering::Relaxed);
 }
 
-/// How callbacks use threads (an alias of the AD crate's [`Parallelism`]).
-pub type Threads = Parallelism;
-
 #[derive(Clone, Debug)]
 pub(crate) enum Rows {
     Objective,

@@ -13,11 +13,7 @@
 //!
 //! Any type implementing [`NlpModel`] can be solved, hand-written models included.
 
-use num_traits::Float;
-
-/// Scalar types a model can be evaluated in (`f64` by default, `f32` supported).
-pub trait Real: Float + Send + Sync + std::fmt::Debug + Default + 'static {}
-impl<T: Float + Send + Sync + std::fmt::Debug + Default + 'static> Real for T {}
+use simdnlp_ad::Scalar;
 
 /// Sizes, bounds and starting point of an [`NlpModel`].
 ///
@@ -54,7 +50,7 @@ pub struct NlpMeta<T = f64> {
     pub name: String,
 }
 
-impl<T: Real> NlpMeta<T> {
+impl<T: Scalar> NlpMeta<T> {
     /// Meta of an unconstrained-so-far model with `nvar` free variables starting at zero.
     pub fn new(nvar: usize, ncon: usize) -> Self {
         Self {
@@ -74,7 +70,7 @@ impl<T: Real> NlpMeta<T> {
     }
 }
 
-impl<T: Real> NlpMeta<T> {
+impl<T: Scalar> NlpMeta<T> {
     /// Checks the invariants documented on [`NlpMeta`]: every vector has its length, no
     /// bound is NaN, no lower bound is `+∞` or above its upper bound, no upper bound is
     /// `-∞`, and the starting point (`x0`, `y0`) is finite.
@@ -100,7 +96,7 @@ impl<T: Real> NlpMeta<T> {
                 });
             }
         }
-        let as_f64 = |v: T| v.to_f64().unwrap_or(f64::NAN);
+        let as_f64 = |v: T| Scalar::to_f64(v);
         for (what, lower, upper) in [
             ("variable", &self.lvar, &self.uvar),
             ("constraint", &self.lcon, &self.ucon),
@@ -177,7 +173,7 @@ pub enum MetaError {
 /// math says). Callbacks write every element of their output (they do not accumulate
 /// into it) and must not allocate. A callback that cannot evaluate at `x` (outside the
 /// domain of `log`, say) writes NaN or ±∞; the solver treats that as a rejected point.
-pub trait NlpModel<T: Real = f64> {
+pub trait NlpModel<T: Scalar = f64> {
     /// Sizes, bounds, starting point and sense.
     fn meta(&self) -> &NlpMeta<T>;
 
@@ -241,7 +237,7 @@ pub trait NlpModel<T: Real = f64> {
 /// overrides them is still heard through the pointer.
 macro_rules! forward_nlp_model {
     ($($pointer:ty),*) => {$(
-        impl<T: Real, M: NlpModel<T> + ?Sized> NlpModel<T> for $pointer {
+        impl<T: Scalar, M: NlpModel<T> + ?Sized> NlpModel<T> for $pointer {
             fn meta(&self) -> &NlpMeta<T> {
                 (**self).meta()
             }

@@ -358,7 +358,7 @@ fn threaded_callbacks_equal_sequential() {
         m.build().unwrap()
     };
     let a = build(Parallelism::Sequential);
-    let b = build(Parallelism::Rayon { min_batch: 256 });
+    let b = build(Parallelism::rayon_batches(256));
     let x = a.meta().x0.clone();
     assert_eq!(a.obj(&x), b.obj(&x));
     let (mut ga, mut gb) = (vec![0.0; 5000], vec![0.0; 5000]);

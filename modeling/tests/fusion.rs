@@ -139,7 +139,7 @@ fn fused_callbacks_are_bitwise_the_unfused_ones() {
     );
     // the points of a group split across threads
     let mut threaded = fused.clone();
-    threaded.set_threads(Parallelism::Rayon { min_batch: 4 });
+    threaded.set_threads(Parallelism::rayon_batches(4));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(3)
         .build()

@@ -289,7 +289,7 @@ pub(crate) fn make_solver(
     let par = if threads == 1 {
         Parallelism::Sequential
     } else {
-        Parallelism::Rayon(threads)
+        Parallelism::rayon_threads(threads)
     };
     let method = match ordering {
         OrderingKind::Amd => FillMethod::Amd,

@@ -1,8 +1,11 @@
 //! Primal-dual interior-point filter line-search solver (Ipopt's method, Wächter & Biegler
 //! 2006) for [`simdnlp_modeling::NlpModel`]s.
 //!
-//! - [`solve`] solves a model once; [`Solver`] owns a model and re-solves it after its
-//!   parameters, bounds or start changed, reusing the symbolic analysis and warm-starting.
+//! - [`solve`] solves a model once on the device `Options::device` names; [`Solver`] owns a
+//!   model and re-solves it after its parameters, bounds or start changed, reusing the
+//!   symbolic analysis and warm-starting. `Solver<M, D = Cpu>` runs on the device `D`
+//!   ([`SolverDevice`]: `Cpu`, `Emu`, with feature `cuda` `Cuda`), an instance the caller
+//!   may open and share ([`Solver::on_device`]).
 //! - [`solve_with`] and [`Solver::solve_with`] are driven by [`Hooks`]: an intermediate
 //!   callback that sees an [`IterationRecord`] per iteration and may stop the solve, and a
 //!   [`CancelToken`] another thread may cancel (both end with
@@ -139,6 +142,7 @@ pub mod options;
 pub mod result;
 pub mod size;
 mod solve;
+mod solver_device;
 mod stderr_log;
 mod summary;
 pub mod violations;
@@ -155,4 +159,5 @@ pub use options::{
 pub use result::{CallbackCounts, SolveResult, SolverError, Status, Timings};
 pub use size::ProblemSize;
 pub use solve::{DevicePreparation, Solver, prepare_device, solve, solve_with};
+pub use solver_device::SolverDevice;
 pub use violations::{MAX_VIOLATIONS, Violation, ViolationKind};

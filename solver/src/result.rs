@@ -280,6 +280,19 @@ pub enum SolverError {
     /// iteration queued before it) is [`SolverError::Device`] instead.
     #[error("model on the device: {0}")]
     DeviceModel(simdnlp_modeling::ModelError),
+    /// The option `device` does not name the device of the [`crate::Solver`] (a
+    /// `Solver<M, D>` runs on `D`; the free functions [`crate::solve`] and
+    /// [`crate::solve_with`] pick the device from the option).
+    #[error(
+        "option `device` = {options:?} but this solver runs on {solver:?}: set `device` to \
+         the solver's device, or make the solver with `Solver::on_device`"
+    )]
+    DeviceMismatch {
+        /// The device the options name.
+        options: crate::options::DeviceKind,
+        /// The device of the solver.
+        solver: crate::options::DeviceKind,
+    },
 }
 
 impl From<simdnlp_linalg::LinalgError> for SolverError {

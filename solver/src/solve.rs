@@ -1,26 +1,25 @@
 //! Setup around the algorithm: validation, NLP scaling, layout, warm starts, results.
 
 use crate::backend::Backend;
-use crate::device_kkt::DeviceKktBackend;
 use crate::drive::{Driver, Hooks};
-use crate::evaluate::{DeviceNlp, HostNlp, KernelNlp};
-use crate::host_kkt::{HostKktBackend, make_solver};
+use crate::evaluate::DeviceNlp;
 use crate::ipm::{Exit, Ipm, Problem, Start, Unscaling, Values};
 use crate::layout::Layout;
 use crate::models::{FixedAsParameters, FixedOnDevice, ScaledOnDevice};
-use crate::options::{DeviceKind, FixedVariableTreatment, KktKind, Options};
+use crate::options::{DeviceKind, FixedVariableTreatment, Options};
 use crate::result::{SolveResult, SolverError, Status, Timings};
 use crate::size::ProblemSize;
+use crate::solver_device::SolverDevice;
+use crate::solver_device::sealed::DeviceSolve;
 use crate::violations::{log_violations, most_violated};
 use simdnlp_device::{Cpu, Device, Emu};
-use simdnlp_linalg::HostFactorization;
 use simdnlp_modeling::{NlpMeta, NlpModel};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 /// Primal-dual point of a previous solve (user units), used to warm-start the next one.
 #[derive(Clone, Debug)]
-struct WarmPoint {
+pub struct WarmPoint {
     x: Vec<f64>,
     y: Vec<f64>,
     z_l: Vec<f64>,
@@ -28,7 +27,7 @@ struct WarmPoint {
 }
 
 /// Backend and layout kept between solves (the symbolic analysis lives in the backend).
-struct Cache<B> {
+pub struct Cache<B> {
     be: B,
     /// The restoration problem's backend of the last solve that entered restoration
     /// (same structure and options as `be`: reused by the next such solve).
@@ -42,23 +41,6 @@ struct Cache<B> {
     nnzh: usize,
     /// Options the backend was built with (KKT kind, factorization, threads, refinement).
     key: BackendKey,
-}
-
-/// The condensed KKT system on the emulated device, faer behind the factorization seam.
-type EmuCondensed = DeviceKktBackend<Emu, HostFactorization<Emu>>;
-
-/// The condensed KKT system on the GPU, cuDSS behind the factorization seam.
-#[cfg(feature = "cuda")]
-type CudaCondensed = DeviceKktBackend<simdnlp_device::Cuda, simdnlp_linalg::cudss::CudssOnCuda>;
-
-/// The backends kept between solves, one per device (and KKT backend) a solve used.
-#[derive(Default)]
-struct Caches {
-    cpu: Option<Cache<HostKktBackend<Cpu>>>,
-    emu: Option<Cache<HostKktBackend<Emu>>>,
-    emu_condensed: Option<Cache<EmuCondensed>>,
-    #[cfg(feature = "cuda")]
-    cuda: Option<Cache<CudaCondensed>>,
 }
 
 /// The options a backend bakes in at creation.
@@ -101,38 +83,93 @@ impl BackendKey {
     }
 }
 
-/// A persistent solver that owns its model.
+/// A persistent solver that owns its model and runs on the device `D`.
 ///
 /// [`Solver::solve`] solves the model; after changing the model through
 /// [`Solver::model_mut`] (parameter values, bounds, start), the next call reuses the KKT
 /// symbolic analysis (when the set of inequality rows did not change) and warm-starts from
 /// the previous primal point and multipliers with Ipopt's `warm_start_*` options.
-pub struct Solver<M: NlpModel> {
+///
+/// The device is a type parameter holding the device instance: [`Solver::new`] makes a
+/// `Solver<M, Cpu>`; [`Solver::on_device`] takes a device the caller opened (an `Emu`
+/// with its own compiler, a `Cuda` on a chosen GPU ordinal, one device shared by several
+/// solvers). The solver keeps the KKT backends (symbolic analyses) of its device only.
+/// [`Options::device`] must name `D` ([`SolverDevice::KIND`]): a mismatch is
+/// [`SolverError::DeviceMismatch`] from the constructor and from every solve (the free
+/// functions [`solve`] and [`solve_with`] are the ones that pick the device from the
+/// option).
+///
+/// ```
+/// use std::sync::Arc;
+/// use simdnlp_device::Emu;
+/// use simdnlp_modeling::ModelBuilder;
+/// use simdnlp_solver::{DeviceKind, Options, PrintLevel, Solver, SolverError};
+///
+/// let mut m = ModelBuilder::new();
+/// let x = m.var(0..3).start(0.0).named("x");
+/// m.minimize(0..3, |i| (x.at(i) - 1.5).powi(2));
+/// let model = m.build()?;
+/// let options = Options { print_level: PrintLevel::None, ..Options::default() };
+/// // the CPU solver
+/// let mut solver = Solver::new(model.clone(), options.clone())?;
+/// assert!(solver.solve()?.status.is_success());
+/// // the options must name the solver's device
+/// solver.options_mut().device = DeviceKind::Emu;
+/// assert!(matches!(solver.solve(), Err(SolverError::DeviceMismatch { .. })));
+/// // an emulated CUDA device the caller opened (it compiles kernels with g++)
+/// # if std::env::var_os("SIMDNLP_SKIP_GXX").is_some() { return Ok(()); }
+/// let emu = Arc::new(Emu::new()?);
+/// let options = Options { device: DeviceKind::Emu, ..options };
+/// let mut on_emu = Solver::on_device(model, emu, options)?;
+/// assert!(on_emu.solve()?.status.is_success());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Solver<M: NlpModel, D: SolverDevice = Cpu> {
     model: M,
     options: Options,
-    caches: Caches,
-    /// The emulated device once a solve asked for it (`device = emu`), kept for re-solves.
-    emu: Option<Arc<Emu>>,
+    device: Arc<D>,
+    /// The KKT backends of the solves on `device` (symbolic analyses).
+    caches: D::Caches,
     warm: Option<WarmPoint>,
     analyses: usize,
 }
 
-impl<M: NlpModel> Solver<M> {
-    /// Validate the model and options and take ownership of the model. The symbolic
-    /// analysis happens at the first [`Solver::solve`].
+impl<M: NlpModel> Solver<M, Cpu> {
+    /// Validate the model and options and take ownership of the model; the solver runs on
+    /// the CPU. The symbolic analysis happens at the first [`Solver::solve`].
     ///
     /// # Errors
-    /// [`SolverError`] for inconsistent model meta data or invalid options.
+    /// [`SolverError`] for inconsistent model meta data or invalid options;
+    /// [`SolverError::DeviceMismatch`] when `options.device` is not `cpu` (use
+    /// [`Solver::on_device`] for another device).
     pub fn new(model: M, options: Options) -> Result<Self, SolverError> {
-        validate(model.meta(), &options)?;
+        Self::on_device(model, Arc::new(Cpu), options)
+    }
+}
+
+impl<M: NlpModel, D: SolverDevice> Solver<M, D> {
+    /// Validate the model and options and take ownership of the model; the solver runs on
+    /// `device` (which others may share). The symbolic analysis happens at the first
+    /// [`Solver::solve`].
+    ///
+    /// # Errors
+    /// [`SolverError`] for inconsistent model meta data or invalid options;
+    /// [`SolverError::DeviceMismatch`] when `options.device` does not name `D`.
+    pub fn on_device(model: M, device: Arc<D>, options: Options) -> Result<Self, SolverError> {
+        validate_on::<D>(model.meta(), &options)?;
         Ok(Self {
             model,
             options,
-            caches: Caches::default(),
-            emu: None,
+            device,
+            caches: D::Caches::default(),
             warm: None,
             analyses: 0,
         })
+    }
+
+    /// The device the solver runs on.
+    pub fn device(&self) -> &Arc<D> {
+        &self.device
     }
 
     /// The owned model.
@@ -151,7 +188,8 @@ impl<M: NlpModel> Solver<M> {
         &self.options
     }
 
-    /// Mutable access to the options used by the next solve.
+    /// Mutable access to the options used by the next solve (`device` must keep naming
+    /// the solver's device).
     pub fn options_mut(&mut self) -> &mut Options {
         &mut self.options
     }
@@ -173,8 +211,9 @@ impl<M: NlpModel> Solver<M> {
     /// result (unless [`Solver::clear_warm_start`] was called).
     ///
     /// # Errors
-    /// [`SolverError`] when the model data or options are invalid or the KKT analysis
-    /// fails; numerical failures are reported in [`SolveResult::status`].
+    /// [`SolverError`] when the model data or options are invalid (a `device` that does
+    /// not name `D`: [`SolverError::DeviceMismatch`]) or the KKT analysis fails;
+    /// numerical failures are reported in [`SolveResult::status`].
     pub fn solve(&mut self) -> Result<SolveResult, SolverError> {
         self.solve_driven(None)
     }
@@ -191,16 +230,15 @@ impl<M: NlpModel> Solver<M> {
     }
 
     fn solve_driven(&mut self, hooks: Option<&mut Hooks<'_>>) -> Result<SolveResult, SolverError> {
-        validate(self.model.meta(), &self.options)?;
-        let res = solve_on_device(
-            &self.model,
-            &self.options,
-            &mut self.caches,
-            &mut self.emu,
-            self.warm.as_ref(),
-            &mut self.analyses,
+        validate_on::<D>(self.model.meta(), &self.options)?;
+        let mut run = Run {
+            user_model: &self.model,
+            o: &self.options,
+            warm: self.warm.as_ref(),
+            analyses: &mut self.analyses,
             hooks,
-        )?;
+        };
+        let res = D::solve_on(&self.device, &mut run, &mut self.caches)?;
         self.warm = Some(WarmPoint {
             x: res.x.clone(),
             y: res.y.clone(),
@@ -302,15 +340,32 @@ fn solve_driven<M: NlpModel + ?Sized>(
     });
     // `&M` is a sized model (the blanket impl in `simdnlp_modeling`), so an unsized `M`
     // such as `dyn NlpModel` reaches the `&dyn NlpModel` below as well.
-    solve_on_device(
-        &model,
-        options,
-        &mut Caches::default(),
-        &mut None,
-        warm.as_ref(),
-        &mut 0,
+    let mut analyses = 0;
+    let mut run = Run {
+        user_model: &model,
+        o: options,
+        warm: warm.as_ref(),
+        analyses: &mut analyses,
         hooks,
-    )
+    };
+    match options.device {
+        DeviceKind::Cpu => Cpu::solve_on(&Arc::new(Cpu), &mut run, &mut Default::default()),
+        DeviceKind::Emu => Emu::solve_on(&emulated_device()?, &mut run, &mut Default::default()),
+        DeviceKind::Cuda => solve_on_process_cuda(&mut run),
+    }
+}
+
+/// `device = cuda` for the free functions: the CUDA device (ordinal 0) of this process.
+#[cfg(feature = "cuda")]
+fn solve_on_process_cuda(run: &mut Run<'_, '_>) -> Result<SolveResult, SolverError> {
+    let (device, _) = cuda_device()?;
+    simdnlp_device::Cuda::solve_on(&device, run, &mut Default::default())
+}
+
+/// `device = cuda` in a build without the feature: a typed error.
+#[cfg(not(feature = "cuda"))]
+fn solve_on_process_cuda(_run: &mut Run<'_, '_>) -> Result<SolveResult, SolverError> {
+    Err(no_cuda())
 }
 
 /// The emulated CUDA device of this process, once opened.
@@ -409,7 +464,7 @@ fn prepare_cuda(
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .as_ref()
-        .map(|(cuda, _)| cuda.module_builds())
+        .map(|cuda| cuda.module_builds())
         .unwrap_or_default();
     let (device, library) = cuda_device()?;
     if let Some(model) = model.as_pattern_model() {
@@ -440,94 +495,24 @@ fn prepare_cuda(
     Err(no_cuda())
 }
 
-/// [`solve_impl`] on the device `o.device` names, with that device's cached backend;
-/// `emu` keeps the emulated device once created.
-fn solve_on_device(
-    user_model: &dyn NlpModel,
-    o: &Options,
-    caches: &mut Caches,
-    emu: &mut Option<Arc<Emu>>,
-    warm: Option<&WarmPoint>,
-    analyses: &mut usize,
-    hooks: Option<&mut Hooks<'_>>,
-) -> Result<SolveResult, SolverError> {
-    let mut run = Run {
-        user_model,
-        o,
-        warm,
-        analyses,
-        hooks,
-    };
-    match o.device {
-        DeviceKind::Cpu => {
-            let device = Arc::new(Cpu);
-            let evaluator = HostNlp::new(&*device, user_model);
-            run.solve(
-                &device,
-                &evaluator,
-                &mut caches.cpu,
-                |device, model, lay| HostKktBackend::new(device, model, lay, o),
-            )
-        }
-        DeviceKind::Emu => {
-            let device = match emu {
-                Some(device) => Arc::clone(device),
-                None => Arc::clone(emu.insert(emulated_device()?)),
-            };
-            // a pattern-based model runs its emitted kernels on the device; any other
-            // model its callbacks on the host slices of the device's vectors
-            let on_device;
-            let on_host;
-            let evaluator: &dyn DeviceNlp<Emu> = match user_model.as_pattern_model() {
-                Some(model) => {
-                    on_device = KernelNlp::new(&*device, model)?;
-                    &on_device
-                }
-                None => {
-                    on_host = HostNlp::new(&*device, user_model);
-                    &on_host
-                }
-            };
-            if o.kkt == KktKind::Condensed {
-                // the condensed KKT system on the device, faer behind the seam
-                let (kind, threads, ordering) =
-                    (o.linear_solver, o.factorization_threads, o.ordering);
-                run.solve(
-                    &device,
-                    evaluator,
-                    &mut caches.emu_condensed,
-                    |device, model, lay| {
-                        let seam_device = Arc::clone(&device);
-                        let make = Arc::new(move || {
-                            let solver = make_solver(kind, true, 0, threads, ordering)?;
-                            Ok(HostFactorization::new(Arc::clone(&seam_device), solver))
-                        });
-                        DeviceKktBackend::new(device, model, lay, o, make)
-                    },
-                )
-            } else {
-                run.solve(&device, evaluator, &mut caches.emu, |device, model, lay| {
-                    HostKktBackend::new(device, model, lay, o)
-                })
-            }
-        }
-        DeviceKind::Cuda => solve_on_cuda(&mut run, caches),
-    }
-}
-
 /// What one solve needs besides its device, evaluator and backend.
-struct Run<'r, 'h> {
-    user_model: &'r dyn NlpModel,
-    o: &'r Options,
-    warm: Option<&'r WarmPoint>,
-    analyses: &'r mut usize,
-    hooks: Option<&'r mut Hooks<'h>>,
+pub struct Run<'r, 'h> {
+    /// The user's model on the host.
+    pub(crate) user_model: &'r dyn NlpModel,
+    /// The options of the solve.
+    pub(crate) o: &'r Options,
+    /// The point to warm-start from.
+    pub(crate) warm: Option<&'r WarmPoint>,
+    /// Counts the symbolic analyses of the problem's KKT backend.
+    pub(crate) analyses: &'r mut usize,
+    /// The intermediate callback and the cancel token.
+    pub(crate) hooks: Option<&'r mut Hooks<'h>>,
 }
 
 impl Run<'_, '_> {
     /// [`solve_impl`] on `device` with `evaluator`, reusing the cached backend or making
     /// one with `make`.
-    fn solve<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::Index>>(
+    pub(crate) fn solve<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::Index>>(
         &mut self,
         device: &Arc<D>,
         evaluator: &dyn DeviceNlp<D>,
@@ -548,82 +533,6 @@ impl Run<'_, '_> {
     }
 }
 
-/// `device = cuda`: the CUDA device and cuDSS of this process (opened by the first solve
-/// that asks), a pattern-based model's kernels on the GPU, and the condensed KKT system on
-/// the device with cuDSS (whatever `kkt` says).
-#[cfg(feature = "cuda")]
-fn solve_on_cuda(run: &mut Run<'_, '_>, caches: &mut Caches) -> Result<SolveResult, SolverError> {
-    use simdnlp_linalg::FillMethod;
-    use simdnlp_linalg::cudss::{CudssFactorization, CudssOnCuda, CudssOptions, CudssReordering};
-    let (device, library) = cuda_device()?;
-    let Some(model) = run.user_model.as_pattern_model() else {
-        return Err(SolverError::Device(
-            simdnlp_device::DeviceError::Unavailable {
-                device: "cuda",
-                reason: "only a pattern-based model (simdnlp's `Model`) is evaluated on the GPU; \
-                 solve other models on `cpu` or `emu`"
-                    .into(),
-            },
-        ));
-    };
-    let evaluator = KernelNlp::new(&*device, model)?;
-    let o = Options {
-        kkt: KktKind::Condensed,
-        ..run.o.clone()
-    };
-    let mut run = Run {
-        user_model: run.user_model,
-        o: &o,
-        warm: run.warm,
-        analyses: &mut *run.analyses,
-        hooks: run.hooks.take(),
-    };
-    run.solve(
-        &device,
-        &evaluator,
-        &mut caches.cuda,
-        |device, model, lay| {
-            let seam_device = Arc::clone(&device);
-            let options = CudssOptions {
-                factorization: match o.cudss_factorization {
-                    crate::options::CudssKind::Ldlt => CudssFactorization::Ldlt,
-                    _ => CudssFactorization::Cholesky,
-                },
-                pivoting: o.cudss_pivoting,
-                pivot_epsilon: (o.cudss_pivot_epsilon > 0.0).then_some(o.cudss_pivot_epsilon),
-                reordering: match o.cudss_reordering {
-                    crate::options::CudssReorderingKind::Alg1 => CudssReordering::Alg1,
-                    crate::options::CudssReorderingKind::Alg2 => CudssReordering::Alg2,
-                    crate::options::CudssReorderingKind::Alg3 => CudssReordering::Alg3,
-                    _ => CudssReordering::Default,
-                },
-                host_ordering: match o.cudss_reordering {
-                    crate::options::CudssReorderingKind::HostAmd => Some(FillMethod::Amd),
-                    crate::options::CudssReorderingKind::HostNd => {
-                        Some(FillMethod::NestedDissection)
-                    }
-                    _ => None,
-                },
-                ..CudssOptions::default()
-            };
-            let make = Arc::new(move || {
-                Ok(CudssOnCuda::new(
-                    Arc::clone(&seam_device),
-                    Arc::clone(&library),
-                    options,
-                )?)
-            });
-            DeviceKktBackend::new(device, model, lay, &o, make)
-        },
-    )
-}
-
-/// `device = cuda` in a build without the feature: a typed error.
-#[cfg(not(feature = "cuda"))]
-fn solve_on_cuda(_run: &mut Run<'_, '_>, _caches: &mut Caches) -> Result<SolveResult, SolverError> {
-    Err(no_cuda())
-}
-
 /// The error of `device = cuda` in a build without the feature.
 #[cfg(not(feature = "cuda"))]
 fn no_cuda() -> SolverError {
@@ -635,19 +544,17 @@ fn no_cuda() -> SolverError {
     })
 }
 
-/// The CUDA device and cuDSS library of this process, once opened.
+/// The CUDA device (ordinal 0) of this process, once opened.
 #[cfg(feature = "cuda")]
-type OpenedCuda = (
-    Arc<simdnlp_device::Cuda>,
-    Arc<simdnlp_linalg::cudss::CudssLibrary>,
-);
+static CUDA: Mutex<Option<Arc<simdnlp_device::Cuda>>> = Mutex::new(None);
 
-/// The CUDA device and cuDSS library of this process, once opened.
+/// The cuDSS library of this process, once loaded.
 #[cfg(feature = "cuda")]
-static CUDA: Mutex<Option<OpenedCuda>> = Mutex::new(None);
+static CUDSS: Mutex<Option<Arc<simdnlp_linalg::cudss::CudssLibrary>>> = Mutex::new(None);
 
 /// The CUDA device (ordinal 0) and the cuDSS library of this process: opened by the first
-/// call that succeeds and shared by every later solve (a CUDA context is per process).
+/// call that succeeds and shared by every later solve of the free functions (a CUDA
+/// context is per process).
 ///
 /// # Errors
 /// [`SolverError::Device`] when the driver, the GPU or NVRTC is missing or the kernels do
@@ -661,15 +568,43 @@ fn cuda_device() -> Result<
     ),
     SolverError,
 > {
-    let mut slot = CUDA.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((cuda, library)) = slot.as_ref() {
-        return Ok((Arc::clone(cuda), Arc::clone(library)));
+    let cuda = {
+        let mut slot = CUDA.lock().unwrap_or_else(PoisonError::into_inner);
+        match slot.as_ref() {
+            Some(cuda) => Arc::clone(cuda),
+            None => Arc::clone(slot.insert(Arc::new(simdnlp_device::Cuda::new(0)?))),
+        }
+    };
+    Ok((cuda, cudss_library()?))
+}
+
+/// The cuDSS library of this process (`SIMDNLP_CUDSS_LIB` or the usual names), loaded by
+/// the first call that succeeds and shared by every solve on a `Cuda` device.
+///
+/// # Errors
+/// [`SolverError::Linalg`] when cuDSS cannot be loaded (the message names
+/// `SIMDNLP_CUDSS_LIB` and every library tried).
+#[cfg(feature = "cuda")]
+pub(crate) fn cudss_library() -> Result<Arc<simdnlp_linalg::cudss::CudssLibrary>, SolverError> {
+    let mut slot = CUDSS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(library) = slot.as_ref() {
+        return Ok(Arc::clone(library));
     }
-    let cuda = Arc::new(simdnlp_device::Cuda::new(0)?);
     let library = simdnlp_linalg::cudss::CudssLibrary::load_from_env()
         .map_err(simdnlp_linalg::LinalgError::from)?;
-    *slot = Some((Arc::clone(&cuda), Arc::clone(&library)));
-    Ok((cuda, library))
+    Ok(Arc::clone(slot.insert(library)))
+}
+
+/// The model's meta data and the options, checked before a solve on the device `D`.
+fn validate_on<D: SolverDevice>(meta: &NlpMeta<f64>, options: &Options) -> Result<(), SolverError> {
+    validate(meta, options)?;
+    if options.device != D::KIND {
+        return Err(SolverError::DeviceMismatch {
+            options: options.device,
+            solver: D::KIND,
+        });
+    }
+    Ok(())
 }
 
 /// The model's meta data and the options, checked before a solve.

@@ -12,12 +12,13 @@
 
 mod common;
 use common::*;
-use simdnlp_device::DeviceError;
+use simdnlp_device::{Cpu, DeviceError, Emu};
 use simdnlp_modeling::{Ix1, Model, ModelBuilder, NlpModel, Param};
 use simdnlp_solver::{
-    CallbackCounts, DeviceKind, KktKind, Options, SolveResult, Solver, SolverError, Status, solve,
+    CallbackCounts, DeviceKind, KktKind, Options, SolveResult, Solver, SolverDevice, SolverError,
+    Status, solve,
 };
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Relative agreement required between the two devices.
 const AGREEMENT: f64 = 1e-9;
@@ -47,6 +48,13 @@ fn emu_available() -> bool {
             Err(e) => panic!("the emulated device does not start: {e}"),
         }
     })
+}
+
+/// The emulated device of this test binary's `Solver<M, Emu>`s (opened once, shared: the
+/// free functions use the solver's own process-wide one).
+fn emu() -> Arc<Emu> {
+    static EMU: OnceLock<Arc<Emu>> = OnceLock::new();
+    Arc::clone(EMU.get_or_init(|| Arc::new(Emu::new().expect("the emulated device"))))
 }
 
 fn quiet() -> Options {
@@ -226,39 +234,45 @@ fn restoration_phases_share_one_backend() {
         }
     }
     // a re-solve of the same structure reuses both backends: no analysis, the same path
-    for (device, kkt, max_iter) in [
-        (DeviceKind::Emu, KktKind::Condensed, 100),
-        (DeviceKind::Cpu, KktKind::Augmented, 60),
-    ] {
-        let o = Options {
-            device,
-            kkt,
-            max_iter,
-            ..base.clone()
-        };
-        let mut solver = Solver::new(hs39().model, o).unwrap();
-        let first = solver.solve().unwrap();
-        assert_eq!(first.counts.analyses, 2);
-        solver.clear_warm_start();
-        let again = solver.solve().unwrap();
-        let name = format!("{device:?} {kkt:?} re-solve");
-        assert_eq!(again.counts.analyses, 0, "{name}");
-        assert_eq!(again.restorations, first.restorations, "{name}");
-        assert_eq!(again.iterations, first.iterations, "{name}");
-        assert_eq!(
-            again.objective.to_bits(),
-            first.objective.to_bits(),
-            "{name}"
-        );
-        assert_eq!(
-            again.counts,
-            CallbackCounts {
-                analyses: 0,
-                ..first.counts
-            },
-            "{name}"
-        );
-    }
+    let on_emu = Options {
+        device: DeviceKind::Emu,
+        kkt: KktKind::Condensed,
+        max_iter: 100,
+        ..base.clone()
+    };
+    resolve_repeats(Solver::on_device(hs39().model, emu(), on_emu).unwrap());
+    let on_cpu = Options {
+        kkt: KktKind::Augmented,
+        max_iter: 60,
+        ..base
+    };
+    resolve_repeats(Solver::new(hs39().model, on_cpu).unwrap());
+}
+
+/// A cold re-solve of `solver`'s model repeats its first solve exactly, with no analysis.
+fn resolve_repeats<M: NlpModel, D: SolverDevice>(mut solver: Solver<M, D>) {
+    let (device, kkt) = (solver.options().device, solver.options().kkt);
+    let first = solver.solve().unwrap();
+    assert_eq!(first.counts.analyses, 2);
+    solver.clear_warm_start();
+    let again = solver.solve().unwrap();
+    let name = format!("{device:?} {kkt:?} re-solve");
+    assert_eq!(again.counts.analyses, 0, "{name}");
+    assert_eq!(again.restorations, first.restorations, "{name}");
+    assert_eq!(again.iterations, first.iterations, "{name}");
+    assert_eq!(
+        again.objective.to_bits(),
+        first.objective.to_bits(),
+        "{name}"
+    );
+    assert_eq!(
+        again.counts,
+        CallbackCounts {
+            analyses: 0,
+            ..first.counts
+        },
+        "{name}"
+    );
 }
 
 /// A restoration phase after the first moves only scalars between host and device at its
@@ -342,36 +356,95 @@ fn warm_resolve_agrees_with_the_cpu() {
     if !emu_available() {
         return;
     }
-    let mut results = Vec::new();
-    for device in [DeviceKind::Cpu, DeviceKind::Emu] {
-        let mut solver = Solver::new(hs71().model, on(device, &quiet())).unwrap();
-        let first = solver.solve().unwrap();
-        solver.model_mut().meta.lcon[0] = 25.5;
-        let warm = solver.solve().unwrap();
-        assert_eq!(solver.symbolic_analyses(), 1, "{device:?}: analysis reused");
-        results.push((first, warm));
-    }
-    let (cpu, emu) = (&results[0], &results[1]);
-    assert_agree("hs71 first", &cpu.0, &emu.0);
-    assert_agree("hs71 warm", &cpu.1, &emu.1);
+    let change = |model: &mut AdModel<4>| model.meta.lcon[0] = 25.5;
+    let cpu = first_and_warm(Solver::new(hs71().model, quiet()).unwrap(), change);
+    let on_emu = on(DeviceKind::Emu, &quiet());
+    let emulated = first_and_warm(
+        Solver::on_device(hs71().model, emu(), on_emu).unwrap(),
+        change,
+    );
+    assert_agree("hs71 first", &cpu.0, &emulated.0);
+    assert_agree("hs71 warm", &cpu.1, &emulated.1);
     assert_eq!(cpu.1.status, Status::SolveSucceeded);
     assert!(cpu.1.iterations < cpu.0.iterations);
 }
 
+/// Solves, changes the model with `change` and re-solves (warm): the second solve reuses
+/// the first one's symbolic analysis.
+fn first_and_warm<M: NlpModel, D: SolverDevice>(
+    mut solver: Solver<M, D>,
+    change: impl FnOnce(&mut M),
+) -> (SolveResult, SolveResult) {
+    let first = solver.solve().unwrap();
+    change(solver.model_mut());
+    let warm = solver.solve().unwrap();
+    assert_eq!(
+        solver.symbolic_analyses(),
+        1,
+        "{:?}: analysis reused",
+        D::KIND
+    );
+    (first, warm)
+}
+
+/// A `Solver<M, Emu>` on a device the caller opened solves exactly as the free function
+/// with `device = emu` on the solver's process-wide device (the same bits).
 #[test]
-fn switching_the_device_between_solves() {
+fn a_solver_on_an_emu_device_solves_like_the_free_function() {
     if !emu_available() {
         return;
     }
-    // one Solver, the device changed between solves: each device keeps its own backend
-    let mut solver = Solver::new(hs71().model, quiet()).unwrap();
-    solver.clear_warm_start();
-    let cpu = solver.solve().unwrap();
+    let o = on(DeviceKind::Emu, &quiet());
+    for kkt in [KktKind::Augmented, KktKind::Condensed] {
+        let o = Options { kkt, ..o.clone() };
+        let free = solve(&hs71().model, &o).unwrap();
+        let mut solver = Solver::on_device(hs71().model, emu(), o).unwrap();
+        assert!(Arc::ptr_eq(solver.device(), &emu()));
+        let owned = solver.solve().unwrap();
+        assert_eq!(owned.status, Status::SolveSucceeded, "{kkt:?}");
+        assert_eq!(owned.iterations, free.iterations, "{kkt:?}");
+        assert_eq!(
+            owned.objective.to_bits(),
+            free.objective.to_bits(),
+            "{kkt:?}"
+        );
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&owned.x), bits(&free.x), "{kkt:?}");
+        assert_eq!(bits(&owned.y), bits(&free.y), "{kkt:?}");
+    }
+}
+
+/// The options of a `Solver<M, D>` must name `D`: a typed error from the constructor and
+/// from a solve after `options_mut` changed the device; the solver works again once the
+/// option names its device.
+#[test]
+fn the_options_must_name_the_solvers_device() {
+    let mismatch = |result: Result<SolveResult, SolverError>, options, solver| match result {
+        Err(SolverError::DeviceMismatch {
+            options: named,
+            solver: runs_on,
+        }) => assert_eq!((named, runs_on), (options, solver)),
+        Err(e) => panic!("unexpected error {e}"),
+        Ok(r) => panic!("solved on the wrong device: {:?}", r.status),
+    };
+    let on_emu = on(DeviceKind::Emu, &quiet());
+    let made = Solver::new(hs71().model, on_emu.clone()).map(|_| unreachable!());
+    mismatch(made, DeviceKind::Emu, DeviceKind::Cpu);
+    let mut solver: Solver<_, Cpu> = Solver::new(hs71().model, quiet()).unwrap();
     solver.options_mut().device = DeviceKind::Emu;
-    solver.clear_warm_start();
-    let emu = solver.solve().unwrap();
-    assert_agree("hs71 switch", &cpu, &emu);
-    assert_eq!(solver.symbolic_analyses(), 2);
+    mismatch(solver.solve(), DeviceKind::Emu, DeviceKind::Cpu);
+    solver.options_mut().device = DeviceKind::Cpu;
+    assert_eq!(solver.solve().unwrap().status, Status::SolveSucceeded);
+    assert_eq!(solver.symbolic_analyses(), 1);
+    if !emu_available() {
+        return;
+    }
+    let made = Solver::on_device(hs71().model, emu(), quiet()).map(|_| unreachable!());
+    mismatch(made, DeviceKind::Cpu, DeviceKind::Emu);
+    let mut solver = Solver::on_device(hs71().model, emu(), on_emu).unwrap();
+    solver.options_mut().device = DeviceKind::Cpu;
+    mismatch(solver.solve(), DeviceKind::Cpu, DeviceKind::Emu);
+    assert_eq!(solver.symbolic_analyses(), 0);
 }
 
 /// HS71 built from patterns (a [`Model`]), which the solver evaluates with its emitted
@@ -462,19 +535,13 @@ fn pattern_model_warm_resolve_on_the_kernels() {
     }
     // a re-solve builds the device model again from the changed model (θ and bounds as
     // they are now), reusing the compiled module and the KKT analysis
-    let mut results = Vec::new();
-    for device in [DeviceKind::Cpu, DeviceKind::Emu] {
-        let (model, w) = hs71_patterns(false);
-        let mut solver = Solver::new(model, on(device, &quiet())).unwrap();
-        let first = solver.solve().unwrap();
-        solver.model_mut().set_value(&w, 1.5).unwrap();
-        let warm = solver.solve().unwrap();
-        assert_eq!(solver.symbolic_analyses(), 1, "{device:?}: analysis reused");
-        results.push((first, warm));
-    }
-    let (cpu, emu) = (&results[0], &results[1]);
-    assert_agree("pat first", &cpu.0, &emu.0);
-    assert_agree("pat warm", &cpu.1, &emu.1);
+    let (model, w) = hs71_patterns(false);
+    let change = |model: &mut Model| model.set_value(&w, 1.5).unwrap();
+    let cpu = first_and_warm(Solver::new(model.clone(), quiet()).unwrap(), change);
+    let on_emu = on(DeviceKind::Emu, &quiet());
+    let emulated = first_and_warm(Solver::on_device(model, emu(), on_emu).unwrap(), change);
+    assert_agree("pat first", &cpu.0, &emulated.0);
+    assert_agree("pat warm", &cpu.1, &emulated.1);
     assert_eq!(cpu.1.status, Status::SolveSucceeded);
     assert!(cpu.1.objective > cpu.0.objective, "θ changed the optimum");
 }

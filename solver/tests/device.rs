@@ -261,14 +261,8 @@ fn restoration_phases_share_one_backend() {
     }
 }
 
-/// A restoration phase after the first moves only scalars between host and device at its
-/// set-up (the start is built by kernels from the current iterate; the backend, bounds and
-/// maps are the first phase's): the solver's debug log reports each phase's set-up bytes.
-#[test]
-fn later_restoration_phases_move_only_scalars() {
-    if !emu_available() {
-        return;
-    }
+/// Solve `model` with `options` at the debug log level: the result and the solver's log.
+fn solve_with_debug_log(model: &dyn NlpModel, options: &Options) -> (SolveResult, String) {
     #[derive(Clone, Default)]
     struct Lines(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
     impl std::io::Write for Lines {
@@ -287,30 +281,52 @@ fn later_restoration_phases_move_only_scalars() {
         .with_max_level(tracing::Level::DEBUG)
         .with_ansi(false)
         .finish();
-    let o = Options {
-        device: DeviceKind::Emu,
+    let options = Options {
+        print_level: simdnlp_solver::PrintLevel::Debug,
+        ..options.clone()
+    };
+    let r = tracing::subscriber::with_default(subscriber, || solve(model, &options).unwrap());
+    let log = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    (r, log)
+}
+
+/// The value after `key` (e.g. `"bytes="`) in a log line.
+fn log_field(line: &str, key: &str) -> String {
+    let start = line.find(key).map(|k| k + key.len()).expect(key);
+    line[start..].split_whitespace().next().unwrap().to_string()
+}
+
+/// Options of an hs39 solve with three restoration phases (the instance of
+/// `restoration_phases_share_one_backend`).
+fn hs39_three_phases(device: DeviceKind) -> Options {
+    Options {
+        device,
         kkt: KktKind::Condensed,
         theta_max_fact: 1e-5,
         theta_min_fact: 1e-6,
         max_iter: 100,
-        print_level: simdnlp_solver::PrintLevel::Debug,
         ..Options::default()
-    };
-    let r = tracing::subscriber::with_default(subscriber, || solve(&hs39().model, &o).unwrap());
-    let log = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    }
+}
+
+/// A restoration phase after the first moves only scalars between host and device at its
+/// set-up (the start is built by kernels from the current iterate; the backend, bounds and
+/// maps are the first phase's): the solver's debug log reports each phase's set-up bytes.
+#[test]
+fn later_restoration_phases_move_only_scalars() {
+    if !emu_available() {
+        return;
+    }
+    let (r, log) = solve_with_debug_log(&hs39().model, &hs39_three_phases(DeviceKind::Emu));
     // (phase, first, bytes) of every "restoration phase set up" line
-    let field = |line: &str, key: &str| -> String {
-        let start = line.find(key).map(|k| k + key.len()).expect(key);
-        line[start..].split_whitespace().next().unwrap().to_string()
-    };
     let phases: Vec<(usize, bool, u64)> = log
         .lines()
         .filter(|l| l.contains("restoration phase set up"))
         .map(|l| {
             (
-                field(l, "phase=").parse().unwrap(),
-                field(l, "first=").parse().unwrap(),
-                field(l, "bytes=").parse().unwrap(),
+                log_field(l, "phase=").parse().unwrap(),
+                log_field(l, "first=").parse().unwrap(),
+                log_field(l, "bytes=").parse().unwrap(),
             )
         })
         .collect();
@@ -324,6 +340,35 @@ fn later_restoration_phases_move_only_scalars() {
             // one scalar: ‖r‖∞ for μ_R
             assert!(!first && bytes == 8, "{phases:?}");
         }
+    }
+}
+
+/// A restoration phase after the first allocates no device vector, set-up and inner
+/// iterations included (its inner run reuses the first phase's storage, reset in place):
+/// the solver's debug log reports each phase's device allocations, on the emulated device
+/// and on the CPU.
+#[test]
+fn later_restoration_phases_allocate_nothing() {
+    let devices: &[DeviceKind] = if emu_available() {
+        &[DeviceKind::Cpu, DeviceKind::Emu]
+    } else {
+        &[DeviceKind::Cpu]
+    };
+    for &device in devices {
+        let (r, log) = solve_with_debug_log(&hs39().model, &hs39_three_phases(device));
+        let allocations: Vec<u64> = log
+            .lines()
+            .filter(|l| l.contains("restoration phase finished"))
+            .map(|l| log_field(l, "allocations=").parse().unwrap())
+            .collect();
+        assert_eq!(allocations.len(), r.restorations, "{device:?}: {log}");
+        assert!(allocations.len() >= 3, "{device:?}: {allocations:?}");
+        // the first phase allocates the restoration problem, its backend and storage
+        assert!(allocations[0] > 40, "{device:?}: {allocations:?}");
+        assert!(
+            allocations[1..].iter().all(|&a| a == 0),
+            "{device:?}: {allocations:?}"
+        );
     }
 }
 

@@ -8,7 +8,8 @@ use crate::result::SolverError;
 
 /// The layout's bound data and the unscaling vectors on the device: built from the host
 /// [`Layout`] once per problem (the original problem's at setup, the restoration
-/// problem's at the first restoration phase of a solve, then kept for later phases).
+/// problem's at the first restoration phase of a solve, then kept for later phases in
+/// the inner run's [`super::storage::RunStorage`]).
 pub(crate) struct LayoutOnDevice<B: Backend> {
     /// Components of `w` with a finite lower bound.
     pub lower_idx: B::Index,

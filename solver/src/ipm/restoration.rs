@@ -4,7 +4,8 @@
 
 use super::bounds::LayoutOnDevice;
 use super::initialize::{Start, Values};
-use super::vectors::{Iterate, Lengths};
+use super::storage::RunStorage;
+use super::vectors::Iterate;
 use super::{Exit, Ipm, Problem, Unscaling};
 use crate::backend::Backend;
 use crate::drive::Driver;
@@ -20,8 +21,9 @@ use std::time::Instant;
 /// What the restoration phases of one solve share, made at the first phase: the
 /// restoration problem on the device, its layout, options and KKT backend (the symbolic
 /// analysis of its KKT pattern: a cuDSS handle and analysis on a GPU, faer's symbolic
-/// factorization on the host), its layout on the device, the index maps between the two
-/// problems, and the vectors a phase starts from.
+/// factorization on the host), the inner run's storage (its layout on the device and
+/// every vector of its state), the index maps between the two problems, and the vectors
+/// a phase starts from. A later phase allocates nothing.
 pub(super) struct Restoration<'a, B: Backend> {
     /// The restoration problem on the device.
     model: RestoOnDevice<'a, B::Device>,
@@ -31,9 +33,9 @@ pub(super) struct Restoration<'a, B: Backend> {
     options: Options,
     /// Its KKT backend.
     pub backend: B,
-    /// The restoration layout on the device (`None` while a phase runs: the inner
-    /// solver holds it).
-    on_device: Option<LayoutOnDevice<B>>,
+    /// What the inner run allocates (the restoration layout on the device and the
+    /// vectors of its state); `None` while a phase runs: the inner solver holds it.
+    storage: Option<RunStorage<B>>,
     /// Outer `w` position -> restoration `w` position (`(x, s)` -> `(x, p, n, s)`).
     map_w: B::Index,
     /// Outer lower-bound-list position -> restoration lower-bound-list position.
@@ -194,6 +196,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             viol: &vec![1.0; m],
         };
         let on_device = LayoutOnDevice::new(&backend, &resto_layout, unscaling)?;
+        let storage = RunStorage::allocate(&backend, &resto_layout, &resto_options, on_device)?;
         // the bound lists are sorted: the entries of x come first
         let lower_x = layout.lower_idx.partition_point(|&i| i < n);
         let upper_x = layout.upper_idx.partition_point(|&i| i < n);
@@ -216,7 +219,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             zu_c: zeros(nu)?,
             zl_x: zeros(lower_x)?,
             zu_x: zeros(upper_x)?,
-            on_device: Some(on_device),
+            storage: Some(storage),
             counts_before,
             times_before,
             analysis_before,
@@ -235,9 +238,10 @@ impl<'a, B: Backend> Ipm<'a, B> {
     /// replaced by an acceptable point; `Some(status)`: the solve ends.
     ///
     /// The restoration problem, its KKT backend (with the symbolic analysis of its KKT
-    /// pattern) and its layout on the device are made at the first phase and kept for the
-    /// later ones; each phase starts from device vectors built by kernels from the current
-    /// iterate (no vector crosses to the host).
+    /// pattern) and the inner run's storage (its layout on the device and every vector of
+    /// its state) are made at the first phase and kept for the later ones, which allocate
+    /// nothing: the storage is reset in place and each phase starts from device vectors
+    /// built by kernels from the current iterate (no vector crosses to the host).
     pub(super) fn restoration(
         &mut self,
         theta: f64,
@@ -252,6 +256,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
         self.filter.augment(theta, phi, options);
         self.restorations += 1;
         let bytes_at_entry = self.device.transferred_bytes_on_this_thread();
+        let allocations_at_entry = self.device.allocations_on_this_thread();
         let first = self.resto.is_none();
         let Some(mut resto) = self.restoration_problem()? else {
             return Ok(Some(Status::RestorationFailed));
@@ -277,13 +282,15 @@ impl<'a, B: Backend> Ipm<'a, B> {
             push: (0.0, 0.0),
             slack_push: (0.0, 0.0),
         };
-        let Some(on_device) = resto.on_device.take() else {
+        let Some(mut storage) = resto.storage.take() else {
             return Err(SolverError::Linalg(
                 simdnlp_linalg::LinalgError::InvalidState(
-                    "restoration layout missing on the device".into(),
+                    "restoration storage missing on the device".into(),
                 ),
             ));
         };
+        // the last phase's vectors, back to their state at allocation (kernels only)
+        storage.reset(&resto.backend);
         let theta_r = theta;
         let problem = Problem {
             device: self.device,
@@ -292,7 +299,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             obj_scale: 1.0,
         };
         let mut inner =
-            Ipm::with_layout(&mut resto.backend, problem, &resto.options, on_device, "r")?;
+            Ipm::with_storage(&mut resto.backend, problem, &resto.options, storage, "r");
         let bytes = self.device.transferred_bytes_on_this_thread() - bytes_at_entry;
         tracing::debug!(
             phase = self.restorations,
@@ -308,10 +315,9 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let mut hook = |wr: &B::Vector| self.resto_accepts(wr, map_w, theta_r);
         let exit = inner.run(&start, Some(&mut hook), driver)?;
         let inner_iter = inner.iter;
-        // move the inner point out before dropping the inner solver
-        let empty = Iterate::zeros(&*self.backend, Lengths::NONE)?;
-        let inner_final = std::mem::replace(&mut inner.iterate, empty);
-        resto.on_device = Some(inner.into_layout());
+        // the inner point stays in the storage, kept for the next phase
+        let storage = inner.into_storage();
+        let inner_final = &storage.iterate;
         // one backend for every phase: its counters hold all of them (since this solve
         // took it)
         let (counts, times) = resto.backend.counters();
@@ -320,7 +326,14 @@ impl<'a, B: Backend> Ipm<'a, B> {
         self.resto_analysis =
             self.resto_setup + resto.backend.analysis_seconds() - resto.analysis_before;
         self.iter += inner_iter;
-        tracing::debug!(?exit, inner_iter, "restoration phase finished");
+        let allocations = self.device.allocations_on_this_thread() - allocations_at_entry;
+        tracing::debug!(
+            ?exit,
+            inner_iter,
+            allocations,
+            "restoration phase finished (device allocations: at the first phase of a \
+             solve the restoration problem's set-up, else none)"
+        );
         let outcome = match exit {
             Exit::RestorationAccepted => {
                 self.take_trial();
@@ -365,6 +378,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             ) => Some(status),
             Exit::Done(_) => Some(Status::RestorationFailed),
         };
+        resto.storage = Some(storage);
         self.resto = Some(resto);
         Ok(outcome)
     }

@@ -69,4 +69,26 @@ impl<B: Backend> LayoutOnDevice<B> {
             viol_unscale: backend.vector_from_host(unscaling.viol)?,
         })
     }
+
+    /// Upload `layout`'s bounds and damping weights and the `unscaling` factors in place
+    /// (no allocation). `layout` must have the bound lists (`lower_idx`, `upper_idx`) and
+    /// lengths of the layout this was built from: the caller checks.
+    pub fn refill(
+        &mut self,
+        backend: &B,
+        layout: &Layout,
+        unscaling: Unscaling<'_>,
+    ) -> Result<(), SolverError> {
+        let lo_c: Vec<f64> = layout.lower_idx.iter().map(|&i| layout.lo[i]).collect();
+        let up_c: Vec<f64> = layout.upper_idx.iter().map(|&i| layout.up[i]).collect();
+        backend.copy_from_host(&mut self.lower, &lo_c)?;
+        backend.copy_from_host(&mut self.upper, &up_c)?;
+        backend.copy_from_host(&mut self.damp_lower, &layout.damp_l)?;
+        backend.copy_from_host(&mut self.damp_upper, &layout.damp_u)?;
+        backend.copy_from_host(&mut self.lower_full, &layout.lo)?;
+        backend.copy_from_host(&mut self.upper_full, &layout.up)?;
+        backend.copy_from_host(&mut self.dual_unscale, unscaling.dual)?;
+        backend.copy_from_host(&mut self.viol_unscale, unscaling.viol)?;
+        Ok(())
+    }
 }

@@ -7,7 +7,8 @@
 //! solve of the same structure made it; kept for the later phases, which start from
 //! device vectors) and at the end (reading the solution). Device vectors are allocated at
 //! setup and at the first restoration phase of a solve only (the inner run's storage is
-//! kept for the later phases).
+//! kept for the later phases, and with the restoration backend for the next solve of the
+//! same structure).
 //!
 //! One file per component of Ipopt's algorithm:
 //! - this file: the state ([`Ipm`]), its construction, the main loop with the
@@ -51,6 +52,7 @@ use filter::Filter;
 pub(crate) use initialize::{Start, Values};
 use line_search::LineSearchOutcome;
 use log::LastStep;
+pub(crate) use restoration::KeptRestoration;
 use restoration::Restoration;
 use step::Perturbation;
 use storage::RunStorage;
@@ -190,9 +192,9 @@ pub(crate) struct Ipm<'a, B: Backend> {
     pub resto_setup: f64,
     /// The restoration problem and its backend, from the first restoration phase on.
     resto: Option<Restoration<'a, B>>,
-    /// A restoration-problem backend from an earlier solve of the same structure and
-    /// backend options, used instead of making one.
-    resto_spare: Option<B>,
+    /// A restoration-problem backend (and inner-run storage) from an earlier solve of the
+    /// same structure and backend options, used instead of making them.
+    resto_spare: Option<KeptRestoration<B>>,
     /// What the iteration line reports of the last step.
     last_step: LastStep,
 }
@@ -312,19 +314,20 @@ impl<'a, B: Backend> Ipm<'a, B> {
         }
     }
 
-    /// Give the solve a restoration-problem backend kept from an earlier solve of the
-    /// same structure with the same backend options (see [`Ipm::take_restoration_backend`]):
-    /// its first restoration phase uses it instead of making one.
-    pub fn adopt_restoration_backend(&mut self, backend: Option<B>) {
-        self.resto_spare = backend;
+    /// Give the solve what an earlier solve of the same structure with the same backend
+    /// options kept of its restoration phases (see [`Ipm::take_restoration`]): its first
+    /// restoration phase uses that backend instead of making one, and that storage when
+    /// it fits.
+    pub fn adopt_restoration(&mut self, kept: Option<KeptRestoration<B>>) {
+        self.resto_spare = kept;
     }
 
-    /// The restoration problem's backend after the run (the one it made or adopted), to
-    /// keep for the next solve of the same structure.
-    pub fn take_restoration_backend(&mut self) -> Option<B> {
+    /// The restoration problem's backend and inner-run storage after the run (made or
+    /// adopted), to keep for the next solve of the same structure.
+    pub fn take_restoration(&mut self) -> Option<KeptRestoration<B>> {
         self.resto
             .take()
-            .map(|r| r.backend)
+            .map(Restoration::into_kept)
             .or_else(|| self.resto_spare.take())
     }
 

@@ -5,7 +5,7 @@
 use super::bounds::LayoutOnDevice;
 use super::initialize::{Start, Values};
 use super::storage::RunStorage;
-use super::vectors::Iterate;
+use super::vectors::{Iterate, Lengths};
 use super::{Exit, Ipm, Problem, Unscaling};
 use crate::backend::Backend;
 use crate::drive::Driver;
@@ -81,6 +81,39 @@ pub(super) struct Restoration<'a, B: Backend> {
     m: usize,
     /// Slacks of the outer problem.
     ns: usize,
+}
+
+/// What a solve keeps of its restoration phases for the next solve of the same structure
+/// with the same backend options: the restoration problem's KKT backend (with its symbolic
+/// analysis) and the inner run's storage, with what decides whether that storage fits the
+/// next solve's restoration problem (its bound lists, lengths and watchdog option: bounds
+/// that become finite or infinite change them).
+pub(crate) struct KeptRestoration<B: Backend> {
+    /// The restoration problem's KKT backend.
+    backend: B,
+    /// The inner run's storage (`None` when the last phase did not finish).
+    storage: Option<RunStorage<B>>,
+    /// The restoration layout's lower-bound list the storage was allocated for.
+    lower_idx: Vec<usize>,
+    /// The restoration layout's upper-bound list the storage was allocated for.
+    upper_idx: Vec<usize>,
+    /// The lengths of that layout.
+    lengths: Lengths,
+    /// The watchdog option of that restoration run (its vectors are allocated only when
+    /// it is on).
+    watchdog: bool,
+}
+
+impl<B: Backend> KeptRestoration<B> {
+    /// The kept storage when it fits `layout` and `options` (a restoration problem of the
+    /// same structure), else `None`; the backend either way.
+    fn split(self, layout: &Layout, options: &Options) -> (B, Option<RunStorage<B>>) {
+        let fits = self.lengths == Lengths::of(layout)
+            && self.watchdog == options.watchdog
+            && self.lower_idx == layout.lower_idx
+            && self.upper_idx == layout.upper_idx;
+        (self.backend, self.storage.filter(|_| fits))
+    }
 }
 
 impl<'a, B: Backend> Ipm<'a, B> {
@@ -173,11 +206,12 @@ impl<'a, B: Backend> Ipm<'a, B> {
         }
         let lower_pos: Vec<usize> = layout.lower_idx.iter().map(|&i| map_w[i]).collect();
         let upper_pos: Vec<usize> = layout.upper_idx.iter().map(|&i| map_w[i]).collect();
-        let backend = match self.resto_spare.take() {
-            Some(mut kept) => {
+        let (backend, kept_storage) = match self.resto_spare.take() {
+            Some(kept) => {
+                let (mut backend, storage) = kept.split(&resto_layout, &resto_options);
                 // same structure and options: only the right-hand sides may differ
-                kept.set_rhs(&resto_layout.rhs);
-                kept
+                backend.set_rhs(&resto_layout.rhs);
+                (backend, storage)
             }
             None => {
                 let t_analysis = Instant::now();
@@ -186,7 +220,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
                     .for_model(&resto, &resto_layout, &resto_options)?;
                 self.resto_backends += 1;
                 self.resto_setup = t_analysis.elapsed().as_secs_f64();
-                made
+                (made, None)
             }
         };
         let (counts_before, times_before) = backend.counters();
@@ -195,8 +229,17 @@ impl<'a, B: Backend> Ipm<'a, B> {
             dual: &vec![1.0; rnw],
             viol: &vec![1.0; m],
         };
-        let on_device = LayoutOnDevice::new(&backend, &resto_layout, unscaling)?;
-        let storage = RunStorage::allocate(&backend, &resto_layout, &resto_options, on_device)?;
+        let storage = match kept_storage {
+            Some(mut kept) => {
+                // an earlier solve's storage: this solve's bounds, in place
+                kept.bounds.refill(&backend, &resto_layout, unscaling)?;
+                kept
+            }
+            None => {
+                let on_device = LayoutOnDevice::new(&backend, &resto_layout, unscaling)?;
+                RunStorage::allocate(&backend, &resto_layout, &resto_options, on_device)?
+            }
+        };
         // the bound lists are sorted: the entries of x come first
         let lower_x = layout.lower_idx.partition_point(|&i| i < n);
         let upper_x = layout.upper_idx.partition_point(|&i| i < n);
@@ -239,9 +282,11 @@ impl<'a, B: Backend> Ipm<'a, B> {
     ///
     /// The restoration problem, its KKT backend (with the symbolic analysis of its KKT
     /// pattern) and the inner run's storage (its layout on the device and every vector of
-    /// its state) are made at the first phase and kept for the later ones, which allocate
-    /// nothing: the storage is reset in place and each phase starts from device vectors
-    /// built by kernels from the current iterate (no vector crosses to the host).
+    /// its state) are made at the first phase (the backend and the storage unless an
+    /// earlier solve of the same structure kept them: [`KeptRestoration`]) and kept for the
+    /// later ones, which allocate nothing: the storage is reset in place and each phase
+    /// starts from device vectors built by kernels from the current iterate (no vector
+    /// crosses to the host).
     pub(super) fn restoration(
         &mut self,
         theta: f64,
@@ -385,6 +430,19 @@ impl<'a, B: Backend> Ipm<'a, B> {
 }
 
 impl<B: Backend> Restoration<'_, B> {
+    /// What the next solve of the same structure keeps of this one: the backend and the
+    /// inner run's storage.
+    pub(super) fn into_kept(self) -> KeptRestoration<B> {
+        KeptRestoration {
+            lengths: Lengths::of(&self.layout),
+            watchdog: self.options.watchdog,
+            lower_idx: self.layout.lower_idx,
+            upper_idx: self.layout.upper_idx,
+            backend: self.backend,
+            storage: self.storage,
+        }
+    }
+
     /// Build a phase's start on the device from the outer iterate `outer` with residual
     /// `residual`: the problem re-centred at `x` (weights, `ζ = √μ`), `(p, n)` from the
     /// residual ([`simdnlp_device::Device::resto_elastic`] with `μ_R`), `w0 = (x, p, n, s)`,

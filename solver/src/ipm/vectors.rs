@@ -11,7 +11,7 @@ use crate::result::SolverError;
 type Allocated<T> = Result<T, SolverError>;
 
 /// The vector lengths of one problem.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Lengths {
     /// Primal variables `w = (x, s)`.
     pub nw: usize,

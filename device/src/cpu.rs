@@ -1,6 +1,7 @@
 //! The CPU device: `Vec<f64>` vectors and plain loops. It is the reference implementation
 //! every other device is tested against (see the crate documentation).
 
+use crate::allocations;
 use crate::{Device, DeviceError, HostBuffers, Segments};
 
 /// The CPU device. Kernels are sequential loops; they cannot fail.
@@ -59,16 +60,20 @@ impl Device for Cpu {
     }
 
     fn zeros(&self, n: usize) -> Result<Vec<f64>, DeviceError> {
-        try_zeroed(n, "vector")
+        let out = try_zeroed(n, "vector")?;
+        allocations::count();
+        Ok(out)
     }
     fn vector_from_host(&self, v: &[f64]) -> Result<Vec<f64>, DeviceError> {
         let mut out = try_zeroed(v.len(), "vector")?;
         out.copy_from_slice(v);
+        allocations::count();
         Ok(out)
     }
     fn index_from_host(&self, idx: &[usize]) -> Result<Vec<usize>, DeviceError> {
         let mut out = try_zeroed(idx.len(), "index list")?;
         out.copy_from_slice(idx);
+        allocations::count();
         Ok(out)
     }
     fn to_host(&self, v: &Vec<f64>, out: &mut [f64]) -> Result<(), DeviceError> {

@@ -35,6 +35,7 @@
 //! # Ok::<(), simdnlp_device::DeviceError>(())
 //! ```
 
+use crate::allocations;
 use crate::emu::{kernel_names, source_hash};
 use crate::fault;
 use crate::kernel_cache::{KernelCache, ModuleBuild};
@@ -750,6 +751,7 @@ impl Device for Cuda {
             unsafe { result::memset_d8_async(buffer.ptr, 0, bytes, self.stream.cu_stream()) }
                 .map_err(|e| transfer(bytes, e))?;
         }
+        allocations::count();
         Ok(CudaVector { buffer, len: n })
     }
 
@@ -757,6 +759,7 @@ impl Device for Cuda {
         let mut buffer = Buffer::alloc(&self.stream, std::mem::size_of_val(v), "vector")?;
         buffer.upload(v)?;
         self.count(buffer.bytes);
+        allocations::count();
         Ok(CudaVector {
             buffer,
             len: v.len(),
@@ -784,6 +787,7 @@ impl Device for Cuda {
         let mut buffer = Buffer::alloc(&self.stream, host.len() * 4, "index list")?;
         buffer.upload(&host)?;
         self.count(buffer.bytes);
+        allocations::count();
         Ok(CudaIndex {
             buffer,
             len: idx.len(),

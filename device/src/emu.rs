@@ -26,6 +26,7 @@
 //! indices before its launch and panics on a caller bug where `Cpu`'s slice indexing
 //! panics (a scan of the index lists per call: this device is for testing, not speed).
 
+use crate::allocations;
 use crate::fault;
 use crate::kernel_cache::{CacheKey, KernelCache, ModuleBuild};
 use crate::launched::{IpmKernels, LaunchOps, RESULT_ENTRY, SCRATCH_LEN, launched_kernel_methods};
@@ -865,9 +866,11 @@ impl Device for Emu {
                 what: "vector",
             })?;
         v.resize(n, 0.0);
+        allocations::count();
         Ok(v)
     }
     fn vector_from_host(&self, v: &[f64]) -> Result<Vec<f64>, DeviceError> {
+        // counted by `zeros`
         let mut out = self.zeros(v.len())?;
         out.copy_from_slice(v);
         self.count(std::mem::size_of_val(v));
@@ -889,6 +892,7 @@ impl Device for Emu {
             })?);
         }
         self.count(std::mem::size_of_val(out.as_slice()));
+        allocations::count();
         Ok(out)
     }
     fn to_host(&self, v: &Vec<f64>, out: &mut [f64]) -> Result<(), DeviceError> {

@@ -61,6 +61,7 @@
 
 #![deny(missing_docs)]
 
+mod allocations;
 mod cpu;
 #[cfg(feature = "cuda")]
 mod cuda;
@@ -150,6 +151,16 @@ pub trait Device {
     /// same device. `0` on [`Cpu`] (the default).
     fn transferred_bytes_on_this_thread(&self) -> u64 {
         0
+    }
+    /// Vectors and index lists the calling thread allocated on the devices of this crate
+    /// since the thread started: every [`Device::zeros`], [`Device::vector_from_host`] and
+    /// [`Device::index_from_host`] of [`Cpu`], [`Emu`] and `Cuda` counts one (a zero-length
+    /// one too). The difference of two readings around a stretch of a solve is the
+    /// number of allocations it made: the solver allocates at set-up and not while it
+    /// iterates. A device implemented outside this crate counts only what it allocates
+    /// through this crate's devices.
+    fn allocations_on_this_thread(&self) -> u64 {
+        allocations::on_this_thread()
     }
     /// Wait for every queued kernel and report the first kernel failure since the last
     /// call (see the crate documentation). Always `Ok` on [`Cpu`].

@@ -269,3 +269,28 @@ proptest! {
         prop_assert_eq!(out, expect);
     }
 }
+
+/// Every allocation (`zeros`, `vector_from_host`, `index_from_host`, empty ones too) counts
+/// one on the calling thread; kernels and transfers into existing vectors count none.
+#[test]
+fn allocations_are_counted_per_thread() {
+    let d = Cpu;
+    let before = d.allocations_on_this_thread();
+    let mut x = d.zeros(4).unwrap();
+    let y = d.vector_from_host(&[1.0, 2.0, 3.0, 4.0]).unwrap();
+    let _idx = d.index_from_host(&[0, 2]).unwrap();
+    let _empty = d.zeros(0).unwrap();
+    assert_eq!(d.allocations_on_this_thread() - before, 4);
+    d.axpy(1.0, &y, &mut x);
+    d.copy_from_host(&mut x, &[0.0; 4]).unwrap();
+    let mut host = [0.0; 4];
+    d.to_host(&y, &mut host).unwrap();
+    assert_eq!(d.allocations_on_this_thread() - before, 4);
+    // another thread's allocations are its own
+    std::thread::spawn(|| {
+        let _ = Cpu.zeros(3).unwrap();
+    })
+    .join()
+    .unwrap();
+    assert_eq!(d.allocations_on_this_thread() - before, 4);
+}

@@ -1089,3 +1089,21 @@ extern "C" __global__ void add_k(long long n, double* v, double k) {
         Err(DeviceError::Unavailable { .. })
     ));
 }
+
+/// Every allocation (`zeros`, `vector_from_host`, `index_from_host`) counts one on the
+/// calling thread, as on the CPU device; kernels and transfers into existing vectors none.
+#[test]
+fn allocations_are_counted_per_thread() {
+    let Some(d) = emu() else { return };
+    let before = d.allocations_on_this_thread();
+    let mut x = d.zeros(4).unwrap();
+    let y = d.vector_from_host(&[1.0, 2.0, 3.0, 4.0]).unwrap();
+    let _idx = d.index_from_host(&[0, 2]).unwrap();
+    assert_eq!(d.allocations_on_this_thread() - before, 3);
+    d.axpy(1.0, &y, &mut x);
+    d.copy_from_host(&mut x, &[0.0; 4]).unwrap();
+    let mut host = [0.0; 4];
+    d.to_host(&y, &mut host).unwrap();
+    assert_eq!(d.norm_inf(&x), 0.0);
+    assert_eq!(d.allocations_on_this_thread() - before, 3);
+}

@@ -3,7 +3,7 @@
 use crate::backend::Backend;
 use crate::drive::{Driver, Hooks};
 use crate::evaluate::DeviceNlp;
-use crate::ipm::{Exit, Ipm, Problem, Start, Unscaling, Values};
+use crate::ipm::{Exit, Ipm, KeptRestoration, Problem, Start, Unscaling, Values};
 use crate::layout::Layout;
 use crate::models::{FixedAsParameters, FixedOnDevice, ScaledOnDevice};
 use crate::options::{DeviceKind, FixedVariableTreatment, Options};
@@ -27,11 +27,12 @@ pub struct WarmPoint {
 }
 
 /// Backend and layout kept between solves (the symbolic analysis lives in the backend).
-pub struct Cache<B> {
+pub struct Cache<B: Backend> {
     be: B,
-    /// The restoration problem's backend of the last solve that entered restoration
-    /// (same structure and options as `be`: reused by the next such solve).
-    resto_be: Option<B>,
+    /// The restoration problem's backend and inner-run storage of the last solve that
+    /// entered restoration (same structure and options as `be`: reused by the next such
+    /// solve).
+    resto_be: Option<KeptRestoration<B>>,
     slack_rows: Vec<usize>,
     /// Original indices of the variables the backend sees (empty: all of them).
     free: Vec<usize>,
@@ -832,7 +833,7 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
         o.max_iter.saturating_add(1).min(MAX_HISTORY_RESERVE),
     );
     driver.count_transfers(&transfer_counter);
-    ipm.adopt_restoration_backend(spare);
+    ipm.adopt_restoration(spare);
     let exit = ipm.run(&start, None, &mut driver)?;
     ipm.backend().synchronize()?;
     let bytes_per_iteration = driver.bytes_per_iteration().unwrap_or(0.0);
@@ -881,7 +882,7 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
     let mut counts = ipm.resto_counts;
     counts.analyses = usize::from(!reuse) + ipm.resto_backends;
     let rt = ipm.resto_times;
-    let resto_be = ipm.take_restoration_backend();
+    let resto_be = ipm.take_restoration();
     // the restoration problem's analysis: its backend's making (outside its counters) and
     // an analysis inside its factorizations (in `rt`)
     let resto_setup = ipm.resto_setup;

@@ -275,14 +275,9 @@ fn resolve_repeats<M: NlpModel, D: SolverDevice>(mut solver: Solver<M, D>) {
     );
 }
 
-/// A restoration phase after the first moves only scalars between host and device at its
-/// set-up (the start is built by kernels from the current iterate; the backend, bounds and
-/// maps are the first phase's): the solver's debug log reports each phase's set-up bytes.
-#[test]
-fn later_restoration_phases_move_only_scalars() {
-    if !emu_available() {
-        return;
-    }
+/// `run()`'s value and the solver's log at the debug level while it ran (the solves in
+/// `run` must set `print_level: Debug`).
+fn with_debug_log<T>(run: impl FnOnce() -> T) -> (T, String) {
     #[derive(Clone, Default)]
     struct Lines(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
     impl std::io::Write for Lines {
@@ -301,30 +296,58 @@ fn later_restoration_phases_move_only_scalars() {
         .with_max_level(tracing::Level::DEBUG)
         .with_ansi(false)
         .finish();
-    let o = Options {
-        device: DeviceKind::Emu,
+    let value = tracing::subscriber::with_default(subscriber, run);
+    let log = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    (value, log)
+}
+
+/// Device allocations of each restoration phase in a debug log.
+fn phase_allocations(log: &str) -> Vec<u64> {
+    log.lines()
+        .filter(|l| l.contains("restoration phase finished"))
+        .map(|l| log_field(l, "allocations=").parse().unwrap())
+        .collect()
+}
+
+/// The value after `key` (e.g. `"bytes="`) in a log line.
+fn log_field(line: &str, key: &str) -> String {
+    let start = line.find(key).map(|k| k + key.len()).expect(key);
+    line[start..].split_whitespace().next().unwrap().to_string()
+}
+
+/// Options of an hs39 solve with three restoration phases (the instance of
+/// `restoration_phases_share_one_backend`), at the debug log level.
+fn hs39_three_phases(device: DeviceKind) -> Options {
+    Options {
+        device,
         kkt: KktKind::Condensed,
         theta_max_fact: 1e-5,
         theta_min_fact: 1e-6,
         max_iter: 100,
         print_level: simdnlp_solver::PrintLevel::Debug,
         ..Options::default()
-    };
-    let r = tracing::subscriber::with_default(subscriber, || solve(&hs39().model, &o).unwrap());
-    let log = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+    }
+}
+
+/// A restoration phase after the first moves only scalars between host and device at its
+/// set-up (the start is built by kernels from the current iterate; the backend, bounds and
+/// maps are the first phase's): the solver's debug log reports each phase's set-up bytes.
+#[test]
+fn later_restoration_phases_move_only_scalars() {
+    if !emu_available() {
+        return;
+    }
+    let options = hs39_three_phases(DeviceKind::Emu);
+    let (r, log) = with_debug_log(|| solve(&hs39().model, &options).unwrap());
     // (phase, first, bytes) of every "restoration phase set up" line
-    let field = |line: &str, key: &str| -> String {
-        let start = line.find(key).map(|k| k + key.len()).expect(key);
-        line[start..].split_whitespace().next().unwrap().to_string()
-    };
     let phases: Vec<(usize, bool, u64)> = log
         .lines()
         .filter(|l| l.contains("restoration phase set up"))
         .map(|l| {
             (
-                field(l, "phase=").parse().unwrap(),
-                field(l, "first=").parse().unwrap(),
-                field(l, "bytes=").parse().unwrap(),
+                log_field(l, "phase=").parse().unwrap(),
+                log_field(l, "first=").parse().unwrap(),
+                log_field(l, "bytes=").parse().unwrap(),
             )
         })
         .collect();
@@ -337,6 +360,101 @@ fn later_restoration_phases_move_only_scalars() {
         } else {
             // one scalar: ‖r‖∞ for μ_R
             assert!(!first && bytes == 8, "{phases:?}");
+        }
+    }
+}
+
+/// A restoration phase after the first allocates no device vector, set-up and inner
+/// iterations included (its inner run reuses the first phase's storage, reset in place),
+/// and a re-solve of the same structure reuses that storage at its first phase too: the
+/// solver's debug log reports each phase's device allocations, on the emulated device and
+/// on the CPU.
+#[test]
+fn later_restoration_phases_allocate_nothing() {
+    let devices: &[DeviceKind] = if emu_available() {
+        &[DeviceKind::Cpu, DeviceKind::Emu]
+    } else {
+        &[DeviceKind::Cpu]
+    };
+    for &device in devices {
+        let mut solver = Solver::new(hs39().model, hs39_three_phases(device)).unwrap();
+        let (first, log) = with_debug_log(|| solver.solve().unwrap());
+        let allocations = phase_allocations(&log);
+        assert_eq!(allocations.len(), first.restorations, "{device:?}: {log}");
+        assert!(allocations.len() >= 3, "{device:?}: {allocations:?}");
+        // the first phase allocates the restoration problem, its backend and storage
+        assert!(allocations[0] > 40, "{device:?}: {allocations:?}");
+        assert!(
+            allocations[1..].iter().all(|&a| a == 0),
+            "{device:?}: {allocations:?}"
+        );
+        solver.clear_warm_start();
+        let (again, log) = with_debug_log(|| solver.solve().unwrap());
+        let again_allocations = phase_allocations(&log);
+        assert_eq!(again.restorations, first.restorations, "{device:?}");
+        assert_eq!(
+            again.objective.to_bits(),
+            first.objective.to_bits(),
+            "{device:?}"
+        );
+        assert!(
+            again_allocations[1..].iter().all(|&a| a == 0),
+            "{device:?}: {again_allocations:?}"
+        );
+        // its first phase allocates the restoration problem's data, maps and start
+        // vectors, but neither a backend nor the inner run's storage (57 allocations
+        // here: 47 vectors of the state, 10 of the layout)
+        assert!(
+            again_allocations[0] + 57 <= allocations[0],
+            "{device:?}: {allocations:?} then {again_allocations:?}"
+        );
+    }
+}
+
+/// A re-solve after a change of bound values (the same structure) reuses the restoration
+/// problem's backend and inner-run storage, with the new bounds uploaded in place: the
+/// same path, bit for bit, as a new solver's solve of the changed model.
+#[test]
+fn resolve_with_new_bounds_matches_a_new_solver() {
+    let devices: &[DeviceKind] = if emu_available() {
+        &[DeviceKind::Cpu, DeviceKind::Emu]
+    } else {
+        &[DeviceKind::Cpu]
+    };
+    let change = |model: &mut common::AdModel<4>| {
+        model.meta.uvar[1] = 4.9;
+        model.meta.lvar[3] = 1.1;
+    };
+    for &device in devices {
+        for kkt in [KktKind::Augmented, KktKind::Condensed] {
+            let o = Options {
+                device,
+                kkt,
+                theta_max_fact: 1e-2,
+                ..quiet()
+            };
+            let name = format!("{device:?} {kkt:?}");
+            let mut solver = Solver::new(hs71().model, o.clone()).unwrap();
+            let first = solver.solve().unwrap();
+            assert!(first.restorations >= 1, "{name}");
+            change(solver.model_mut());
+            solver.clear_warm_start();
+            let again = solver.solve().unwrap();
+            let mut changed = hs71().model;
+            change(&mut changed);
+            let fresh = Solver::new(changed, o).unwrap().solve().unwrap();
+            assert!(again.restorations >= 1, "{name}");
+            assert_eq!(again.counts.analyses, 0, "{name}");
+            assert_eq!(again.status, fresh.status, "{name}");
+            assert_eq!(again.restorations, fresh.restorations, "{name}");
+            assert_eq!(again.iterations, fresh.iterations, "{name}");
+            assert_eq!(
+                again.objective.to_bits(),
+                fresh.objective.to_bits(),
+                "{name}"
+            );
+            let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&again.x), bits(&fresh.x), "{name}");
         }
     }
 }

@@ -8,7 +8,8 @@ use crate::result::SolverError;
 
 /// The layout's bound data and the unscaling vectors on the device: built from the host
 /// [`Layout`] once per problem (the original problem's at setup, the restoration
-/// problem's at the first restoration phase of a solve, then kept for later phases).
+/// problem's at the first restoration phase of a solve, then kept for later phases in
+/// the inner run's [`super::storage::RunStorage`]).
 pub(crate) struct LayoutOnDevice<B: Backend> {
     /// Components of `w` with a finite lower bound.
     pub lower_idx: B::Index,
@@ -67,5 +68,27 @@ impl<B: Backend> LayoutOnDevice<B> {
             dual_unscale: backend.vector_from_host(unscaling.dual)?,
             viol_unscale: backend.vector_from_host(unscaling.viol)?,
         })
+    }
+
+    /// Upload `layout`'s bounds and damping weights and the `unscaling` factors in place
+    /// (no allocation). `layout` must have the bound lists (`lower_idx`, `upper_idx`) and
+    /// lengths of the layout this was built from: the caller checks.
+    pub fn refill(
+        &mut self,
+        backend: &B,
+        layout: &Layout,
+        unscaling: Unscaling<'_>,
+    ) -> Result<(), SolverError> {
+        let lo_c: Vec<f64> = layout.lower_idx.iter().map(|&i| layout.lo[i]).collect();
+        let up_c: Vec<f64> = layout.upper_idx.iter().map(|&i| layout.up[i]).collect();
+        backend.copy_from_host(&mut self.lower, &lo_c)?;
+        backend.copy_from_host(&mut self.upper, &up_c)?;
+        backend.copy_from_host(&mut self.damp_lower, &layout.damp_l)?;
+        backend.copy_from_host(&mut self.damp_upper, &layout.damp_u)?;
+        backend.copy_from_host(&mut self.lower_full, &layout.lo)?;
+        backend.copy_from_host(&mut self.upper_full, &layout.up)?;
+        backend.copy_from_host(&mut self.dual_unscale, unscaling.dual)?;
+        backend.copy_from_host(&mut self.viol_unscale, unscaling.viol)?;
+        Ok(())
     }
 }

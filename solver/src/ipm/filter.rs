@@ -58,6 +58,16 @@ impl Filter {
         }
     }
 
+    /// As [`Filter::with_capacity`] made it, keeping the room for the entries (a run
+    /// that reuses the filter of an earlier run starts from the same state as a new one).
+    pub fn reset(&mut self) {
+        self.entries.clear();
+        self.theta_max = 0.0;
+        self.theta_min = 0.0;
+        self.reject_count = 0;
+        self.resets = 0;
+    }
+
     /// Remove every entry (a new barrier problem).
     pub fn clear(&mut self) {
         self.entries.clear();

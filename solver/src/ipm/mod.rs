@@ -5,12 +5,16 @@
 //! host traffic beyond scalars is at setup, at the first restoration phase of a solve
 //! (the restoration problem's index maps and bounds, and its backend unless an earlier
 //! solve of the same structure made it; kept for the later phases, which start from
-//! device vectors) and at the end (reading the solution).
+//! device vectors) and at the end (reading the solution). Device vectors are allocated at
+//! setup and at the first restoration phase of a solve only (the inner run's storage is
+//! kept for the later phases, and with the restoration backend for the next solve of the
+//! same structure).
 //!
 //! One file per component of Ipopt's algorithm:
 //! - this file: the state ([`Ipm`]), its construction, the main loop with the
 //!   termination tests, and the measures of the current iterate;
 //! - `vectors`: the primal-dual vectors of a point, a step and a trial point;
+//! - `storage`: what a run allocates, handed from run to run (restoration phases);
 //! - `bounds`: the layout's bound data on the device;
 //! - `initialize`: the starting point (Ipopt's `DefaultIterateInitializer`);
 //! - `barrier`: the barrier-parameter update (`MonotoneMuUpdate`, `AdaptiveMuUpdate`);
@@ -30,6 +34,7 @@ mod line_search;
 mod log;
 mod restoration;
 mod step;
+mod storage;
 mod vectors;
 mod watchdog;
 
@@ -47,9 +52,11 @@ use filter::Filter;
 pub(crate) use initialize::{Start, Values};
 use line_search::LineSearchOutcome;
 use log::LastStep;
+pub(crate) use restoration::KeptRestoration;
 use restoration::Restoration;
 use step::Perturbation;
-use vectors::{Correction, Direction, Iterate, Lengths, Slacks, Trial, Work};
+use storage::RunStorage;
+use vectors::{Correction, Direction, Iterate, Slacks, Trial, Work};
 use watchdog::Watchdog;
 
 /// How `run` ended.
@@ -185,9 +192,9 @@ pub(crate) struct Ipm<'a, B: Backend> {
     pub resto_setup: f64,
     /// The restoration problem and its backend, from the first restoration phase on.
     resto: Option<Restoration<'a, B>>,
-    /// A restoration-problem backend from an earlier solve of the same structure and
-    /// backend options, used instead of making one.
-    resto_spare: Option<B>,
+    /// A restoration-problem backend (and inner-run storage) from an earlier solve of the
+    /// same structure and backend options, used instead of making them.
+    resto_spare: Option<KeptRestoration<B>>,
     /// What the iteration line reports of the last step.
     last_step: LastStep,
 }
@@ -203,48 +210,56 @@ impl<'a, B: Backend> Ipm<'a, B> {
         tag: &'static str,
     ) -> Result<Self, SolverError> {
         let on_device = LayoutOnDevice::new(backend, problem.layout, unscaling)?;
-        Self::with_layout(backend, problem, options, on_device, tag)
+        let storage = RunStorage::allocate(backend, problem.layout, options, on_device)?;
+        Ok(Self::with_storage(backend, problem, options, storage, tag))
     }
 
-    /// [`Ipm::new`] with the layout already on the device (`on_device` was built from
-    /// `problem.layout`); [`Ipm::into_layout`] gives it back.
-    fn with_layout(
+    /// [`Ipm::new`] on storage already allocated for `problem.layout` and `options` (and
+    /// reset, or new); [`Ipm::into_storage`] gives it back. Allocates nothing.
+    fn with_storage(
         backend: &'a mut B,
         problem: Problem<'a, B::Device>,
         options: &'a Options,
-        on_device: LayoutOnDevice<B>,
+        storage: RunStorage<B>,
         tag: &'static str,
-    ) -> Result<Self, SolverError> {
-        let layout = problem.layout;
-        let lengths = Lengths::of(layout);
-        let (nw, m) = (lengths.nw, lengths.m);
-        let zeros = |n: usize| backend.zeros(n);
-        // the watchdog's vectors are allocated only when the option is on
-        let watchdog_lengths = if options.watchdog {
-            lengths
-        } else {
-            Lengths::NONE
-        };
-        Ok(Self {
-            bounds: on_device,
-            iterate: Iterate::zeros(backend, lengths)?,
+    ) -> Self {
+        let RunStorage {
+            bounds,
+            iterate,
+            grad_f,
+            residual,
+            grad_lagrangian,
+            grad_barrier,
+            trial,
+            direction,
+            sigma,
+            rhs_w,
+            rhs_y,
+            correction,
+            work,
+            watchdog,
+            filter,
+        } = storage;
+        Self {
+            bounds,
+            iterate,
             objective: 0.0,
             objective_prev: 0.0,
-            grad_f: zeros(nw)?,
-            residual: zeros(m)?,
-            grad_lagrangian: zeros(nw)?,
-            grad_barrier: zeros(nw)?,
-            trial: Trial::zeros(backend, lengths)?,
-            direction: Direction::zeros(backend, lengths)?,
-            sigma: zeros(nw)?,
-            rhs_w: zeros(nw)?,
-            rhs_y: zeros(m)?,
-            correction: Correction::zeros(backend, lengths)?,
-            work: Work::zeros(backend, lengths)?,
-            watchdog: Watchdog::new(backend, watchdog_lengths)?,
+            grad_f,
+            residual,
+            grad_lagrangian,
+            grad_barrier,
+            trial,
+            direction,
+            sigma,
+            rhs_w,
+            rhs_y,
+            correction,
+            work,
+            watchdog,
             mu: options.mu_init,
             tau: 0.99,
-            filter: Filter::with_capacity(options.max_iter.clamp(16, 100_000) + 16),
+            filter,
             perturbation: Perturbation::default(),
             iter: 0,
             iter_offset: 0,
@@ -269,33 +284,50 @@ impl<'a, B: Backend> Ipm<'a, B> {
             backend,
             device: problem.device,
             model: problem.model,
-            layout,
+            layout: problem.layout,
             options,
             obj_scale: problem.obj_scale,
             tag,
             started: Instant::now(),
-        })
+        }
     }
 
-    /// The layout on the device, back from a finished run (for the next run on the same
-    /// problem).
-    fn into_layout(self) -> LayoutOnDevice<B> {
-        self.bounds
+    /// What the run allocated, back from a finished run (for the next run on the same
+    /// problem, after [`RunStorage::reset`]).
+    fn into_storage(self) -> RunStorage<B> {
+        RunStorage {
+            bounds: self.bounds,
+            iterate: self.iterate,
+            grad_f: self.grad_f,
+            residual: self.residual,
+            grad_lagrangian: self.grad_lagrangian,
+            grad_barrier: self.grad_barrier,
+            trial: self.trial,
+            direction: self.direction,
+            sigma: self.sigma,
+            rhs_w: self.rhs_w,
+            rhs_y: self.rhs_y,
+            correction: self.correction,
+            work: self.work,
+            watchdog: self.watchdog,
+            filter: self.filter,
+        }
     }
 
-    /// Give the solve a restoration-problem backend kept from an earlier solve of the
-    /// same structure with the same backend options (see [`Ipm::take_restoration_backend`]):
-    /// its first restoration phase uses it instead of making one.
-    pub fn adopt_restoration_backend(&mut self, backend: Option<B>) {
-        self.resto_spare = backend;
+    /// Give the solve what an earlier solve of the same structure with the same backend
+    /// options kept of its restoration phases (see [`Ipm::take_restoration`]): its first
+    /// restoration phase uses that backend instead of making one, and that storage when
+    /// it fits.
+    pub fn adopt_restoration(&mut self, kept: Option<KeptRestoration<B>>) {
+        self.resto_spare = kept;
     }
 
-    /// The restoration problem's backend after the run (the one it made or adopted), to
-    /// keep for the next solve of the same structure.
-    pub fn take_restoration_backend(&mut self) -> Option<B> {
+    /// The restoration problem's backend and inner-run storage after the run (made or
+    /// adopted), to keep for the next solve of the same structure.
+    pub fn take_restoration(&mut self) -> Option<KeptRestoration<B>> {
         self.resto
             .take()
-            .map(|r| r.backend)
+            .map(Restoration::into_kept)
             .or_else(|| self.resto_spare.take())
     }
 

@@ -4,6 +4,7 @@
 
 use super::bounds::LayoutOnDevice;
 use super::initialize::{Start, Values};
+use super::storage::RunStorage;
 use super::vectors::{Iterate, Lengths};
 use super::{Exit, Ipm, Problem, Unscaling};
 use crate::backend::Backend;
@@ -20,8 +21,9 @@ use std::time::Instant;
 /// What the restoration phases of one solve share, made at the first phase: the
 /// restoration problem on the device, its layout, options and KKT backend (the symbolic
 /// analysis of its KKT pattern: a cuDSS handle and analysis on a GPU, faer's symbolic
-/// factorization on the host), its layout on the device, the index maps between the two
-/// problems, and the vectors a phase starts from.
+/// factorization on the host), the inner run's storage (its layout on the device and
+/// every vector of its state), the index maps between the two problems, and the vectors
+/// a phase starts from. A later phase allocates nothing.
 pub(super) struct Restoration<'a, B: Backend> {
     /// The restoration problem on the device.
     model: RestoOnDevice<'a, B::Device>,
@@ -31,9 +33,9 @@ pub(super) struct Restoration<'a, B: Backend> {
     options: Options,
     /// Its KKT backend.
     pub backend: B,
-    /// The restoration layout on the device (`None` while a phase runs: the inner
-    /// solver holds it).
-    on_device: Option<LayoutOnDevice<B>>,
+    /// What the inner run allocates (the restoration layout on the device and the
+    /// vectors of its state); `None` while a phase runs: the inner solver holds it.
+    storage: Option<RunStorage<B>>,
     /// Outer `w` position -> restoration `w` position (`(x, s)` -> `(x, p, n, s)`).
     map_w: B::Index,
     /// Outer lower-bound-list position -> restoration lower-bound-list position.
@@ -79,6 +81,39 @@ pub(super) struct Restoration<'a, B: Backend> {
     m: usize,
     /// Slacks of the outer problem.
     ns: usize,
+}
+
+/// What a solve keeps of its restoration phases for the next solve of the same structure
+/// with the same backend options: the restoration problem's KKT backend (with its symbolic
+/// analysis) and the inner run's storage, with what decides whether that storage fits the
+/// next solve's restoration problem (its bound lists, lengths and watchdog option: bounds
+/// that become finite or infinite change them).
+pub(crate) struct KeptRestoration<B: Backend> {
+    /// The restoration problem's KKT backend.
+    backend: B,
+    /// The inner run's storage (`None` when the last phase did not finish).
+    storage: Option<RunStorage<B>>,
+    /// The restoration layout's lower-bound list the storage was allocated for.
+    lower_idx: Vec<usize>,
+    /// The restoration layout's upper-bound list the storage was allocated for.
+    upper_idx: Vec<usize>,
+    /// The lengths of that layout.
+    lengths: Lengths,
+    /// The watchdog option of that restoration run (its vectors are allocated only when
+    /// it is on).
+    watchdog: bool,
+}
+
+impl<B: Backend> KeptRestoration<B> {
+    /// The kept storage when it fits `layout` and `options` (a restoration problem of the
+    /// same structure), else `None`; the backend either way.
+    fn split(self, layout: &Layout, options: &Options) -> (B, Option<RunStorage<B>>) {
+        let fits = self.lengths == Lengths::of(layout)
+            && self.watchdog == options.watchdog
+            && self.lower_idx == layout.lower_idx
+            && self.upper_idx == layout.upper_idx;
+        (self.backend, self.storage.filter(|_| fits))
+    }
 }
 
 impl<'a, B: Backend> Ipm<'a, B> {
@@ -171,11 +206,12 @@ impl<'a, B: Backend> Ipm<'a, B> {
         }
         let lower_pos: Vec<usize> = layout.lower_idx.iter().map(|&i| map_w[i]).collect();
         let upper_pos: Vec<usize> = layout.upper_idx.iter().map(|&i| map_w[i]).collect();
-        let backend = match self.resto_spare.take() {
-            Some(mut kept) => {
+        let (backend, kept_storage) = match self.resto_spare.take() {
+            Some(kept) => {
+                let (mut backend, storage) = kept.split(&resto_layout, &resto_options);
                 // same structure and options: only the right-hand sides may differ
-                kept.set_rhs(&resto_layout.rhs);
-                kept
+                backend.set_rhs(&resto_layout.rhs);
+                (backend, storage)
             }
             None => {
                 let t_analysis = Instant::now();
@@ -184,7 +220,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
                     .for_model(&resto, &resto_layout, &resto_options)?;
                 self.resto_backends += 1;
                 self.resto_setup = t_analysis.elapsed().as_secs_f64();
-                made
+                (made, None)
             }
         };
         let (counts_before, times_before) = backend.counters();
@@ -193,7 +229,17 @@ impl<'a, B: Backend> Ipm<'a, B> {
             dual: &vec![1.0; rnw],
             viol: &vec![1.0; m],
         };
-        let on_device = LayoutOnDevice::new(&backend, &resto_layout, unscaling)?;
+        let storage = match kept_storage {
+            Some(mut kept) => {
+                // an earlier solve's storage: this solve's bounds, in place
+                kept.bounds.refill(&backend, &resto_layout, unscaling)?;
+                kept
+            }
+            None => {
+                let on_device = LayoutOnDevice::new(&backend, &resto_layout, unscaling)?;
+                RunStorage::allocate(&backend, &resto_layout, &resto_options, on_device)?
+            }
+        };
         // the bound lists are sorted: the entries of x come first
         let lower_x = layout.lower_idx.partition_point(|&i| i < n);
         let upper_x = layout.upper_idx.partition_point(|&i| i < n);
@@ -216,7 +262,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             zu_c: zeros(nu)?,
             zl_x: zeros(lower_x)?,
             zu_x: zeros(upper_x)?,
-            on_device: Some(on_device),
+            storage: Some(storage),
             counts_before,
             times_before,
             analysis_before,
@@ -235,9 +281,12 @@ impl<'a, B: Backend> Ipm<'a, B> {
     /// replaced by an acceptable point; `Some(status)`: the solve ends.
     ///
     /// The restoration problem, its KKT backend (with the symbolic analysis of its KKT
-    /// pattern) and its layout on the device are made at the first phase and kept for the
-    /// later ones; each phase starts from device vectors built by kernels from the current
-    /// iterate (no vector crosses to the host).
+    /// pattern) and the inner run's storage (its layout on the device and every vector of
+    /// its state) are made at the first phase (the backend and the storage unless an
+    /// earlier solve of the same structure kept them: [`KeptRestoration`]) and kept for the
+    /// later ones, which allocate nothing: the storage is reset in place and each phase
+    /// starts from device vectors built by kernels from the current iterate (no vector
+    /// crosses to the host).
     pub(super) fn restoration(
         &mut self,
         theta: f64,
@@ -252,6 +301,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
         self.filter.augment(theta, phi, options);
         self.restorations += 1;
         let bytes_at_entry = self.device.transferred_bytes_on_this_thread();
+        let allocations_at_entry = self.device.allocations_on_this_thread();
         let first = self.resto.is_none();
         let Some(mut resto) = self.restoration_problem()? else {
             return Ok(Some(Status::RestorationFailed));
@@ -277,13 +327,15 @@ impl<'a, B: Backend> Ipm<'a, B> {
             push: (0.0, 0.0),
             slack_push: (0.0, 0.0),
         };
-        let Some(on_device) = resto.on_device.take() else {
+        let Some(mut storage) = resto.storage.take() else {
             return Err(SolverError::Linalg(
                 simdnlp_linalg::LinalgError::InvalidState(
-                    "restoration layout missing on the device".into(),
+                    "restoration storage missing on the device".into(),
                 ),
             ));
         };
+        // the last phase's vectors, back to their state at allocation (kernels only)
+        storage.reset(&resto.backend);
         let theta_r = theta;
         let problem = Problem {
             device: self.device,
@@ -292,7 +344,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             obj_scale: 1.0,
         };
         let mut inner =
-            Ipm::with_layout(&mut resto.backend, problem, &resto.options, on_device, "r")?;
+            Ipm::with_storage(&mut resto.backend, problem, &resto.options, storage, "r");
         let bytes = self.device.transferred_bytes_on_this_thread() - bytes_at_entry;
         tracing::debug!(
             phase = self.restorations,
@@ -308,10 +360,9 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let mut hook = |wr: &B::Vector| self.resto_accepts(wr, map_w, theta_r);
         let exit = inner.run(&start, Some(&mut hook), driver)?;
         let inner_iter = inner.iter;
-        // move the inner point out before dropping the inner solver
-        let empty = Iterate::zeros(&*self.backend, Lengths::NONE)?;
-        let inner_final = std::mem::replace(&mut inner.iterate, empty);
-        resto.on_device = Some(inner.into_layout());
+        // the inner point stays in the storage, kept for the next phase
+        let storage = inner.into_storage();
+        let inner_final = &storage.iterate;
         // one backend for every phase: its counters hold all of them (since this solve
         // took it)
         let (counts, times) = resto.backend.counters();
@@ -320,7 +371,14 @@ impl<'a, B: Backend> Ipm<'a, B> {
         self.resto_analysis =
             self.resto_setup + resto.backend.analysis_seconds() - resto.analysis_before;
         self.iter += inner_iter;
-        tracing::debug!(?exit, inner_iter, "restoration phase finished");
+        let allocations = self.device.allocations_on_this_thread() - allocations_at_entry;
+        tracing::debug!(
+            ?exit,
+            inner_iter,
+            allocations,
+            "restoration phase finished (device allocations: at the first phase of a \
+             solve the restoration problem's set-up, else none)"
+        );
         let outcome = match exit {
             Exit::RestorationAccepted => {
                 self.take_trial();
@@ -365,12 +423,26 @@ impl<'a, B: Backend> Ipm<'a, B> {
             ) => Some(status),
             Exit::Done(_) => Some(Status::RestorationFailed),
         };
+        resto.storage = Some(storage);
         self.resto = Some(resto);
         Ok(outcome)
     }
 }
 
 impl<B: Backend> Restoration<'_, B> {
+    /// What the next solve of the same structure keeps of this one: the backend and the
+    /// inner run's storage.
+    pub(super) fn into_kept(self) -> KeptRestoration<B> {
+        KeptRestoration {
+            lengths: Lengths::of(&self.layout),
+            watchdog: self.options.watchdog,
+            lower_idx: self.layout.lower_idx,
+            upper_idx: self.layout.upper_idx,
+            backend: self.backend,
+            storage: self.storage,
+        }
+    }
+
     /// Build a phase's start on the device from the outer iterate `outer` with residual
     /// `residual`: the problem re-centred at `x` (weights, `ζ = √μ`), `(p, n)` from the
     /// residual ([`simdnlp_device::Device::resto_elastic`] with `μ_R`), `w0 = (x, p, n, s)`,

@@ -11,7 +11,7 @@ use crate::result::SolverError;
 type Allocated<T> = Result<T, SolverError>;
 
 /// The vector lengths of one problem.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Lengths {
     /// Primal variables `w = (x, s)`.
     pub nw: usize,
@@ -61,6 +61,12 @@ impl<V> Slacks<V> {
         })
     }
 
+    /// Every entry zero (as [`Slacks::zeros`] made them).
+    pub fn zero<B: Backend<Vector = V>>(&mut self, backend: &B) {
+        backend.fill(&mut self.lower, 0.0);
+        backend.fill(&mut self.upper, 0.0);
+    }
+
     /// `self = other`.
     pub fn copy_from<B: Backend<Vector = V>>(&mut self, backend: &B, other: &Self) {
         backend.copy(&mut self.lower, &other.lower);
@@ -104,6 +110,15 @@ impl<V> PrimalDual<V> {
         })
     }
 
+    /// Every entry zero (as [`PrimalDual::zeros`] made them).
+    pub fn zero<B: Backend<Vector = V>>(&mut self, backend: &B) {
+        backend.fill(&mut self.w, 0.0);
+        backend.fill(&mut self.y, 0.0);
+        backend.fill(&mut self.zl, 0.0);
+        backend.fill(&mut self.zu, 0.0);
+        self.slacks.zero(backend);
+    }
+
     /// `self = other`.
     pub fn copy_from<B: Backend<Vector = V>>(&mut self, backend: &B, other: &Self) {
         backend.copy(&mut self.w, &other.w);
@@ -138,6 +153,14 @@ impl<V> Trial<V> {
             slacks: Slacks::zeros(backend, lengths)?,
         })
     }
+
+    /// Every entry and the objective zero (as [`Trial::zeros`] made them).
+    pub fn zero<B: Backend<Vector = V>>(&mut self, backend: &B) {
+        self.objective = 0.0;
+        backend.fill(&mut self.w, 0.0);
+        backend.fill(&mut self.residual, 0.0);
+        self.slacks.zero(backend);
+    }
 }
 
 /// The second-order correction of the line search: its constraint right-hand side
@@ -157,6 +180,12 @@ impl<V> Correction<V> {
             constraints: backend.zeros(lengths.m)?,
             step: Direction::zeros(backend, lengths)?,
         })
+    }
+
+    /// Every entry zero (as [`Correction::zeros`] made them).
+    pub fn zero<B: Backend<Vector = V>>(&mut self, backend: &B) {
+        backend.fill(&mut self.constraints, 0.0);
+        self.step.zero(backend);
     }
 }
 
@@ -182,5 +211,13 @@ impl<V> Work<V> {
             m: backend.zeros(lengths.m)?,
             per_bound: Slacks::zeros(backend, lengths)?,
         })
+    }
+
+    /// Every entry zero (as [`Work::zeros`] made them).
+    pub fn zero<B: Backend<Vector = V>>(&mut self, backend: &B) {
+        backend.fill(&mut self.w, 0.0);
+        backend.fill(&mut self.frac, 0.0);
+        backend.fill(&mut self.m, 0.0);
+        self.per_bound.zero(backend);
     }
 }

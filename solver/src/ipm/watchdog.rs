@@ -42,6 +42,19 @@ impl<V> Watchdog<V> {
         })
     }
 
+    /// As [`Watchdog::new`] made it, without allocating: the stored vectors zero and
+    /// every counter and reference value reset (a run that reuses an earlier run's
+    /// watchdog starts from the same state as a new one).
+    pub fn zero<B: Backend<Vector = V>>(&mut self, backend: &B) {
+        self.iterate.zero(backend);
+        self.direction.zero(backend);
+        self.reference = StepReference::default();
+        self.mu = 0.0;
+        self.shortened = 0;
+        self.active = false;
+        self.trials = 0;
+    }
+
     /// Inactive, no shortened steps counted (a new run).
     pub fn reset(&mut self) {
         self.shortened = 0;

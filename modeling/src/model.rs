@@ -515,6 +515,32 @@ impl<T: Scalar> Model<T> {
         }
     }
 
+    /// Evaluates the Jacobian at `x` and calls `visit(row, columns, values)` once per data
+    /// point of every constraint pattern, in layout order: the point's row, the `x`
+    /// positions of its first-order slots and the Jacobian values at them.
+    fn visit_jacobian_points(&self, x: &[T], mut visit: impl FnMut(usize, &[usize], &[T])) {
+        self.with_scratch(|s| {
+            let mut jac = std::mem::take(&mut s.jac);
+            self.jac_into(s, x, &mut jac);
+            for &p in &self.con_pats {
+                let cp = &self.pats[p];
+                if cp.nslots == 0 {
+                    continue;
+                }
+                let values = &jac[cp.jac_off..cp.jac_off + cp.len() * cp.nslots];
+                for (k, (columns, point_values)) in cp
+                    .globals
+                    .chunks_exact(cp.nslots)
+                    .zip(values.chunks_exact(cp.nslots))
+                    .enumerate()
+                {
+                    visit(cp.row(k), columns, point_values);
+                }
+            }
+            s.jac = jac;
+        })
+    }
+
     /// The parameter vector `θ` (all parameter blocks, flat).
     pub fn theta(&self) -> &[T] {
         &self.theta
@@ -786,57 +812,22 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
 
     fn jprod(&self, x: &[T], v: &[T], jv: &mut [T]) {
         jv.iter_mut().for_each(|e| *e = T::zero());
-        self.with_scratch(|s| {
-            let mut jac = std::mem::take(&mut s.jac);
-            self.jac_into(s, x, &mut jac);
-            for &p in &self.con_pats {
-                let cp = &self.pats[p];
-                if cp.nslots == 0 {
-                    continue;
-                }
-                let vals = &jac[cp.jac_off..cp.jac_off + cp.len() * cp.nslots];
-                for (k, (g, jv_k)) in cp
-                    .globals
-                    .chunks_exact(cp.nslots)
-                    .zip(vals.chunks_exact(cp.nslots))
-                    .enumerate()
-                {
-                    let mut acc = T::zero();
-                    for (&gi, &val) in g.iter().zip(jv_k) {
-                        acc = acc + val * v[gi];
-                    }
-                    let r = cp.row(k);
-                    jv[r] = jv[r] + acc;
-                }
+        self.visit_jacobian_points(x, |row, columns, values| {
+            let mut acc = T::zero();
+            for (&column, &value) in columns.iter().zip(values) {
+                acc = acc + value * v[column];
             }
-            s.jac = jac;
+            jv[row] = jv[row] + acc;
         })
     }
 
     fn jtprod(&self, x: &[T], v: &[T], jtv: &mut [T]) {
         jtv.iter_mut().for_each(|e| *e = T::zero());
-        self.with_scratch(|s| {
-            let mut jac = std::mem::take(&mut s.jac);
-            self.jac_into(s, x, &mut jac);
-            for &p in &self.con_pats {
-                let cp = &self.pats[p];
-                if cp.nslots == 0 {
-                    continue;
-                }
-                let vals = &jac[cp.jac_off..cp.jac_off + cp.len() * cp.nslots];
-                for (k, (g, jv_k)) in cp
-                    .globals
-                    .chunks_exact(cp.nslots)
-                    .zip(vals.chunks_exact(cp.nslots))
-                    .enumerate()
-                {
-                    let vr = v[cp.row(k)];
-                    for (&gi, &val) in g.iter().zip(jv_k) {
-                        jtv[gi] = jtv[gi] + val * vr;
-                    }
-                }
+        self.visit_jacobian_points(x, |row, columns, values| {
+            let weight = v[row];
+            for (&column, &value) in columns.iter().zip(values) {
+                jtv[column] = jtv[column] + value * weight;
             }
-            s.jac = jac;
         })
     }
 

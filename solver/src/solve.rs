@@ -877,7 +877,7 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
     let iterations = ipm.iter;
     let restorations = ipm.restorations;
     let mu = ipm.mu;
-    let (dual_inf, _) = (ipm.dual_inf_u, ipm.compl_u);
+    let dual_inf = ipm.dual_inf_u;
     let mut counts = ipm.resto_counts;
     counts.analyses = usize::from(!reuse) + ipm.resto_backends;
     let rt = ipm.resto_times;

@@ -36,7 +36,9 @@ use crate::block::{BlockCore, BlockKind, ExprDecl, lock};
 use crate::data::Columns;
 use crate::error::ModelError;
 use crate::nlp::{BlockPosition, NlpMeta, NlpModel};
-use simdnlp_ad::{DataView, Expr, Index, Namer, Pattern, PatternGroup, Scalar, Workspace};
+use simdnlp_ad::{
+    DataView, EvalInputs, Expr, Index, Namer, Pattern, PatternGroup, Scalar, Workspace,
+};
 use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -549,24 +551,35 @@ impl<T: Scalar> Model<T> {
     fn ev_values(&self, p: usize, ws: &mut Workspace<T>, x: &[T], out: &mut [T]) {
         let cp = &self.pats[p];
         cp.with_view(|v| {
-            cp.pattern
-                .eval_values_with(ws, v, x, &self.theta, out, self.par)
+            cp.pattern.eval_values(
+                ws,
+                &EvalInputs::new(v, x, &self.theta).parallel(self.par),
+                out,
+            )
         });
     }
 
     fn ev_grads(&self, p: usize, ws: &mut Workspace<T>, x: &[T], out: &mut [T]) {
         let cp = &self.pats[p];
         cp.with_view(|v| {
-            cp.pattern
-                .eval_gradients_with(ws, v, x, &self.theta, None, out, self.par)
+            cp.pattern.eval_gradients(
+                ws,
+                &EvalInputs::new(v, x, &self.theta).parallel(self.par),
+                None,
+                out,
+            )
         });
     }
 
     fn ev_hess(&self, p: usize, ws: &mut Workspace<T>, x: &[T], w: &[T], out: &mut [T]) {
         let cp = &self.pats[p];
         cp.with_view(|v| {
-            cp.pattern
-                .eval_hessians_with(ws, v, x, &self.theta, w, out, self.par)
+            cp.pattern.eval_hessians(
+                ws,
+                &EvalInputs::new(v, x, &self.theta).parallel(self.par),
+                w,
+                out,
+            )
         });
     }
 
@@ -580,7 +593,14 @@ impl<T: Scalar> Model<T> {
             let group = &self.groups[g];
             let fused = self.with_group(g, s, |code, ws, v| {
                 let rows = &group.rows;
-                code.eval_hessians_with(ws, v, x, &self.theta, y, rows, out, 0, self.par)
+                code.eval_hessians(
+                    ws,
+                    &EvalInputs::new(v, x, &self.theta).parallel(self.par),
+                    y,
+                    rows,
+                    out,
+                    0,
+                )
             });
             if fused {
                 continue;
@@ -639,7 +659,12 @@ impl<T: Scalar> Model<T> {
     fn jac_into(&self, s: &mut Scratch<T>, x: &[T], vals: &mut [T]) {
         for (g, group) in self.groups.iter().enumerate() {
             let done = self.with_group(g, s, |code, ws, v| {
-                code.eval_gradients_with(ws, v, x, &self.theta, vals, &group.jac, self.par)
+                code.eval_gradients(
+                    ws,
+                    &EvalInputs::new(v, x, &self.theta).parallel(self.par),
+                    vals,
+                    &group.jac,
+                )
             });
             if !done && group.code.is_some() {
                 for &p in &group.members {
@@ -698,8 +723,11 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
                 let cp = &self.pats[p];
                 let ws = &mut s.ws[p];
                 let summed = cp.with_view(|v| {
-                    cp.pattern
-                        .eval_value_sum(ws, v, x, &self.theta, &mut f, self.par)
+                    cp.pattern.eval_value_sum(
+                        ws,
+                        &EvalInputs::new(v, x, &self.theta).parallel(self.par),
+                        &mut f,
+                    )
                 });
                 if !summed {
                     let n = cp.len();
@@ -720,12 +748,9 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
                 let scattered = cp.with_view(|v| {
                     cp.pattern.eval_gradient_scatter(
                         ws,
-                        v,
-                        x,
-                        &self.theta,
+                        &EvalInputs::new(v, x, &self.theta).parallel(self.par),
                         &cp.globals,
                         g,
-                        self.par,
                     )
                 });
                 if !scattered {
@@ -743,7 +768,12 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
         self.with_scratch(|s| {
             for (g, group) in self.groups.iter().enumerate() {
                 let done = self.with_group(g, s, |code, ws, v| {
-                    code.eval_values_with(ws, v, x, &self.theta, c, &group.rows, self.par)
+                    code.eval_values(
+                        ws,
+                        &EvalInputs::new(v, x, &self.theta).parallel(self.par),
+                        c,
+                        &group.rows,
+                    )
                 });
                 if !done && group.code.is_some() {
                     for (&p, &row0) in group.members.iter().zip(&group.rows) {
@@ -768,8 +798,12 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
                 };
                 let ws = &mut s.ws[p];
                 let scattered = cp.with_view(|v| {
-                    cp.pattern
-                        .eval_value_scatter(ws, v, x, &self.theta, rows, c, self.par)
+                    cp.pattern.eval_value_scatter(
+                        ws,
+                        &EvalInputs::new(v, x, &self.theta).parallel(self.par),
+                        rows,
+                        c,
+                    )
                 });
                 if !scattered {
                     let n = cp.len();

@@ -506,18 +506,17 @@ fn scatter<T: Scalar>(sc: &Scratch<T>, x: &[T], out_regs: &[u32], out: &mut [T],
     }
 }
 
-/// Runs `p` on data points `first..last` (columns are validated by the caller).
-#[allow(clippy::too_many_arguments)]
+/// Runs `p` on data points `points` (columns are validated by the caller; `inputs.par`
+/// is the caller's business).
 pub(crate) fn run<T: Scalar>(
     p: &Program<T>,
     sc: &mut Scratch<T>,
-    data: &DataView<'_, T>,
-    x: &[T],
-    theta: &[T],
-    first: usize,
-    last: usize,
+    inputs: &EvalInputs<'_, '_, T>,
+    points: std::ops::Range<usize>,
     o: &mut Outputs<'_, T>,
 ) {
+    let EvalInputs { data, x, theta, .. } = *inputs;
+    let (first, last) = (points.start, points.end);
     sc.ensure(p.nregs, p.niregs);
     sc.view.iter_mut().for_each(|v| *v = NO_VIEW);
     for &(r, c) in &p.consts {

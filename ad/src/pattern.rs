@@ -284,35 +284,17 @@ impl<T: Scalar> Pattern<T> {
 
     /// Runs `program` (with its index among the JIT programs) on points `0..n`: its
     /// native code when the pattern has it, else the interpreter.
-    #[allow(clippy::too_many_arguments)]
     fn evaluate(
         &self,
         (index, program): (usize, &Program<T>),
         ws: &mut Workspace<T>,
-        data: &DataView<'_, T>,
-        x: &[T],
-        theta: &[T],
+        inputs: &EvalInputs<'_, '_, T>,
         n: usize,
-        out: &mut [T],
-        values: Option<&mut [T]>,
-        weights: Option<&[T]>,
-        par: Parallelism,
+        outputs: Outputs<'_, T>,
     ) {
         match self.jit_program(index) {
-            Some(jp) => dispatch_jit(
-                jp,
-                program.step,
-                ws,
-                data,
-                x,
-                theta,
-                n,
-                out,
-                values,
-                weights,
-                par,
-            ),
-            None => dispatch(program, ws, data, x, theta, n, out, values, weights, par),
+            Some(jp) => dispatch_jit(jp, program.step, ws, inputs, n, outputs),
+            None => dispatch(program, ws, inputs, n, outputs),
         }
     }
 
@@ -477,15 +459,15 @@ impl<T: Scalar> Pattern<T> {
         inputs: &EvalInputs<'_, '_, T>,
         out: &mut [T],
     ) {
-        let EvalInputs {
-            data,
-            x,
-            theta,
-            par,
-        } = *inputs;
+        let data = inputs.data;
         let n = self.points(data, out.len(), 1, &[]);
         let prog = (0, &self.value);
-        self.evaluate(prog, ws, data, x, theta, n, out, None, None, par);
+        let outputs = Outputs {
+            out,
+            values: None,
+            weights: None,
+        };
+        self.evaluate(prog, ws, inputs, n, outputs);
     }
 
     /// The native program `index` (whose output is `output`) and the number of data
@@ -620,12 +602,7 @@ impl<T: Scalar> Pattern<T> {
         values: Option<&mut [T]>,
         out: &mut [T],
     ) {
-        let EvalInputs {
-            data,
-            x,
-            theta,
-            par,
-        } = *inputs;
+        let data = inputs.data;
         let vl = values.as_ref().map(|v| v.len());
         let n = self.points(data, out.len(), self.nslots(), vl.as_slice());
         let prog = if values.is_some() {
@@ -633,7 +610,12 @@ impl<T: Scalar> Pattern<T> {
         } else {
             (2, &self.grad_only)
         };
-        self.evaluate(prog, ws, data, x, theta, n, out, values, None, par);
+        let outputs = Outputs {
+            out,
+            values,
+            weights: None,
+        };
+        self.evaluate(prog, ws, inputs, n, outputs);
     }
 
     /// `out[k*nhess + h] = weights[k] * ∂²f/∂a∂b` for second-order slot `h = (a, b)`.
@@ -644,15 +626,15 @@ impl<T: Scalar> Pattern<T> {
         weights: &[T],
         out: &mut [T],
     ) {
-        let EvalInputs {
-            data,
-            x,
-            theta,
-            par,
-        } = *inputs;
+        let data = inputs.data;
         let n = self.points(data, out.len(), self.nhess(), &[weights.len()]);
         let prog = (3, &self.hessp);
-        self.evaluate(prog, ws, data, x, theta, n, out, None, Some(weights), par);
+        let outputs = Outputs {
+            out,
+            values: None,
+            weights: Some(weights),
+        };
+        self.evaluate(prog, ws, inputs, n, outputs);
     }
 
     /// The 0-based `x` position of each first-order slot at data point `point`
@@ -694,19 +676,21 @@ impl<T: Scalar> Pattern<T> {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Runs `p` on points `0..n` with the interpreter, split across rayon's pool as
+/// `inputs.par` says.
 fn dispatch<T: Scalar>(
     p: &Program<T>,
     ws: &mut Workspace<T>,
-    data: &DataView<'_, T>,
-    x: &[T],
-    theta: &[T],
+    inputs: &EvalInputs<'_, '_, T>,
     n: usize,
-    out: &mut [T],
-    values: Option<&mut [T]>,
-    weights: Option<&[T]>,
-    par: Parallelism,
+    outputs: Outputs<'_, T>,
 ) {
+    let par = inputs.par;
+    let Outputs {
+        out,
+        values,
+        weights,
+    } = outputs;
     if ws.scratch.is_empty() {
         ws.scratch.push(Scratch::new(p.nregs, p.niregs));
     }
@@ -718,7 +702,7 @@ fn dispatch<T: Scalar>(
             values,
             weights,
         };
-        run(p, &mut ws.scratch[0], data, x, theta, 0, n, &mut o);
+        run(p, &mut ws.scratch[0], inputs, 0..n, &mut o);
         return;
     }
     let chunk = n.div_ceil(tasks).div_ceil(LANES) * LANES;
@@ -737,7 +721,7 @@ fn dispatch<T: Scalar>(
                 values: v_chunk,
                 weights: weights.map(|w| &w[first..last]),
             };
-            run(p, sc, data, x, theta, first, last, &mut o);
+            run(p, sc, inputs, first..last, &mut o);
         };
     if step == 0 {
         // no per-point outputs except possibly values
@@ -820,20 +804,25 @@ pub(crate) fn jit_args<T: Scalar>(
 
 /// Runs a JIT-compiled program on points `0..n`, split across rayon's pool like
 /// [`dispatch`] (`T` is `f64`: the pattern only has native code then).
-#[allow(clippy::too_many_arguments)]
 fn dispatch_jit<T: Scalar>(
     jp: JitProgram,
     step: usize,
     ws: &mut Workspace<T>,
-    data: &DataView<'_, T>,
-    x: &[T],
-    theta: &[T],
+    inputs: &EvalInputs<'_, '_, T>,
     n: usize,
-    out: &mut [T],
-    values: Option<&mut [T]>,
-    weights: Option<&[T]>,
-    par: Parallelism,
+    outputs: Outputs<'_, T>,
 ) {
+    let EvalInputs {
+        data,
+        x,
+        theta,
+        par,
+    } = *inputs;
+    let Outputs {
+        out,
+        values,
+        weights,
+    } = outputs;
     if n == 0 {
         return;
     }

@@ -69,33 +69,45 @@ fn bench(c: &mut Criterion) {
 
     let mut grp = c.benchmark_group("rosenbrock_200k");
     grp.bench_function("value/interpreter", |b| {
-        b.iter(|| p.eval_values(&mut ws, &data, black_box(&x), &[], &mut v))
+        b.iter(|| p.eval_values(&mut ws, &EvalInputs::new(&data, black_box(&x), &[]), &mut v))
     });
     grp.bench_function("value/hand", |b| {
         b.iter(|| hand_values(black_box(&x), &mut v))
     });
     grp.bench_function("gradient/interpreter", |b| {
-        b.iter(|| p.eval_gradients(&mut ws, &data, black_box(&x), &[], None, &mut g))
+        b.iter(|| {
+            p.eval_gradients(
+                &mut ws,
+                &EvalInputs::new(&data, black_box(&x), &[]),
+                None,
+                &mut g,
+            )
+        })
     });
     grp.bench_function("gradient/hand", |b| {
         b.iter(|| hand_gradients(black_box(&x), &mut g))
     });
     grp.bench_function("hessian/interpreter", |b| {
-        b.iter(|| p.eval_hessians(&mut ws, &data, black_box(&x), &[], &w, &mut h))
+        b.iter(|| {
+            p.eval_hessians(
+                &mut ws,
+                &EvalInputs::new(&data, black_box(&x), &[]),
+                &w,
+                &mut h,
+            )
+        })
     });
     grp.bench_function("hessian/hand", |b| {
         b.iter(|| hand_hessians(black_box(&x), &w, &mut h))
     });
     grp.bench_function("hessian/interpreter-rayon", |b| {
         b.iter(|| {
-            p.eval_hessians_with(
+            p.eval_hessians(
                 &mut ws,
-                &data,
-                black_box(&x),
-                &[],
+                &EvalInputs::new(&data, black_box(&x), &[])
+                    .parallel(Parallelism::rayon_batches(16_384)),
                 &w,
                 &mut h,
-                Parallelism::rayon_batches(16_384),
             )
         })
     });

@@ -42,9 +42,9 @@ fn main() {
     let mut v = vec![0.0; n];
     let mut g = vec![0.0; 2 * n];
     let mut h = vec![0.0; 3 * n];
-    let tv = best(|| p.eval_values(&mut ws, &data, &x, &[], &mut v));
-    let tg = best(|| p.eval_gradients(&mut ws, &data, &x, &[], None, &mut g));
-    let th = best(|| p.eval_hessians(&mut ws, &data, &x, &[], &w, &mut h));
+    let tv = best(|| p.eval_values(&mut ws, &EvalInputs::new(&data, &x, &[]), &mut v));
+    let tg = best(|| p.eval_gradients(&mut ws, &EvalInputs::new(&data, &x, &[]), None, &mut g));
+    let th = best(|| p.eval_hessians(&mut ws, &EvalInputs::new(&data, &x, &[]), &w, &mut h));
     let hv = best(|| {
         for (k, o) in v.iter_mut().enumerate() {
             let (a, b) = (x[k], x[k + 1]);
@@ -115,7 +115,8 @@ pub fn modes() {
             let ct = t0.elapsed();
             let mut ws = p.workspace();
             let mut h = vec![0.0; n * p.nhess()];
-            let th = best(|| p.eval_hessians(&mut ws, &data, &x, &[], &w, &mut h));
+            let th =
+                best(|| p.eval_hessians(&mut ws, &EvalInputs::new(&data, &x, &[]), &w, &mut h));
             let st = p.stats()[2];
             println!(
                 "{name:12} {mode:?}: compile {:.0} µs, hessian {} nnz, {} instrs ({} nodes, {} regs), {:.0} µs/200k",

@@ -94,16 +94,13 @@ fn main() {
     let mut ws = group.workspace();
     let mut h = vec![0.0; nl * group.hessian().len()];
     let ours = best(|| {
-        assert!(group.eval_hessians_with(
+        assert!(group.eval_hessians(
             &mut ws,
-            &data,
-            &x,
-            &[],
+            &EvalInputs::new(&data, &x, &[]),
             &y,
             &w_offsets,
             &mut h,
-            0,
-            Parallelism::Sequential,
+            0
         ));
     });
     let mut hh = vec![0.0; nl * 10];

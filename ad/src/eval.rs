@@ -73,6 +73,57 @@ impl<T: Scalar> Workspace<T> {
 
 pub use simdnlp_device::Parallelism;
 
+/// What a pattern (or a group of patterns) is evaluated at: the data points, the variables
+/// `x`, the parameters `θ`, and how the points are split across threads (default
+/// [`Parallelism::Sequential`]). Every `eval_*` method of [`crate::Pattern`] and
+/// [`crate::PatternGroup`] takes one.
+///
+/// ```
+/// use simdnlp_ad::{DataView, EvalInputs, Expr, Index, Parallelism, Pattern, VarRef};
+/// // f = (x_i − 1)² at every data point i (an integer column)
+/// let i = Index::field(0);
+/// let x_i = Expr::var(VarRef::new(0, vec![i.clone()], i));
+/// let pattern = Pattern::<f64>::compile(&(x_i - 1).powi(2))?;
+/// let points: Vec<i64> = vec![0, 1, 2];
+/// let columns: [&[i64]; 1] = [&points];
+/// let data = DataView::new(3, &[], &columns);
+/// let mut ws = pattern.workspace();
+/// let mut out = [0.0; 3];
+/// let x = [1.0, 2.0, 4.0];
+/// let inputs = EvalInputs::new(&data, &x, &[]).parallel(Parallelism::rayon_batches(1));
+/// pattern.eval_values(&mut ws, &inputs, &mut out);
+/// assert_eq!(out, [0.0, 1.0, 9.0]);
+/// # Ok::<(), simdnlp_ad::AdError>(())
+/// ```
+#[derive(Clone, Copy)]
+pub struct EvalInputs<'a, 'd, T> {
+    /// The data points (`data.len` of them) and their columns.
+    pub data: &'a DataView<'d, T>,
+    /// The variables.
+    pub x: &'a [T],
+    /// The parameters.
+    pub theta: &'a [T],
+    /// How the points are split across threads.
+    pub par: Parallelism,
+}
+
+impl<'a, 'd, T> EvalInputs<'a, 'd, T> {
+    /// `data`, `x` and `theta`, evaluated on one thread.
+    pub fn new(data: &'a DataView<'d, T>, x: &'a [T], theta: &'a [T]) -> Self {
+        Self {
+            data,
+            x,
+            theta,
+            par: Parallelism::Sequential,
+        }
+    }
+
+    /// The same inputs, split across threads as `par` says.
+    pub fn parallel(self, par: Parallelism) -> Self {
+        Self { par, ..self }
+    }
+}
+
 /// Which CPU evaluator runs a pattern's programs.
 ///
 /// Both compute bit-identical results (see the `jit` module docs of this crate for the one
@@ -455,18 +506,17 @@ fn scatter<T: Scalar>(sc: &Scratch<T>, x: &[T], out_regs: &[u32], out: &mut [T],
     }
 }
 
-/// Runs `p` on data points `first..last` (columns are validated by the caller).
-#[allow(clippy::too_many_arguments)]
+/// Runs `p` on data points `points` (columns are validated by the caller; `inputs.par`
+/// is the caller's business).
 pub(crate) fn run<T: Scalar>(
     p: &Program<T>,
     sc: &mut Scratch<T>,
-    data: &DataView<'_, T>,
-    x: &[T],
-    theta: &[T],
-    first: usize,
-    last: usize,
+    inputs: &EvalInputs<'_, '_, T>,
+    points: std::ops::Range<usize>,
     o: &mut Outputs<'_, T>,
 ) {
+    let EvalInputs { data, x, theta, .. } = *inputs;
+    let (first, last) = (points.start, points.end);
     sc.ensure(p.nregs, p.niregs);
     sc.view.iter_mut().for_each(|v| *v = NO_VIEW);
     for &(r, c) in &p.consts {

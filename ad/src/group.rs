@@ -16,7 +16,7 @@
 //! own code (and the interpreter) followed by that sum.
 
 use crate::data::DataView;
-use crate::eval::{Parallelism, Scratch, Workspace};
+use crate::eval::{EvalInputs, Scratch, Workspace};
 use crate::index::Index;
 use crate::jit::{GroupFunction, JitArgs, JitCode, SumInto, compile_group};
 use crate::pattern::{Pattern, jit_args, set_columns, tasks};
@@ -44,7 +44,7 @@ const HESSIANS: usize = 2;
 /// Entries are numbered in order of first appearance: member by member, each member's
 /// second-order slots in order. Entry `e` of point `k` is the sum of the weighted terms
 /// `w_m[k] · ∂²f_m/∂a∂b` of every member slot mapped to it, the first one in that order
-/// plus the later ones left to right (the order [`PatternGroup::eval_hessians_with`]
+/// plus the later ones left to right (the order [`PatternGroup::eval_hessians`]
 /// uses, so a caller summing the members' own [`Pattern::eval_hessians`] outputs that
 /// way gets the same bits).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -231,35 +231,27 @@ impl<T: Scalar> PatternGroup<T> {
     /// Returns `false` and writes nothing when the arguments do not fit: `offsets` is not
     /// one per member, a member's range is outside `out` or overlaps another's, or `data`
     /// lacks a column a member reads.
-    #[allow(clippy::too_many_arguments)]
-    pub fn eval_values_with(
+    pub fn eval_values(
         &self,
         ws: &mut Workspace<T>,
-        data: &DataView<'_, T>,
-        x: &[T],
-        theta: &[T],
+        inputs: &EvalInputs<'_, '_, T>,
         out: &mut [T],
         offsets: &[usize],
-        par: Parallelism,
     ) -> bool {
-        self.run(VALUES, ws, data, x, theta, out, offsets, None, par)
+        self.run(VALUES, ws, inputs, out, offsets, None)
     }
 
     /// Member `m`'s gradients: `out[offsets[m] + k * nslots_m + s] = ∂f_m/∂slot_s` at
     /// point `k` (no values). Returns `false` and writes nothing where
-    /// [`PatternGroup::eval_values_with`] does.
-    #[allow(clippy::too_many_arguments)]
-    pub fn eval_gradients_with(
+    /// [`PatternGroup::eval_values`] does.
+    pub fn eval_gradients(
         &self,
         ws: &mut Workspace<T>,
-        data: &DataView<'_, T>,
-        x: &[T],
-        theta: &[T],
+        inputs: &EvalInputs<'_, '_, T>,
         out: &mut [T],
         offsets: &[usize],
-        par: Parallelism,
     ) -> bool {
-        self.run(GRADIENTS, ws, data, x, theta, out, offsets, None, par)
+        self.run(GRADIENTS, ws, inputs, out, offsets, None)
     }
 
     /// The members' weighted Hessians summed into one block per point
@@ -269,21 +261,17 @@ impl<T: Scalar> PatternGroup<T> {
     /// Returns `false` and writes nothing when the block is outside `out`, `data` lacks a
     /// column a member reads, `weight_offsets` is not one per member or a member's
     /// weights are outside `weights`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn eval_hessians_with(
+    pub fn eval_hessians(
         &self,
         ws: &mut Workspace<T>,
-        data: &DataView<'_, T>,
-        x: &[T],
-        theta: &[T],
+        inputs: &EvalInputs<'_, '_, T>,
         weights: &[T],
         weight_offsets: &[usize],
         out: &mut [T],
         offset: usize,
-        par: Parallelism,
     ) -> bool {
         let w = Some((weights, weight_offsets));
-        self.run(HESSIANS, ws, data, x, theta, out, &[offset], w, par)
+        self.run(HESSIANS, ws, inputs, out, &[offset], w)
     }
 
     /// Whether `data` has every column a member reads, each with `data.len` rows.
@@ -296,19 +284,21 @@ impl<T: Scalar> PatternGroup<T> {
             && data.ints[..ints].iter().all(|c| c.len() >= data.len)
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
         function: usize,
         ws: &mut Workspace<T>,
-        data: &DataView<'_, T>,
-        x: &[T],
-        theta: &[T],
+        inputs: &EvalInputs<'_, '_, T>,
         out: &mut [T],
         offsets: &[usize],
         weights: Option<(&[T], &[usize])>,
-        par: Parallelism,
     ) -> bool {
+        let EvalInputs {
+            data,
+            x,
+            theta,
+            par,
+        } = *inputs;
         let Some(jp) = self.code.programs.get(function).copied() else {
             return false;
         };

@@ -53,7 +53,7 @@ pub mod cuda;
 
 pub use data::DataView;
 pub use error::AdError;
-pub use eval::{Evaluator, LANES, Parallelism, Workspace};
+pub use eval::{EvalInputs, Evaluator, LANES, Parallelism, Workspace};
 pub use expr::{Expr, Leaves, ParamRef, VarRef, funcs};
 pub use group::{GroupHessian, PatternGroup};
 pub use index::Index;

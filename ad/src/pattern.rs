@@ -2,7 +2,7 @@
 
 use crate::data::DataView;
 use crate::error::AdError;
-use crate::eval::{Evaluator, LANES, Outputs, Parallelism, Scratch, Workspace, run};
+use crate::eval::{EvalInputs, Evaluator, LANES, Outputs, Parallelism, Scratch, Workspace, run};
 use crate::expr::{Expr, VarRef};
 use crate::graph::gradient;
 use crate::jit::{JitArgs, JitCode, JitInput, JitProgram, Output, nan_ptr};
@@ -284,35 +284,17 @@ impl<T: Scalar> Pattern<T> {
 
     /// Runs `program` (with its index among the JIT programs) on points `0..n`: its
     /// native code when the pattern has it, else the interpreter.
-    #[allow(clippy::too_many_arguments)]
     fn evaluate(
         &self,
         (index, program): (usize, &Program<T>),
         ws: &mut Workspace<T>,
-        data: &DataView<'_, T>,
-        x: &[T],
-        theta: &[T],
+        inputs: &EvalInputs<'_, '_, T>,
         n: usize,
-        out: &mut [T],
-        values: Option<&mut [T]>,
-        weights: Option<&[T]>,
-        par: Parallelism,
+        outputs: Outputs<'_, T>,
     ) {
         match self.jit_program(index) {
-            Some(jp) => dispatch_jit(
-                jp,
-                program.step,
-                ws,
-                data,
-                x,
-                theta,
-                n,
-                out,
-                values,
-                weights,
-                par,
-            ),
-            None => dispatch(program, ws, data, x, theta, n, out, values, weights, par),
+            Some(jp) => dispatch_jit(jp, program.step, ws, inputs, n, outputs),
+            None => dispatch(program, ws, inputs, n, outputs),
         }
     }
 
@@ -474,27 +456,18 @@ impl<T: Scalar> Pattern<T> {
     pub fn eval_values(
         &self,
         ws: &mut Workspace<T>,
-        data: &DataView<'_, T>,
-        x: &[T],
-        theta: &[T],
+        inputs: &EvalInputs<'_, '_, T>,
         out: &mut [T],
     ) {
-        self.eval_values_with(ws, data, x, theta, out, Parallelism::Sequential)
-    }
-
-    /// [`Pattern::eval_values`] with a choice of parallelism.
-    pub fn eval_values_with(
-        &self,
-        ws: &mut Workspace<T>,
-        data: &DataView<'_, T>,
-        x: &[T],
-        theta: &[T],
-        out: &mut [T],
-        par: Parallelism,
-    ) {
+        let data = inputs.data;
         let n = self.points(data, out.len(), 1, &[]);
         let prog = (0, &self.value);
-        self.evaluate(prog, ws, data, x, theta, n, out, None, None, par);
+        let outputs = Outputs {
+            out,
+            values: None,
+            weights: None,
+        };
+        self.evaluate(prog, ws, inputs, n, outputs);
     }
 
     /// The native program `index` (whose output is `output`) and the number of data
@@ -519,16 +492,19 @@ impl<T: Scalar> Pattern<T> {
     /// no buffer. Returns `false`, leaving `total` alone, where that code is not available:
     /// the pattern was not compiled with [`Pattern::compile_objective_for`], it runs on
     /// the interpreter, or `par` would split the points across threads (the order of the
-    /// sum would change); the caller then sums [`Pattern::eval_values_with`]' output.
+    /// sum would change); the caller then sums [`Pattern::eval_values`]' output.
     pub fn eval_value_sum(
         &self,
         ws: &mut Workspace<T>,
-        data: &DataView<'_, T>,
-        x: &[T],
-        theta: &[T],
+        inputs: &EvalInputs<'_, '_, T>,
         total: &mut T,
-        par: Parallelism,
     ) -> bool {
+        let EvalInputs {
+            data,
+            x,
+            theta,
+            par,
+        } = *inputs;
         let Some((jp, n)) = self.whole_data_program(JIT_SUM, Output::Sum, ws, data, par) else {
             return false;
         };
@@ -550,19 +526,15 @@ impl<T: Scalar> Pattern<T> {
     /// `g.len()` is skipped. Returns `false`, leaving `g` alone, where that code is not
     /// available (as for [`Pattern::eval_value_sum`], also when `globals` holds fewer than
     /// `data.len * nslots` positions).
-    #[allow(clippy::too_many_arguments)]
     pub fn eval_gradient_scatter(
         &self,
         ws: &mut Workspace<T>,
-        data: &DataView<'_, T>,
-        x: &[T],
-        theta: &[T],
+        inputs: &EvalInputs<'_, '_, T>,
         globals: &[usize],
         g: &mut [T],
-        par: Parallelism,
     ) -> bool {
         let step = self.nslots();
-        self.scatter(JIT_SCATTER, step, ws, data, x, theta, globals, g, par)
+        self.scatter(JIT_SCATTER, step, ws, inputs, globals, g)
     }
 
     /// Adds `f(point k)` into `out[rows[k]]` for every point, in point order (bitwise what
@@ -572,37 +544,35 @@ impl<T: Scalar> Pattern<T> {
     /// not compiled with [`Pattern::compile_augment_for`], it runs on the interpreter,
     /// `par` would split the points across threads, or `rows` holds fewer than
     /// `data.len` rows.
-    #[allow(clippy::too_many_arguments)]
     pub fn eval_value_scatter(
         &self,
         ws: &mut Workspace<T>,
-        data: &DataView<'_, T>,
-        x: &[T],
-        theta: &[T],
+        inputs: &EvalInputs<'_, '_, T>,
         rows: &[usize],
         out: &mut [T],
-        par: Parallelism,
     ) -> bool {
-        self.scatter(JIT_VALUE_SCATTER, 1, ws, data, x, theta, rows, out, par)
+        self.scatter(JIT_VALUE_SCATTER, 1, ws, inputs, rows, out)
     }
 
     /// Runs the scatter program `index` ([`Output::Scatter`]: `step` outputs per point,
     /// each added into `out` at its position in `positions`) over every point on one
     /// thread; `false`, leaving `out` alone, where that program is not available or
     /// `positions` holds fewer than `data.len * step` entries.
-    #[allow(clippy::too_many_arguments)]
     fn scatter(
         &self,
         index: usize,
         step: usize,
         ws: &mut Workspace<T>,
-        data: &DataView<'_, T>,
-        x: &[T],
-        theta: &[T],
+        inputs: &EvalInputs<'_, '_, T>,
         positions: &[usize],
         out: &mut [T],
-        par: Parallelism,
     ) -> bool {
+        let EvalInputs {
+            data,
+            x,
+            theta,
+            par,
+        } = *inputs;
         let Some((jp, n)) = self.whole_data_program(index, Output::Scatter, ws, data, par) else {
             return false;
         };
@@ -628,27 +598,11 @@ impl<T: Scalar> Pattern<T> {
     pub fn eval_gradients(
         &self,
         ws: &mut Workspace<T>,
-        data: &DataView<'_, T>,
-        x: &[T],
-        theta: &[T],
+        inputs: &EvalInputs<'_, '_, T>,
         values: Option<&mut [T]>,
         out: &mut [T],
     ) {
-        self.eval_gradients_with(ws, data, x, theta, values, out, Parallelism::Sequential)
-    }
-
-    /// [`Pattern::eval_gradients`] with a choice of parallelism.
-    #[allow(clippy::too_many_arguments)]
-    pub fn eval_gradients_with(
-        &self,
-        ws: &mut Workspace<T>,
-        data: &DataView<'_, T>,
-        x: &[T],
-        theta: &[T],
-        values: Option<&mut [T]>,
-        out: &mut [T],
-        par: Parallelism,
-    ) {
+        let data = inputs.data;
         let vl = values.as_ref().map(|v| v.len());
         let n = self.points(data, out.len(), self.nslots(), vl.as_slice());
         let prog = if values.is_some() {
@@ -656,37 +610,31 @@ impl<T: Scalar> Pattern<T> {
         } else {
             (2, &self.grad_only)
         };
-        self.evaluate(prog, ws, data, x, theta, n, out, values, None, par);
+        let outputs = Outputs {
+            out,
+            values,
+            weights: None,
+        };
+        self.evaluate(prog, ws, inputs, n, outputs);
     }
 
     /// `out[k*nhess + h] = weights[k] * ∂²f/∂a∂b` for second-order slot `h = (a, b)`.
     pub fn eval_hessians(
         &self,
         ws: &mut Workspace<T>,
-        data: &DataView<'_, T>,
-        x: &[T],
-        theta: &[T],
+        inputs: &EvalInputs<'_, '_, T>,
         weights: &[T],
         out: &mut [T],
     ) {
-        self.eval_hessians_with(ws, data, x, theta, weights, out, Parallelism::Sequential)
-    }
-
-    /// [`Pattern::eval_hessians`] with a choice of parallelism.
-    #[allow(clippy::too_many_arguments)]
-    pub fn eval_hessians_with(
-        &self,
-        ws: &mut Workspace<T>,
-        data: &DataView<'_, T>,
-        x: &[T],
-        theta: &[T],
-        weights: &[T],
-        out: &mut [T],
-        par: Parallelism,
-    ) {
+        let data = inputs.data;
         let n = self.points(data, out.len(), self.nhess(), &[weights.len()]);
         let prog = (3, &self.hessp);
-        self.evaluate(prog, ws, data, x, theta, n, out, None, Some(weights), par);
+        let outputs = Outputs {
+            out,
+            values: None,
+            weights: Some(weights),
+        };
+        self.evaluate(prog, ws, inputs, n, outputs);
     }
 
     /// The 0-based `x` position of each first-order slot at data point `point`
@@ -728,19 +676,21 @@ impl<T: Scalar> Pattern<T> {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Runs `p` on points `0..n` with the interpreter, split across rayon's pool as
+/// `inputs.par` says.
 fn dispatch<T: Scalar>(
     p: &Program<T>,
     ws: &mut Workspace<T>,
-    data: &DataView<'_, T>,
-    x: &[T],
-    theta: &[T],
+    inputs: &EvalInputs<'_, '_, T>,
     n: usize,
-    out: &mut [T],
-    values: Option<&mut [T]>,
-    weights: Option<&[T]>,
-    par: Parallelism,
+    outputs: Outputs<'_, T>,
 ) {
+    let par = inputs.par;
+    let Outputs {
+        out,
+        values,
+        weights,
+    } = outputs;
     if ws.scratch.is_empty() {
         ws.scratch.push(Scratch::new(p.nregs, p.niregs));
     }
@@ -752,7 +702,7 @@ fn dispatch<T: Scalar>(
             values,
             weights,
         };
-        run(p, &mut ws.scratch[0], data, x, theta, 0, n, &mut o);
+        run(p, &mut ws.scratch[0], inputs, 0..n, &mut o);
         return;
     }
     let chunk = n.div_ceil(tasks).div_ceil(LANES) * LANES;
@@ -771,7 +721,7 @@ fn dispatch<T: Scalar>(
                 values: v_chunk,
                 weights: weights.map(|w| &w[first..last]),
             };
-            run(p, sc, data, x, theta, first, last, &mut o);
+            run(p, sc, inputs, first..last, &mut o);
         };
     if step == 0 {
         // no per-point outputs except possibly values
@@ -854,20 +804,25 @@ pub(crate) fn jit_args<T: Scalar>(
 
 /// Runs a JIT-compiled program on points `0..n`, split across rayon's pool like
 /// [`dispatch`] (`T` is `f64`: the pattern only has native code then).
-#[allow(clippy::too_many_arguments)]
 fn dispatch_jit<T: Scalar>(
     jp: JitProgram,
     step: usize,
     ws: &mut Workspace<T>,
-    data: &DataView<'_, T>,
-    x: &[T],
-    theta: &[T],
+    inputs: &EvalInputs<'_, '_, T>,
     n: usize,
-    out: &mut [T],
-    values: Option<&mut [T]>,
-    weights: Option<&[T]>,
-    par: Parallelism,
+    outputs: Outputs<'_, T>,
 ) {
+    let EvalInputs {
+        data,
+        x,
+        theta,
+        par,
+    } = *inputs;
+    let Outputs {
+        out,
+        values,
+        weights,
+    } = outputs;
     if n == 0 {
         return;
     }

@@ -550,7 +550,7 @@ pub(crate) fn columns(e: &Expr) -> Result<(Option<u32>, Option<u32>), AdError> {
 mod tests {
     use super::*;
     use crate::data::DataView;
-    use crate::eval::{Outputs, Scratch, run};
+    use crate::eval::{EvalInputs, Outputs, Scratch, run};
     use crate::{Index, VarRef};
 
     fn var(k: i64) -> Expr {
@@ -582,7 +582,7 @@ mod tests {
                 values: None,
                 weights: None,
             };
-            run(p, &mut sc, &data, &x, &[], 0, 3, &mut o);
+            run(p, &mut sc, &EvalInputs::new(&data, &x, &[]), 0..3, &mut o);
         }
         assert_eq!(r[0].map(f64::to_bits), r[1].map(f64::to_bits));
         assert_eq!(r[0][3], 4.0);

@@ -164,9 +164,19 @@ fn interp<T: Scalar>(case: &Case<'_, T>) -> [Vec<f64>; 4] {
     let mut g = vec![T::zero(); case.len * p.nslots()];
     let mut gv = vec![T::zero(); case.len];
     let mut h = vec![T::zero(); case.len * p.nhess()];
-    p.eval_values(&mut ws, &data, case.x, case.theta, &mut v);
-    p.eval_gradients(&mut ws, &data, case.x, case.theta, Some(&mut gv), &mut g);
-    p.eval_hessians(&mut ws, &data, case.x, case.theta, case.weights, &mut h);
+    p.eval_values(&mut ws, &EvalInputs::new(&data, case.x, case.theta), &mut v);
+    p.eval_gradients(
+        &mut ws,
+        &EvalInputs::new(&data, case.x, case.theta),
+        Some(&mut gv),
+        &mut g,
+    );
+    p.eval_hessians(
+        &mut ws,
+        &EvalInputs::new(&data, case.x, case.theta),
+        case.weights,
+        &mut h,
+    );
     let f = |v: Vec<T>| v.into_iter().map(Scalar::to_f64).collect::<Vec<f64>>();
     [f(v), f(g), f(gv), f(h)]
 }

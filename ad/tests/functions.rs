@@ -13,17 +13,22 @@ fn evaluate(p: &Pattern<f64>, x: &[f64]) -> (f64, Vec<f64>, Vec<Vec<f64>>) {
     let data = DataView::empty(1);
     let mut ws = p.workspace();
     let mut v = [0.0];
-    p.eval_values(&mut ws, &data, x, &[], &mut v);
+    p.eval_values(&mut ws, &EvalInputs::new(&data, x, &[]), &mut v);
     let mut g = vec![0.0; p.nslots()];
     let mut v2 = [0.0];
-    p.eval_gradients(&mut ws, &data, x, &[], Some(&mut v2), &mut g);
+    p.eval_gradients(
+        &mut ws,
+        &EvalInputs::new(&data, x, &[]),
+        Some(&mut v2),
+        &mut g,
+    );
     assert_eq!(
         v[0].to_bits(),
         v2[0].to_bits(),
         "value differs between value and gradient programs"
     );
     let mut h = vec![0.0; p.nhess()];
-    p.eval_hessians(&mut ws, &data, x, &[], &[1.0], &mut h);
+    p.eval_hessians(&mut ws, &EvalInputs::new(&data, x, &[]), &[1.0], &mut h);
     let mut globals = vec![0usize; p.nslots()];
     p.slot_globals(&data, 0, &mut globals);
     let n = x.len();
@@ -333,17 +338,13 @@ fn f32_agrees_with_f64() {
     let mut g32 = vec![0.0f32; 2];
     p64.eval_gradients(
         &mut p64.workspace(),
-        &data64,
-        &[0.3, 0.8],
-        &[],
+        &EvalInputs::new(&data64, &[0.3, 0.8], &[]),
         None,
         &mut g64,
     );
     p32.eval_gradients(
         &mut p32.workspace(),
-        &data32,
-        &[0.3, 0.8],
-        &[],
+        &EvalInputs::new(&data32, &[0.3, 0.8], &[]),
         None,
         &mut g32,
     );

@@ -81,30 +81,51 @@ fn check(x: &[f64], n: usize, par: Parallelism) {
     let w_offsets: Vec<usize> = (0..exprs.len()).rev().map(|m| m * n).collect();
     let mut outs: Vec<Vec<f64>> = ends.iter().map(|&e| vec![-7.0; e]).collect();
     let mut hess = vec![-7.0; 3 + n * summed.len() + 2];
-    assert!(group.eval_values_with(&mut gws, &data, x, &[], &mut outs[0], &offsets[0], par));
-    assert!(group.eval_gradients_with(&mut gws, &data, x, &[], &mut outs[1], &offsets[1], par));
-    assert!(group.eval_hessians_with(
+    assert!(group.eval_values(
         &mut gws,
-        &data,
-        x,
-        &[],
+        &EvalInputs::new(&data, x, &[]).parallel(par),
+        &mut outs[0],
+        &offsets[0]
+    ));
+    assert!(group.eval_gradients(
+        &mut gws,
+        &EvalInputs::new(&data, x, &[]).parallel(par),
+        &mut outs[1],
+        &offsets[1]
+    ));
+    assert!(group.eval_hessians(
+        &mut gws,
+        &EvalInputs::new(&data, x, &[]).parallel(par),
         &weights,
         &w_offsets,
         &mut hess,
-        3,
-        par
+        3
     ));
     // the members' own weighted Hessians, summed in member order
     let mut want_hess: Vec<Option<f64>> = vec![None; n * summed.len()];
     for (m, p) in interp.iter().enumerate() {
         let mut ws = p.workspace();
         let mut v = vec![0.0; n];
-        p.eval_values_with(&mut ws, &data, x, &[], &mut v, par);
+        p.eval_values(
+            &mut ws,
+            &EvalInputs::new(&data, x, &[]).parallel(par),
+            &mut v,
+        );
         let mut g = vec![0.0; n * p.nslots()];
-        p.eval_gradients_with(&mut ws, &data, x, &[], None, &mut g, par);
+        p.eval_gradients(
+            &mut ws,
+            &EvalInputs::new(&data, x, &[]).parallel(par),
+            None,
+            &mut g,
+        );
         let mut h = vec![0.0; n * p.nhess()];
         let w = &weights[w_offsets[m]..w_offsets[m] + n];
-        p.eval_hessians_with(&mut ws, &data, x, &[], w, &mut h, par);
+        p.eval_hessians(
+            &mut ws,
+            &EvalInputs::new(&data, x, &[]).parallel(par),
+            w,
+            &mut h,
+        );
         for k in 0..n {
             for (s, &e) in summed.entry_of[m].iter().enumerate() {
                 let at = &mut want_hess[k * summed.len() + e as usize];
@@ -242,20 +263,63 @@ fn misfitting_arguments_write_nothing() {
     let mut out = vec![-7.0; 16];
     // overlapping members, a member past the end, the wrong number of offsets
     for offsets in [&[0, 4][..], &[0, 9], &[0]] {
-        assert!(!group.eval_values_with(&mut ws, &data, &x, &[], &mut out, offsets, seq));
+        assert!(!group.eval_values(
+            &mut ws,
+            &EvalInputs::new(&data, &x, &[]).parallel(seq),
+            &mut out,
+            offsets
+        ));
         assert!(out.iter().all(|&v| v == -7.0));
     }
     // a missing data column
     let short = DataView::new(8, &reals[..1], &ints);
-    assert!(!group.eval_values_with(&mut ws, &short, &x, &[], &mut out, &[0, 8], seq));
+    assert!(!group.eval_values(
+        &mut ws,
+        &EvalInputs::new(&short, &x, &[]).parallel(seq),
+        &mut out,
+        &[0, 8]
+    ));
     // weights outside their slice, a block past the end
     let w = [1.0; 8];
     let mut h = vec![-7.0; 8 * group.hessian().len() + 1];
-    assert!(!group.eval_hessians_with(&mut ws, &data, &x, &[], &w, &[0, 1], &mut h, 0, seq));
-    assert!(!group.eval_hessians_with(&mut ws, &data, &x, &[], &w, &[0, 0], &mut h, 2, seq));
-    assert!(!group.eval_hessians_with(&mut ws, &data, &x, &[], &w, &[0], &mut h, 0, seq));
+    assert!(!group.eval_hessians(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &w,
+        &[0, 1],
+        &mut h,
+        0
+    ));
+    assert!(!group.eval_hessians(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &w,
+        &[0, 0],
+        &mut h,
+        2
+    ));
+    assert!(!group.eval_hessians(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &w,
+        &[0],
+        &mut h,
+        0
+    ));
     assert!(h.iter().all(|&v| v == -7.0));
-    assert!(group.eval_hessians_with(&mut ws, &data, &x, &[], &w, &[0, 0], &mut h, 1, seq));
+    assert!(group.eval_hessians(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &w,
+        &[0, 0],
+        &mut h,
+        1
+    ));
     assert_eq!(h[0], -7.0);
-    assert!(group.eval_values_with(&mut ws, &data, &x, &[], &mut out, &[0, 8], seq));
+    assert!(group.eval_values(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &mut out,
+        &[0, 8]
+    ));
 }

@@ -23,15 +23,34 @@ fn outputs(
     let n = data.len;
     let mut ws = p.workspace();
     let mut v = vec![0.0; n];
-    p.eval_values_with(&mut ws, data, x, theta, &mut v, par);
+    p.eval_values(
+        &mut ws,
+        &EvalInputs::new(data, x, theta).parallel(par),
+        &mut v,
+    );
     let mut g = vec![0.0; n * p.nslots()];
     let mut gv = vec![0.0; n];
-    p.eval_gradients_with(&mut ws, data, x, theta, Some(&mut gv), &mut g, par);
+    p.eval_gradients(
+        &mut ws,
+        &EvalInputs::new(data, x, theta).parallel(par),
+        Some(&mut gv),
+        &mut g,
+    );
     let mut g2 = vec![0.0; n * p.nslots()];
-    p.eval_gradients_with(&mut ws, data, x, theta, None, &mut g2, par);
+    p.eval_gradients(
+        &mut ws,
+        &EvalInputs::new(data, x, theta).parallel(par),
+        None,
+        &mut g2,
+    );
     let w: Vec<f64> = (0..n).map(|k| 0.5 + k as f64 * 0.25).collect();
     let mut h = vec![0.0; n * p.nhess()];
-    p.eval_hessians_with(&mut ws, data, x, theta, &w, &mut h, par);
+    p.eval_hessians(
+        &mut ws,
+        &EvalInputs::new(data, x, theta).parallel(par),
+        &w,
+        &mut h,
+    );
     vec![v, gv, g, g2, h]
 }
 
@@ -302,13 +321,10 @@ fn very_long_programs_use_the_interpreter() {
     assert_eq!(long.set_evaluator(Evaluator::Jit), Evaluator::Interp);
     let data = DataView::empty(1);
     let mut v = [0.0];
-    long.eval_values_with(
+    long.eval_values(
         &mut long.workspace(),
-        &data,
-        &[0.5],
-        &[],
+        &EvalInputs::new(&data, &[0.5], &[]),
         &mut v,
-        Parallelism::Sequential,
     );
     let want = (0..400).fold(0.5f64, |x, _| x.sin());
     assert!((v[0] - want).abs() < 1e-14, "{} vs {want}", v[0]);
@@ -328,10 +344,18 @@ fn panicking_user_function_gives_nan() {
     let mut v = [0.0];
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
-    p.eval_values(&mut ws, &DataView::empty(1), &[2.0], &[], &mut v);
+    p.eval_values(
+        &mut ws,
+        &EvalInputs::new(&DataView::empty(1), &[2.0], &[]),
+        &mut v,
+    );
     std::panic::set_hook(hook);
     assert!(v[0].is_nan());
-    p.eval_values(&mut ws, &DataView::empty(1), &[0.5], &[], &mut v);
+    p.eval_values(
+        &mut ws,
+        &EvalInputs::new(&DataView::empty(1), &[0.5], &[]),
+        &mut v,
+    );
     assert_eq!(v[0], 0.5);
 }
 
@@ -432,10 +456,19 @@ fn objective_sum_and_gradient_scatter_bitwise() {
     let seq = Parallelism::Sequential;
     // reference: values and gradients through the interpreter, folded in point order
     let mut v = vec![0.0; n];
-    interp.eval_values_with(&mut ws, &data, &x, &[], &mut v, seq);
+    interp.eval_values(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &mut v,
+    );
     let want_total = v.iter().fold(0.5, |a, &b| a + b);
     let mut gr = vec![0.0; n * ns];
-    interp.eval_gradients_with(&mut ws, &data, &x, &[], None, &mut gr, seq);
+    interp.eval_gradients(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        None,
+        &mut gr,
+    );
     // positions: mostly the slot's own, some repeated, one past the end of g
     let glen = 310;
     let globals: Vec<usize> = (0..n * ns)
@@ -453,24 +486,55 @@ fn objective_sum_and_gradient_scatter_bitwise() {
         }
     }
     let mut total = 0.5;
-    assert!(jit.eval_value_sum(&mut ws, &data, &x, &[], &mut total, seq));
+    assert!(jit.eval_value_sum(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &mut total
+    ));
     assert_eq!(total.to_bits(), want_total.to_bits());
-    assert!(jit.eval_gradient_scatter(&mut ws, &data, &x, &[], &globals, &mut got_g, seq));
+    assert!(jit.eval_gradient_scatter(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &globals,
+        &mut got_g
+    ));
     for (k, (a, b)) in got_g.iter().zip(&want_g).enumerate() {
         assert_eq!(a.to_bits(), b.to_bits(), "g[{k}]: {a:e} vs {b:e}");
     }
     // the interpreter, threads or too few positions: declined, outputs untouched
     let mut t = 0.5;
-    assert!(!interp.eval_value_sum(&mut ws, &data, &x, &[], &mut t, seq));
-    assert!(!interp.eval_gradient_scatter(&mut ws, &data, &x, &[], &globals, &mut got_g, seq));
+    assert!(!interp.eval_value_sum(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &mut t
+    ));
+    assert!(!interp.eval_gradient_scatter(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &globals,
+        &mut got_g
+    ));
     let par = Parallelism::rayon_batches(1);
     let mut ws4 = jit.workspace_for_tasks(4);
-    assert!(!jit.eval_value_sum(&mut ws4, &data, &x, &[], &mut t, par));
-    assert!(!jit.eval_gradient_scatter(&mut ws, &data, &x, &[], &globals[..10], &mut got_g, seq));
+    assert!(!jit.eval_value_sum(
+        &mut ws4,
+        &EvalInputs::new(&data, &x, &[]).parallel(par),
+        &mut t
+    ));
+    assert!(!jit.eval_gradient_scatter(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &globals[..10],
+        &mut got_g
+    ));
     assert_eq!(t, 0.5);
     // a pattern compiled without the objective kernels declines too
     let plain = Pattern::<f64>::compile_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
-    assert!(!plain.eval_value_sum(&mut ws, &data, &x, &[], &mut t, seq));
+    assert!(!plain.eval_value_sum(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &mut t
+    ));
 }
 
 /// The augmentation kernel (values added into rows at given positions) against the
@@ -497,7 +561,11 @@ fn augmentation_value_scatter_bitwise() {
     let mut ws = jit.workspace();
     let seq = Parallelism::Sequential;
     let mut v = vec![0.0; n];
-    interp.eval_values_with(&mut ws, &data, &x, &[], &mut v, seq);
+    interp.eval_values(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &mut v,
+    );
     let len = 40;
     let rows: Vec<usize> = (0..n)
         .map(|k| if k == 9 { len + 2 } else { (k * 5) % len })
@@ -509,24 +577,58 @@ fn augmentation_value_scatter_bitwise() {
             want[r] += val;
         }
     }
-    assert!(jit.eval_value_scatter(&mut ws, &data, &x, &[], &rows, &mut got, seq));
+    assert!(jit.eval_value_scatter(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &rows,
+        &mut got
+    ));
     for (k, (a, b)) in got.iter().zip(&want).enumerate() {
         assert_eq!(a.to_bits(), b.to_bits(), "row {k}: {a:e} vs {b:e}");
     }
     let before = got.clone();
-    assert!(!interp.eval_value_scatter(&mut ws, &data, &x, &[], &rows, &mut got, seq));
+    assert!(!interp.eval_value_scatter(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &rows,
+        &mut got
+    ));
     let par = Parallelism::rayon_batches(1);
     let mut ws4 = jit.workspace_for_tasks(4);
-    assert!(!jit.eval_value_scatter(&mut ws4, &data, &x, &[], &rows, &mut got, par));
-    assert!(!jit.eval_value_scatter(&mut ws, &data, &x, &[], &rows[..10], &mut got, seq));
+    assert!(!jit.eval_value_scatter(
+        &mut ws4,
+        &EvalInputs::new(&data, &x, &[]).parallel(par),
+        &rows,
+        &mut got
+    ));
+    assert!(!jit.eval_value_scatter(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &rows[..10],
+        &mut got
+    ));
     let plain = Pattern::<f64>::compile_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
-    assert!(!plain.eval_value_scatter(&mut ws, &data, &x, &[], &rows, &mut got, seq));
+    assert!(!plain.eval_value_scatter(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &rows,
+        &mut got
+    ));
     // an objective pattern's summing kernel is not taken for a scatter, nor the reverse
     let objective =
         Pattern::<f64>::compile_objective_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
-    assert!(!objective.eval_value_scatter(&mut ws, &data, &x, &[], &rows, &mut got, seq));
+    assert!(!objective.eval_value_scatter(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &rows,
+        &mut got
+    ));
     let mut total = 0.0;
-    assert!(!jit.eval_value_sum(&mut ws, &data, &x, &[], &mut total, seq));
+    assert!(!jit.eval_value_sum(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &mut total
+    ));
     assert_eq!(total, 0.0);
     assert_eq!(got, before);
 }
@@ -561,7 +663,7 @@ fn negated_hessian_outputs_weigh_bitwise() {
     for p in [&jit, &interp] {
         let mut ws = p.workspace();
         let mut h = vec![0.0; n * p.nhess()];
-        p.eval_hessians_with(&mut ws, &data, &x, &[], &w, &mut h, Parallelism::Sequential);
+        p.eval_hessians(&mut ws, &EvalInputs::new(&data, &x, &[]), &w, &mut h);
         hs.push(h);
     }
     for (i, (&u, &v)) in hs[0].iter().zip(&hs[1]).enumerate() {
@@ -601,7 +703,7 @@ fn moved_negations_keep_the_bits() {
             let p = Pattern::<f64>::compile_for(e, SecondOrder::default(), evaluator).unwrap();
             let mut ws = p.workspace();
             let mut v = vec![0.0; n];
-            p.eval_values_with(&mut ws, &data, &x, &[], &mut v, Parallelism::Sequential);
+            p.eval_values(&mut ws, &EvalInputs::new(&data, &x, &[]), &mut v);
             for (k, &got) in v.iter().enumerate() {
                 let want = f(x[k], x[n + k]);
                 assert!(

@@ -65,9 +65,14 @@ fn eval(p: &Pattern<f64>, x: &[f64]) -> Eval {
     let mut ws = p.workspace();
     let mut g = vec![0.0; p.nslots()];
     let mut v = [0.0];
-    p.eval_gradients(&mut ws, &data, x, &[], Some(&mut v), &mut g);
+    p.eval_gradients(
+        &mut ws,
+        &EvalInputs::new(&data, x, &[]),
+        Some(&mut v),
+        &mut g,
+    );
     let mut h = vec![0.0; p.nhess()];
-    p.eval_hessians(&mut ws, &data, x, &[], &[1.0], &mut h);
+    p.eval_hessians(&mut ws, &EvalInputs::new(&data, x, &[]), &[1.0], &mut h);
     let mut glob = vec![0usize; p.nslots()];
     p.slot_globals(&data, 0, &mut glob);
     let mut gd = vec![0.0; NV];
@@ -133,7 +138,7 @@ proptest! {
                 y[j] = t;
                 let data = DataView::empty(1);
                 let mut v = [0.0];
-                p.eval_values(&mut p.workspace(), &data, &y, &[], &mut v);
+                p.eval_values(&mut p.workspace(), &EvalInputs::new(&data, &y, &[]), &mut v);
                 v[0]
             };
             let m = matches_fd(&fj, x[j], g[j]);

@@ -55,13 +55,27 @@ fn check(par: Parallelism) {
     let mut ws = p.workspace();
     let m = n - 1;
     let mut v = vec![0.0; m];
-    p.eval_values_with(&mut ws, &data, &x, &[], &mut v, par);
+    p.eval_values(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(par),
+        &mut v,
+    );
     let mut g = vec![0.0; 2 * m];
     let mut v2 = vec![0.0; m];
-    p.eval_gradients_with(&mut ws, &data, &x, &[], Some(&mut v2), &mut g, par);
+    p.eval_gradients(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(par),
+        Some(&mut v2),
+        &mut g,
+    );
     let w: Vec<f64> = (0..m).map(|k| 1.0 + k as f64 * 0.5).collect();
     let mut h = vec![0.0; 3 * m];
-    p.eval_hessians_with(&mut ws, &data, &x, &[], &w, &mut h, par);
+    p.eval_hessians(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &[]).parallel(par),
+        &w,
+        &mut h,
+    );
     for k in 0..m {
         let (a, b) = (x[k], x[k + 1]);
         let f = 100.0 * (a * a - b).powi(2) + (a - 1.0).powi(2);
@@ -115,9 +129,23 @@ fn parallel_equals_sequential_bitwise() {
         let mut gv = vec![0.0; n];
         let mut g = vec![0.0; 2 * n];
         let mut h = vec![0.0; 3 * n];
-        p.eval_values_with(&mut ws, &data, &x, &[], &mut v, par);
-        p.eval_gradients_with(&mut ws, &data, &x, &[], Some(&mut gv), &mut g, par);
-        p.eval_hessians_with(&mut ws, &data, &x, &[], &w, &mut h, par);
+        p.eval_values(
+            &mut ws,
+            &EvalInputs::new(&data, &x, &[]).parallel(par),
+            &mut v,
+        );
+        p.eval_gradients(
+            &mut ws,
+            &EvalInputs::new(&data, &x, &[]).parallel(par),
+            Some(&mut gv),
+            &mut g,
+        );
+        p.eval_hessians(
+            &mut ws,
+            &EvalInputs::new(&data, &x, &[]).parallel(par),
+            &w,
+            &mut h,
+        );
         (v, gv, g, h)
     };
     let seq = run(Parallelism::Sequential, 1);

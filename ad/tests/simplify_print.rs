@@ -246,7 +246,11 @@ fn common_subexpressions_are_computed_once() {
     assert_eq!(v.nodes, 6);
     let data = DataView::empty(1);
     let mut out = [0.0];
-    p.eval_values(&mut p.workspace(), &data, &[0.5, 0.7], &[], &mut out);
+    p.eval_values(
+        &mut p.workspace(),
+        &EvalInputs::new(&data, &[0.5, 0.7], &[]),
+        &mut out,
+    );
     let t = (0.35f64).sin();
     assert_eq!(out[0], t + t * t);
 }
@@ -269,9 +273,14 @@ fn parameters_and_data() {
     let mut g = [0.0; 2];
     let mut h = [0.0; 2];
     let mut ws = p.workspace();
-    p.eval_values(&mut ws, &data, &x0, &theta, &mut v);
-    p.eval_gradients(&mut ws, &data, &x0, &theta, None, &mut g);
-    p.eval_hessians(&mut ws, &data, &x0, &theta, &[1.0, 0.5], &mut h);
+    p.eval_values(&mut ws, &EvalInputs::new(&data, &x0, &theta), &mut v);
+    p.eval_gradients(&mut ws, &EvalInputs::new(&data, &x0, &theta), None, &mut g);
+    p.eval_hessians(
+        &mut ws,
+        &EvalInputs::new(&data, &x0, &theta),
+        &[1.0, 0.5],
+        &mut h,
+    );
     assert_eq!(v, [2.0 * 2.25 + 20.0 * 1.5, 3.0 * 4.0 + 10.0 * -2.0 + 1.0]);
     assert_eq!(g, [2.0 * 2.0 * 1.5 + 20.0, 2.0 * 3.0 * -2.0 + 10.0]);
     assert_eq!(h, [4.0, 3.0]);
@@ -289,7 +298,7 @@ fn parameters_and_data() {
         })
     ));
     // out-of-range positions read NaN instead of panicking
-    p.eval_values(&mut ws, &data, &x0[..1], &theta, &mut v);
+    p.eval_values(&mut ws, &EvalInputs::new(&data, &x0[..1], &theta), &mut v);
     assert!(v[1].is_nan());
 }
 
@@ -314,8 +323,18 @@ fn second_order_modes_agree() {
     let x = [0.3, -0.8, 0.45];
     let mut h1 = vec![0.0; p1.nhess()];
     let mut h2 = vec![0.0; p2.nhess()];
-    p1.eval_hessians(&mut p1.workspace(), &data, &x, &[], &[1.0], &mut h1);
-    p2.eval_hessians(&mut p2.workspace(), &data, &x, &[], &[1.0], &mut h2);
+    p1.eval_hessians(
+        &mut p1.workspace(),
+        &EvalInputs::new(&data, &x, &[]),
+        &[1.0],
+        &mut h1,
+    );
+    p2.eval_hessians(
+        &mut p2.workspace(),
+        &EvalInputs::new(&data, &x, &[]),
+        &[1.0],
+        &mut h2,
+    );
     for (u, v) in h1.iter().zip(&h2) {
         assert!((u - v).abs() <= 1e-14 * (1.0 + u.abs()), "{u} vs {v}");
     }
@@ -334,27 +353,26 @@ fn degenerate_patterns() {
         let data = DataView::empty(300);
         let mut ws = p.workspace();
         let mut v = vec![0.0; 300];
-        p.eval_values_with(
+        p.eval_values(
             &mut ws,
-            &data,
-            &[],
-            &[0.0, 0.5],
+            &EvalInputs::new(&data, &[], &[0.0, 0.5]).parallel(Parallelism::rayon_batches(1)),
             &mut v,
-            Parallelism::rayon_batches(1),
         );
         assert!(v.iter().all(|&a| a == want));
         let mut v2 = vec![0.0; 300];
-        p.eval_gradients_with(
+        p.eval_gradients(
             &mut ws,
-            &data,
-            &[],
-            &[0.0, 0.5],
+            &EvalInputs::new(&data, &[], &[0.0, 0.5]).parallel(Parallelism::rayon_batches(1)),
             Some(&mut v2),
             &mut [],
-            Parallelism::rayon_batches(1),
         );
         assert_eq!(v, v2);
-        p.eval_hessians(&mut ws, &data, &[], &[0.0, 0.5], &[1.0; 300], &mut []);
+        p.eval_hessians(
+            &mut ws,
+            &EvalInputs::new(&data, &[], &[0.0, 0.5]),
+            &[1.0; 300],
+            &mut [],
+        );
     }
 }
 

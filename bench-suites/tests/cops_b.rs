@@ -261,18 +261,16 @@ mod solve {
     }
 }
 
-/// COPS through the harness registry (`register_modeling_layer`): selection by size class
+/// COPS through the harness registry (`cops::register`): selection by size class
 /// and by `NAME:SIZE`, reference objectives and builds.
 mod registry_wiring {
     use simdnlp_bench::cops;
-    use simdnlp_bench::harness::registry::{
-        ModelSourceSel, Registry, SizeClass, Suite, register_modeling_layer,
-    };
+    use simdnlp_bench::harness::registry::{ModelSourceSel, Registry, SizeClass, Suite};
 
     #[test]
     fn selects_and_builds_cops_instances() {
         let mut r = Registry::new();
-        register_modeling_layer(&mut r);
+        cops::register(&mut r);
         let small = r
             .select(Suite::Cops, &[SizeClass::Small], &[], ModelSourceSel::Cpu)
             .unwrap();

@@ -127,18 +127,22 @@ fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }
 
-/// Analyze once, factorize and solve `reps` times; prints one line.
-#[allow(clippy::too_many_arguments)]
-fn run(
-    label: &str,
-    par_label: &str,
-    solver: &mut dyn Fill,
+/// A symmetric matrix by its lower triangle in CSC form (`n` columns).
+struct LowerCsc<'a> {
     n: usize,
-    col_ptr: &[usize],
-    row_idx: &[usize],
-    vals: &[f64],
-    reps: usize,
-) {
+    col_ptr: &'a [usize],
+    row_idx: &'a [usize],
+    vals: &'a [f64],
+}
+
+/// Analyze `matrix` once, factorize and solve `reps` times; prints one line.
+fn run(label: &str, par_label: &str, solver: &mut dyn Fill, matrix: LowerCsc<'_>, reps: usize) {
+    let LowerCsc {
+        n,
+        col_ptr,
+        row_idx,
+        vals,
+    } = matrix;
     let t = Instant::now();
     solver.analyze(n, col_ptr, row_idx).expect("analyze");
     let t_an = ms(t);
@@ -248,30 +252,36 @@ fn main() {
             "LLT condensed",
             par_label,
             &mut FaerLlt::new(par),
-            n,
-            cond.col_ptr(),
-            cond.row_idx(),
-            &k_vals,
+            LowerCsc {
+                n,
+                col_ptr: cond.col_ptr(),
+                row_idx: cond.row_idx(),
+                vals: &k_vals,
+            },
             reps,
         );
         run(
             "LDLT kkt",
             par_label,
             &mut FaerLdlt::new(par),
-            n + m,
-            asm.col_ptr(),
-            asm.row_idx(),
-            &kkt_vals,
+            LowerCsc {
+                n: n + m,
+                col_ptr: asm.col_ptr(),
+                row_idx: asm.row_idx(),
+                vals: &kkt_vals,
+            },
             reps,
         );
         run(
             "LBLT kkt",
             par_label,
             &mut FaerLblt::new(par),
-            n + m,
-            asm.col_ptr(),
-            asm.row_idx(),
-            &kkt_vals,
+            LowerCsc {
+                n: n + m,
+                col_ptr: asm.col_ptr(),
+                row_idx: asm.row_idx(),
+                vals: &kkt_vals,
+            },
             reps,
         );
         for (label, ord) in [
@@ -287,7 +297,18 @@ fn main() {
             let mut ldlt = FaerLdlt::new(par);
             ldlt.set_ordering(ord);
             let (cp, ri) = (asm.col_ptr(), asm.row_idx());
-            run(label, par_label, &mut ldlt, n + m, cp, ri, &kkt0_vals, reps);
+            run(
+                label,
+                par_label,
+                &mut ldlt,
+                LowerCsc {
+                    n: n + m,
+                    col_ptr: cp,
+                    row_idx: ri,
+                    vals: &kkt0_vals,
+                },
+                reps,
+            );
         }
         let mut lblt = FaerLblt::new(par);
         lblt.set_ordering(FillOrdering::KktMatched { n_primal: n });
@@ -296,10 +317,12 @@ fn main() {
             "LBLT kkt dc=0 matched",
             par_label,
             &mut lblt,
-            n + m,
-            cp,
-            ri,
-            &kkt0_vals,
+            LowerCsc {
+                n: n + m,
+                col_ptr: cp,
+                row_idx: ri,
+                vals: &kkt0_vals,
+            },
             reps,
         );
     }

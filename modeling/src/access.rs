@@ -90,7 +90,6 @@ impl<T: Scalar> Model<T> {
         Self::shaped::<D>(core, what, &flat[r])
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn set_bound(
         core: &BlockCore,
         r: Range<usize>,

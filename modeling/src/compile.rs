@@ -43,22 +43,32 @@ fn point_desc<T: Scalar>(cols: &Columns<T>, k: usize) -> String {
     }
 }
 
+/// One side (lower or upper) of a block's bounds: the values the user gave, if any, and
+/// the bound of every entry they did not give.
+struct BoundSide<'a> {
+    given: Option<&'a Values>,
+    default: f64,
+}
+
+impl BoundSide<'_> {
+    /// The bound of entry `k`.
+    fn get(&self, k: usize) -> f64 {
+        self.given.map_or(self.default, |v| v.get(k))
+    }
+}
+
 /// Fills `lo`/`hi` (and checks them) from a block's attributes.
-#[allow(clippy::too_many_arguments)]
 fn fill_bounds<T: Scalar>(
     core: &BlockCore,
     what: &'static str,
-    lower: Option<&Values>,
-    upper: Option<&Values>,
-    dlo: f64,
-    dhi: f64,
+    (lower, upper): (BoundSide<'_>, BoundSide<'_>),
     lo: &mut [T],
     hi: &mut [T],
 ) -> Result<(), ModelError> {
     let name = core.name();
     for k in 0..lo.len() {
-        let l = lower.map_or(dlo, |v| v.get(k));
-        let u = upper.map_or(dhi, |v| v.get(k));
+        let l = lower.get(k);
+        let u = upper.get(k);
         for (val, w) in [(l, "lower bound"), (u, "upper bound")] {
             if val.is_nan() {
                 return Err(ModelError::NotANumber {
@@ -358,10 +368,16 @@ pub(crate) fn build<T: Scalar>(b: Declarations<T>) -> Result<Model<T>, ModelErro
         fill_bounds(
             v,
             "variable",
-            lower.as_ref(),
-            upper.as_ref(),
-            f64::NEG_INFINITY,
-            f64::INFINITY,
+            (
+                BoundSide {
+                    given: lower.as_ref(),
+                    default: f64::NEG_INFINITY,
+                },
+                BoundSide {
+                    given: upper.as_ref(),
+                    default: f64::INFINITY,
+                },
+            ),
             &mut meta.lvar[r.clone()],
             &mut meta.uvar[r.clone()],
         )?;
@@ -384,10 +400,16 @@ pub(crate) fn build<T: Scalar>(b: Declarations<T>) -> Result<Model<T>, ModelErro
         fill_bounds(
             c,
             "constraint",
-            lower.as_ref(),
-            upper.as_ref(),
-            dlo,
-            dhi,
+            (
+                BoundSide {
+                    given: lower.as_ref(),
+                    default: dlo,
+                },
+                BoundSide {
+                    given: upper.as_ref(),
+                    default: dhi,
+                },
+            ),
             &mut meta.lcon[r.clone()],
             &mut meta.ucon[r.clone()],
         )?;

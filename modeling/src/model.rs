@@ -36,7 +36,9 @@ use crate::block::{BlockCore, BlockKind, ExprDecl, lock};
 use crate::data::Columns;
 use crate::error::ModelError;
 use crate::nlp::{BlockPosition, NlpMeta, NlpModel};
-use simdnlp_ad::{DataView, Expr, Index, Namer, Pattern, PatternGroup, Scalar, Workspace};
+use simdnlp_ad::{
+    DataView, EvalInputs, Expr, Index, Namer, Pattern, PatternGroup, Scalar, Workspace,
+};
 use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, Ordering};
@@ -515,6 +517,32 @@ impl<T: Scalar> Model<T> {
         }
     }
 
+    /// Evaluates the Jacobian at `x` and calls `visit(row, columns, values)` once per data
+    /// point of every constraint pattern, in layout order: the point's row, the `x`
+    /// positions of its first-order slots and the Jacobian values at them.
+    fn visit_jacobian_points(&self, x: &[T], mut visit: impl FnMut(usize, &[usize], &[T])) {
+        self.with_scratch(|s| {
+            let mut jac = std::mem::take(&mut s.jac);
+            self.jac_into(s, x, &mut jac);
+            for &p in &self.con_pats {
+                let cp = &self.pats[p];
+                if cp.nslots == 0 {
+                    continue;
+                }
+                let values = &jac[cp.jac_off..cp.jac_off + cp.len() * cp.nslots];
+                for (k, (columns, point_values)) in cp
+                    .globals
+                    .chunks_exact(cp.nslots)
+                    .zip(values.chunks_exact(cp.nslots))
+                    .enumerate()
+                {
+                    visit(cp.row(k), columns, point_values);
+                }
+            }
+            s.jac = jac;
+        })
+    }
+
     /// The parameter vector `θ` (all parameter blocks, flat).
     pub fn theta(&self) -> &[T] {
         &self.theta
@@ -523,24 +551,35 @@ impl<T: Scalar> Model<T> {
     fn ev_values(&self, p: usize, ws: &mut Workspace<T>, x: &[T], out: &mut [T]) {
         let cp = &self.pats[p];
         cp.with_view(|v| {
-            cp.pattern
-                .eval_values_with(ws, v, x, &self.theta, out, self.par)
+            cp.pattern.eval_values(
+                ws,
+                &EvalInputs::new(v, x, &self.theta).parallel(self.par),
+                out,
+            )
         });
     }
 
     fn ev_grads(&self, p: usize, ws: &mut Workspace<T>, x: &[T], out: &mut [T]) {
         let cp = &self.pats[p];
         cp.with_view(|v| {
-            cp.pattern
-                .eval_gradients_with(ws, v, x, &self.theta, None, out, self.par)
+            cp.pattern.eval_gradients(
+                ws,
+                &EvalInputs::new(v, x, &self.theta).parallel(self.par),
+                None,
+                out,
+            )
         });
     }
 
     fn ev_hess(&self, p: usize, ws: &mut Workspace<T>, x: &[T], w: &[T], out: &mut [T]) {
         let cp = &self.pats[p];
         cp.with_view(|v| {
-            cp.pattern
-                .eval_hessians_with(ws, v, x, &self.theta, w, out, self.par)
+            cp.pattern.eval_hessians(
+                ws,
+                &EvalInputs::new(v, x, &self.theta).parallel(self.par),
+                w,
+                out,
+            )
         });
     }
 
@@ -554,7 +593,14 @@ impl<T: Scalar> Model<T> {
             let group = &self.groups[g];
             let fused = self.with_group(g, s, |code, ws, v| {
                 let rows = &group.rows;
-                code.eval_hessians_with(ws, v, x, &self.theta, y, rows, out, 0, self.par)
+                code.eval_hessians(
+                    ws,
+                    &EvalInputs::new(v, x, &self.theta).parallel(self.par),
+                    y,
+                    rows,
+                    out,
+                    0,
+                )
             });
             if fused {
                 continue;
@@ -613,7 +659,12 @@ impl<T: Scalar> Model<T> {
     fn jac_into(&self, s: &mut Scratch<T>, x: &[T], vals: &mut [T]) {
         for (g, group) in self.groups.iter().enumerate() {
             let done = self.with_group(g, s, |code, ws, v| {
-                code.eval_gradients_with(ws, v, x, &self.theta, vals, &group.jac, self.par)
+                code.eval_gradients(
+                    ws,
+                    &EvalInputs::new(v, x, &self.theta).parallel(self.par),
+                    vals,
+                    &group.jac,
+                )
             });
             if !done && group.code.is_some() {
                 for &p in &group.members {
@@ -672,8 +723,11 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
                 let cp = &self.pats[p];
                 let ws = &mut s.ws[p];
                 let summed = cp.with_view(|v| {
-                    cp.pattern
-                        .eval_value_sum(ws, v, x, &self.theta, &mut f, self.par)
+                    cp.pattern.eval_value_sum(
+                        ws,
+                        &EvalInputs::new(v, x, &self.theta).parallel(self.par),
+                        &mut f,
+                    )
                 });
                 if !summed {
                     let n = cp.len();
@@ -694,12 +748,9 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
                 let scattered = cp.with_view(|v| {
                     cp.pattern.eval_gradient_scatter(
                         ws,
-                        v,
-                        x,
-                        &self.theta,
+                        &EvalInputs::new(v, x, &self.theta).parallel(self.par),
                         &cp.globals,
                         g,
-                        self.par,
                     )
                 });
                 if !scattered {
@@ -717,7 +768,12 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
         self.with_scratch(|s| {
             for (g, group) in self.groups.iter().enumerate() {
                 let done = self.with_group(g, s, |code, ws, v| {
-                    code.eval_values_with(ws, v, x, &self.theta, c, &group.rows, self.par)
+                    code.eval_values(
+                        ws,
+                        &EvalInputs::new(v, x, &self.theta).parallel(self.par),
+                        c,
+                        &group.rows,
+                    )
                 });
                 if !done && group.code.is_some() {
                     for (&p, &row0) in group.members.iter().zip(&group.rows) {
@@ -742,8 +798,12 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
                 };
                 let ws = &mut s.ws[p];
                 let scattered = cp.with_view(|v| {
-                    cp.pattern
-                        .eval_value_scatter(ws, v, x, &self.theta, rows, c, self.par)
+                    cp.pattern.eval_value_scatter(
+                        ws,
+                        &EvalInputs::new(v, x, &self.theta).parallel(self.par),
+                        rows,
+                        c,
+                    )
                 });
                 if !scattered {
                     let n = cp.len();
@@ -786,57 +846,22 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
 
     fn jprod(&self, x: &[T], v: &[T], jv: &mut [T]) {
         jv.iter_mut().for_each(|e| *e = T::zero());
-        self.with_scratch(|s| {
-            let mut jac = std::mem::take(&mut s.jac);
-            self.jac_into(s, x, &mut jac);
-            for &p in &self.con_pats {
-                let cp = &self.pats[p];
-                if cp.nslots == 0 {
-                    continue;
-                }
-                let vals = &jac[cp.jac_off..cp.jac_off + cp.len() * cp.nslots];
-                for (k, (g, jv_k)) in cp
-                    .globals
-                    .chunks_exact(cp.nslots)
-                    .zip(vals.chunks_exact(cp.nslots))
-                    .enumerate()
-                {
-                    let mut acc = T::zero();
-                    for (&gi, &val) in g.iter().zip(jv_k) {
-                        acc = acc + val * v[gi];
-                    }
-                    let r = cp.row(k);
-                    jv[r] = jv[r] + acc;
-                }
+        self.visit_jacobian_points(x, |row, columns, values| {
+            let mut acc = T::zero();
+            for (&column, &value) in columns.iter().zip(values) {
+                acc = acc + value * v[column];
             }
-            s.jac = jac;
+            jv[row] = jv[row] + acc;
         })
     }
 
     fn jtprod(&self, x: &[T], v: &[T], jtv: &mut [T]) {
         jtv.iter_mut().for_each(|e| *e = T::zero());
-        self.with_scratch(|s| {
-            let mut jac = std::mem::take(&mut s.jac);
-            self.jac_into(s, x, &mut jac);
-            for &p in &self.con_pats {
-                let cp = &self.pats[p];
-                if cp.nslots == 0 {
-                    continue;
-                }
-                let vals = &jac[cp.jac_off..cp.jac_off + cp.len() * cp.nslots];
-                for (k, (g, jv_k)) in cp
-                    .globals
-                    .chunks_exact(cp.nslots)
-                    .zip(vals.chunks_exact(cp.nslots))
-                    .enumerate()
-                {
-                    let vr = v[cp.row(k)];
-                    for (&gi, &val) in g.iter().zip(jv_k) {
-                        jtv[gi] = jtv[gi] + val * vr;
-                    }
-                }
+        self.visit_jacobian_points(x, |row, columns, values| {
+            let weight = v[row];
+            for (&column, &value) in columns.iter().zip(values) {
+                jtv[column] = jtv[column] + value * weight;
             }
-            s.jac = jac;
         })
     }
 

@@ -520,17 +520,7 @@ impl Run<'_, '_> {
         cache: &mut Option<Cache<B>>,
         make: impl FnOnce(Arc<D>, &dyn DeviceNlp<D>, &Layout) -> Result<B, SolverError>,
     ) -> Result<SolveResult, SolverError> {
-        solve_impl(
-            device,
-            self.user_model,
-            evaluator,
-            self.o,
-            cache,
-            make,
-            self.warm,
-            self.analyses,
-            self.hooks.take(),
-        )
+        solve_impl(self, device, evaluator, cache, make)
     }
 }
 
@@ -654,20 +644,19 @@ fn scaling(model: &dyn NlpModel, x: &[f64], o: &Options) -> (f64, Vec<f64>) {
     (sf, dc)
 }
 
-/// One solve on `device`: `user_model` is the user's model on the host (setup, results),
-/// `user_evaluator` the same model evaluated on the device's vectors (the iterations).
-#[allow(clippy::too_many_arguments)]
+/// One solve of `run` on `device`: `run.user_model` is the user's model on the host (setup,
+/// results), `user_evaluator` the same model evaluated on the device's vectors (the
+/// iterations); the backend is `cache`'s when it fits, else made by `make_backend`.
 fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::Index>>(
+    run: &mut Run<'_, '_>,
     device: &Arc<D>,
-    user_model: &dyn NlpModel,
     user_evaluator: &dyn DeviceNlp<D>,
-    o: &Options,
     cache: &mut Option<Cache<B>>,
     make_backend: impl FnOnce(Arc<D>, &dyn DeviceNlp<D>, &Layout) -> Result<B, SolverError>,
-    warm: Option<&WarmPoint>,
-    analyses: &mut usize,
-    hooks: Option<&mut Hooks<'_>>,
 ) -> Result<SolveResult, SolverError> {
+    let (user_model, o, warm) = (run.user_model, run.o, run.warm);
+    let analyses = &mut *run.analyses;
+    let hooks = run.hooks.take();
     let t_start = Instant::now();
     // the log goes to stderr when the program installed no tracing subscriber
     let _log = crate::stderr_log::fallback(o.print_level);
@@ -878,7 +867,7 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
     let iterations = ipm.iter;
     let restorations = ipm.restorations;
     let mu = ipm.mu;
-    let (dual_inf, _) = (ipm.dual_inf_u, ipm.compl_u);
+    let dual_inf = ipm.dual_inf_u;
     let mut counts = ipm.resto_counts;
     counts.analyses = usize::from(!reuse) + ipm.resto_backends;
     let rt = ipm.resto_times;

@@ -23,10 +23,8 @@ fn unbounded_problem_diverges() {
     let m = AdModel::new(
         "unbounded",
         [1.0, 1.0],
-        [0.0, 0.0],
-        [INF, INF],
-        vec![0.0],
-        vec![0.0],
+        Bounds([0.0, 0.0], [INF, INF]),
+        Bounds(vec![0.0], vec![0.0]),
         |x| -x[0] - x[1],
         |x, c| c.push(x[0] - x[1]),
     );
@@ -41,10 +39,8 @@ fn rank_deficient_equalities_are_solved() {
     let m = AdModel::new(
         "duplicated rows",
         [0.0; 3],
-        [-INF; 3],
-        [INF; 3],
-        vec![1.0, 1.0, 2.0],
-        vec![1.0, 1.0, 2.0],
+        Bounds([-INF; 3], [INF; 3]),
+        Bounds(vec![1.0, 1.0, 2.0], vec![1.0, 1.0, 2.0]),
         |x| (x[0] - 1.0).sq() + (x[1] - 2.0).sq() + x[2].sq(),
         |x, c| {
             c.push(x[0] + x[1] + x[2]);
@@ -85,10 +81,8 @@ fn nonconvex_problem_uses_inertia_correction() {
     let m = AdModel::new(
         "double well",
         [0.1, 0.0],
-        [-INF; 2],
-        [INF; 2],
-        vec![-5.0],
-        vec![INF],
+        Bounds([-INF; 2], [INF; 2]),
+        Bounds(vec![-5.0], vec![INF]),
         |x| (x[0].sq() - 1.0).sq() + (x[1] - 0.5).sq(),
         |x, c| c.push(x[0] + x[1]),
     );
@@ -125,10 +119,8 @@ fn maximization_applies_the_sign() {
     let mut m = AdModel::new(
         "max",
         [0.0, 0.0],
-        [-INF; 2],
-        [INF; 2],
-        vec![-INF],
-        vec![1.0],
+        Bounds([-INF; 2], [INF; 2]),
+        Bounds(vec![-INF], vec![1.0]),
         |x| -(x[0] - 1.0).sq() - (x[1] - 2.0).sq(),
         |x, c| c.push(x[0] + x[1]),
     );
@@ -150,10 +142,8 @@ fn fixed_variables_and_free_rows() {
     let m = AdModel::new(
         "fixed",
         [0.0, 0.0, 0.5],
-        [-INF, -INF, 0.5],
-        [INF, INF, 0.5],
-        vec![-INF, -1.0],
-        vec![INF, 1.0],
+        Bounds([-INF, -INF, 0.5], [INF, INF, 0.5]),
+        Bounds(vec![-INF, -1.0], vec![INF, 1.0]),
         |x| (x[0] - 3.0).sq() + (x[1] + 3.0).sq() + x[2] * x[0],
         |x, c| {
             c.push(x[0] * x[1] * x[2]);
@@ -184,10 +174,8 @@ fn a_fixed_variable_is_a_parameter() {
     let constant = AdModel::new(
         "hs71 with x2 = 3.5",
         [1.0, 5.0, 1.0],
-        [1.0; 3],
-        [5.0; 3],
-        vec![25.0, 40.0],
-        vec![INF, 40.0],
+        Bounds([1.0; 3], [5.0; 3]),
+        Bounds(vec![25.0, 40.0], vec![INF, 40.0]),
         |x| x[0] * x[2] * (x[0] + x[1] + 3.5) + 3.5,
         |x, c| {
             c.push(x[0] * x[1] * x[2] * 3.5);
@@ -351,10 +339,8 @@ fn edge_cases_do_not_panic() {
     let m = AdModel::new(
         "bounds only",
         [0.0, 0.0],
-        [-INF, -1.0],
-        [1.0, INF],
-        vec![],
-        vec![],
+        Bounds([-INF, -1.0], [1.0, INF]),
+        Bounds(vec![], vec![]),
         |x| (x[0] - 2.0).sq() + (x[1] + 3.0).sq(),
         |_, _| {},
     );
@@ -375,10 +361,8 @@ fn edge_cases_do_not_panic() {
     let m = AdModel::new(
         "all fixed",
         [0.0, 0.0],
-        [1.0, 2.0],
-        [1.0, 2.0],
-        vec![-INF],
-        vec![10.0],
+        Bounds([1.0, 2.0], [1.0, 2.0]),
+        Bounds(vec![-INF], vec![10.0]),
         |x| x[0] * x[1],
         |x, c| c.push(x[0] + x[1]),
     );
@@ -389,10 +373,8 @@ fn edge_cases_do_not_panic() {
     let m = AdModel::new(
         "nan start",
         [-1.0, 0.0],
-        [-INF; 2],
-        [INF; 2],
-        vec![],
-        vec![],
+        Bounds([-INF; 2], [INF; 2]),
+        Bounds(vec![], vec![]),
         |x| x[0].ln() + x[1].sq(),
         |_, _| {},
     );
@@ -402,10 +384,8 @@ fn edge_cases_do_not_panic() {
     let m = AdModel::new(
         "overdetermined",
         [0.0, 0.0],
-        [-INF; 2],
-        [INF; 2],
-        vec![1.0, 2.0, 3.0],
-        vec![1.0, 2.0, 3.0],
+        Bounds([-INF; 2], [INF; 2]),
+        Bounds(vec![1.0, 2.0, 3.0], vec![1.0, 2.0, 3.0]),
         |x| (x[0] - 4.0).sq() + x[1].sq(),
         |x, c| {
             c.push(x[0]);
@@ -471,10 +451,8 @@ fn active_bound_below_the_slack_resolution_converges() {
     let m = AdModel::new(
         "active bound at 1e8",
         [1e8 - 10.0, 1e8 - 10.0],
-        [-INF, -INF],
-        [1e8, INF],
-        vec![-INF],
-        vec![1.001e8],
+        Bounds([-INF, -INF], [1e8, INF]),
+        Bounds(vec![-INF], vec![1.001e8]),
         |x| -x[0] - x[1] * 2.0,
         |x, c| c.push(x[1] + x[0] * 1e-3),
     );

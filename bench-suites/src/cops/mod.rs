@@ -35,6 +35,10 @@ pub mod rocket;
 pub mod steering;
 pub mod torsion;
 
+mod register;
+
+pub use register::register;
+
 /// Size argument of a COPS builder: one integer (`nh`, `n`, `np`) or a grid (`nx`, `ny`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CopsSize {

@@ -4,7 +4,8 @@
 //! structure order, through [`CooVisit`]. The structure, the values and the matrix-free
 //! products of [`simdnlp_modeling::NlpModel`] follow from that one enumeration, so they
 //! agree by construction. Everything is generic (static dispatch) and allocation-free:
-//! these are the baselines the modeling layer is timed against.
+//! these are the baselines the modeling layer is timed against. Inside a model's
+//! `impl NlpModel`, [`coo_callbacks!`] writes those seven callbacks.
 
 /// Entry-by-entry enumeration of a model's derivative matrices.
 pub(crate) trait CooVisit {
@@ -105,3 +106,41 @@ pub(crate) fn hprod(
         }
     });
 }
+
+/// The seven [`simdnlp_modeling::NlpModel`] callbacks that follow from a model's
+/// [`CooVisit`] (structure at the model's `x0`/`y0`, values, products), written once for
+/// every hand-coded model: invoke it inside `impl NlpModel for M` where `M: CooVisit`.
+macro_rules! coo_callbacks {
+    () => {
+        fn jac_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+            let x0 = &simdnlp_modeling::NlpModel::meta(self).x0;
+            super::coo::jac_structure(self, x0, rows, cols);
+        }
+
+        fn jac_coord(&self, x: &[f64], vals: &mut [f64]) {
+            super::coo::jac_coord(self, x, vals);
+        }
+
+        fn hess_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
+            let meta = simdnlp_modeling::NlpModel::meta(self);
+            super::coo::hess_structure(self, &meta.x0, &meta.y0, rows, cols);
+        }
+
+        fn hess_coord(&self, x: &[f64], y: &[f64], obj_weight: f64, vals: &mut [f64]) {
+            super::coo::hess_coord(self, x, y, obj_weight, vals);
+        }
+
+        fn jprod(&self, x: &[f64], v: &[f64], jv: &mut [f64]) {
+            super::coo::jprod(self, x, v, jv);
+        }
+
+        fn jtprod(&self, x: &[f64], v: &[f64], jtv: &mut [f64]) {
+            super::coo::jtprod(self, x, v, jtv);
+        }
+
+        fn hprod(&self, x: &[f64], y: &[f64], obj_weight: f64, v: &[f64], hv: &mut [f64]) {
+            super::coo::hprod(self, x, y, obj_weight, v, hv);
+        }
+    };
+}
+pub(crate) use coo_callbacks;

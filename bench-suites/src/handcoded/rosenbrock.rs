@@ -132,33 +132,7 @@ impl NlpModel<f64> for RosenbrockModel {
         }
     }
 
-    fn jac_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
-        coo::jac_structure(self, &self.meta.x0, rows, cols);
-    }
-
-    fn jac_coord(&self, x: &[f64], vals: &mut [f64]) {
-        coo::jac_coord(self, x, vals);
-    }
-
-    fn hess_structure(&self, rows: &mut [usize], cols: &mut [usize]) {
-        coo::hess_structure(self, &self.meta.x0, &self.meta.y0, rows, cols);
-    }
-
-    fn hess_coord(&self, x: &[f64], y: &[f64], obj_weight: f64, vals: &mut [f64]) {
-        coo::hess_coord(self, x, y, obj_weight, vals);
-    }
-
-    fn jprod(&self, x: &[f64], v: &[f64], jv: &mut [f64]) {
-        coo::jprod(self, x, v, jv);
-    }
-
-    fn jtprod(&self, x: &[f64], v: &[f64], jtv: &mut [f64]) {
-        coo::jtprod(self, x, v, jtv);
-    }
-
-    fn hprod(&self, x: &[f64], y: &[f64], obj_weight: f64, v: &[f64], hv: &mut [f64]) {
-        coo::hprod(self, x, y, obj_weight, v, hv);
-    }
+    coo::coo_callbacks!();
 }
 
 #[cfg(test)]

@@ -6,9 +6,10 @@
 //! parameter it accepts. [`Registry::select`] turns the CLI's `--suite/--size/--instance`
 //! into concrete [`Instance`]s.
 //!
-//! **Where the modeling layer plugs in:** [`register_modeling_layer`] is the one place to
-//! add the `simdnlp-modeling` builders (all 18 LV, 18 COPS and the OPF pattern model) as
-//! [`ModelSource::Cpu`] problems; nothing else in the harness changes.
+//! Each suite registers its own problems: `crate::lv::register` (the hand-coded rosenbrock
+//! and the 18 LV builders), `crate::cops::register` (the 18 COPS builders) and
+//! `crate::opf::register` (one hand-coded and one pattern-based AC OPF per case);
+//! [`Registry::with_defaults`] calls the three.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -20,8 +21,7 @@ use serde::Serialize;
 use simdnlp_modeling::NlpModel;
 
 use super::BenchError;
-use crate::handcoded::{AcopfModel, RosenbrockModel};
-use crate::opf::{self, BaselineEntry, OpfData, PGLIB_PREFIX};
+use crate::opf;
 
 /// A benchmark suite.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
@@ -349,21 +349,17 @@ impl Registry {
     /// Every built-in problem: the hand-coded models (LV rosenbrock; one OPF problem per
     /// case found by [`opf::PglibDirs::locate`] with `pglib_dir` as its explicit
     /// directory: the bundled cases, plus the rest of the library where it is found) and
-    /// whatever [`register_modeling_layer`] adds.
+    /// the pattern-based models of every suite (each suite's `register`).
     pub fn with_defaults(pglib_dir: Option<PathBuf>) -> Self {
         let mut r = Self::new();
-        register_handcoded_lv(&mut r);
-        match opf::PglibDirs::locate(pglib_dir).and_then(|dirs| {
-            register_handcoded_opf(&mut r, &dirs)?;
-            register_modeling_opf(&mut r, &dirs);
-            Ok(())
-        }) {
+        crate::lv::register(&mut r);
+        match opf::PglibDirs::locate(pglib_dir).and_then(|dirs| opf::register(&mut r, &dirs)) {
             Ok(()) => {}
             Err(e) => {
                 r.unavailable.insert(Suite::Opf, e.to_string());
             }
         }
-        register_modeling_layer(&mut r);
+        crate::cops::register(&mut r);
         r
     }
 
@@ -517,188 +513,6 @@ fn normalize(suite: Suite, name: &str) -> String {
     }
 }
 
-/// Registers the hand-coded LV rosenbrock at the LV presets (any `N ≥ 3` on request).
-pub fn register_handcoded_lv(r: &mut Registry) {
-    r.add(Problem {
-        suite: Suite::Lv,
-        name: "rosenbrock".to_string(),
-        backend: ModelSource::Handcoded,
-        param_kind: ParamKind::Scalar,
-        presets: LV_PRESETS
-            .iter()
-            .map(|&(c, n)| (c, SizeParam::N(n)))
-            .collect(),
-        reference: Arc::new(|_| None),
-        build: Arc::new(|p| match *p {
-            SizeParam::N(n) => RosenbrockModel::new(n)
-                .map(|m| Box::new(m) as DynModel)
-                .map_err(|e| BenchError::Model {
-                    instance: format!("rosenbrock:{n}"),
-                    msg: e.to_string(),
-                }),
-            _ => Err(BenchError::BadSize {
-                instance: "rosenbrock".to_string(),
-                why: "takes N".to_string(),
-            }),
-        }),
-    });
-}
-
-/// Nominal class of an OPF case from `BASELINE.md`'s node and edge counts
-/// (`nnzj ≈ 30·edges + 2·nodes`, which dominates `nnzh`).
-pub fn opf_nominal_class(e: &BaselineEntry) -> SizeClass {
-    SizeClass::of_nnz(30 * e.edges + 2 * e.nodes)
-}
-
-/// Registers one hand-coded AC OPF problem per case file of `dirs`, with the reference
-/// objective of `BASELINE.md`; cases missing from it get their class from a parse.
-pub fn register_handcoded_opf(
-    r: &mut Registry,
-    dirs: &opf::PglibDirs,
-) -> Result<(), opf::MatpowerError> {
-    let baseline = dirs.baseline().unwrap_or_default();
-    for (name, path) in dirs.list_cases()? {
-        let entry = baseline.get(&format!("{PGLIB_PREFIX}{name}"));
-        let class = match entry {
-            Some(e) => opf_nominal_class(e),
-            None => match OpfData::read(&path) {
-                Ok(d) => SizeClass::of_nnz(30 * d.nbranch() + 2 * d.nbus()),
-                Err(_) => SizeClass::Large,
-            },
-        };
-        let reference = entry.and_then(|e| e.ac);
-        let label = name.clone();
-        r.add(Problem {
-            suite: Suite::Opf,
-            name,
-            backend: ModelSource::Handcoded,
-            param_kind: ParamKind::Fixed,
-            presets: vec![(class, SizeParam::Fixed)],
-            reference: Arc::new(move |_| reference),
-            build: Arc::new(move |_| {
-                let d = OpfData::read(&path).map_err(|e| BenchError::Model {
-                    instance: label.clone(),
-                    msg: e.to_string(),
-                })?;
-                Ok(Box::new(AcopfModel::new(d)) as DynModel)
-            }),
-        });
-    }
-    Ok(())
-}
-
-/// Registers the pattern-based AC OPF ([`crate::opf::model::acopf`], [`ModelSource::Cpu`])
-/// for every hand-coded OPF case already registered from `dirs`: same names, presets and
-/// reference objectives, so `--backend cpu|handcoded` compares like with like.
-pub fn register_modeling_opf(r: &mut Registry, dirs: &opf::PglibDirs) {
-    let mut cpu = Vec::new();
-    for p in &r.problems {
-        if p.suite != Suite::Opf || p.backend != ModelSource::Handcoded {
-            continue;
-        }
-        let Ok(path) = dirs.case_path(&p.name) else {
-            continue;
-        };
-        let label = p.name.clone();
-        let build: BuildFn = Arc::new(move |_| {
-            let bad = |msg: String| BenchError::Model {
-                instance: label.clone(),
-                msg,
-            };
-            let d = OpfData::read(&path).map_err(|e| bad(e.to_string()))?;
-            let m = crate::opf::model::acopf(&d).map_err(|e| bad(e.to_string()))?;
-            Ok(Box::new(m) as DynModel)
-        });
-        cpu.push(Problem {
-            backend: ModelSource::Cpu,
-            build,
-            ..p.clone()
-        });
-    }
-    r.problems.extend(cpu);
-}
-
-/// The place where the modeling-layer builders (`ModelSource::Cpu`) are registered: every
-/// LV problem ([`crate::lv`]) at the LV presets (any `N` on request) and every COPS problem
-/// ([`crate::cops::ALL`]) at its table presets (any size on request). The pattern OPF is
-/// registered per case by [`register_modeling_opf`].
-pub fn register_modeling_layer(r: &mut Registry) {
-    for &name in crate::lv::LV_PROBLEMS {
-        r.add(Problem {
-            suite: Suite::Lv,
-            name: name.to_string(),
-            backend: ModelSource::Cpu,
-            param_kind: ParamKind::Scalar,
-            presets: LV_PRESETS
-                .iter()
-                .map(|&(c, n)| (c, SizeParam::N(n)))
-                .collect(),
-            reference: Arc::new(|_| None),
-            build: Arc::new(move |p| match *p {
-                SizeParam::N(n) => crate::lv::build(name, n)
-                    .map(|m| Box::new(m) as DynModel)
-                    .map_err(|e| BenchError::Model {
-                        instance: format!("{name}:{n}"),
-                        msg: e.to_string(),
-                    }),
-                _ => Err(BenchError::BadSize {
-                    instance: name.to_string(),
-                    why: "takes N".to_string(),
-                }),
-            }),
-        });
-    }
-    for p in crate::cops::ALL {
-        r.add(Problem {
-            suite: Suite::Cops,
-            name: p.name.to_string(),
-            backend: ModelSource::Cpu,
-            param_kind: if p.is_grid() {
-                ParamKind::Grid
-            } else {
-                ParamKind::Scalar
-            },
-            presets: SizeClass::ALL
-                .into_iter()
-                .zip(p.presets().map(SizeParam::from))
-                .collect(),
-            reference: Arc::new(move |s| s.cops_size().and_then(|s| p.reference_at(s))),
-            build: Arc::new(move |s| {
-                let size = s.cops_size().ok_or_else(|| BenchError::BadSize {
-                    instance: p.name.to_string(),
-                    why: "takes a size".to_string(),
-                })?;
-                p.build_at(size)
-                    .map(|m| Box::new(m) as DynModel)
-                    .map_err(|e| BenchError::Model {
-                        instance: format!("{}:{size}", p.name),
-                        msg: e.to_string(),
-                    })
-            }),
-        });
-    }
-}
-
-impl From<crate::cops::CopsSize> for SizeParam {
-    fn from(s: crate::cops::CopsSize) -> Self {
-        match s {
-            crate::cops::CopsSize::N(n) => SizeParam::N(n),
-            crate::cops::CopsSize::Grid(a, b) => SizeParam::Grid(a, b),
-        }
-    }
-}
-
-impl SizeParam {
-    /// The COPS builder argument this size stands for (`None` for [`SizeParam::Fixed`]).
-    pub fn cops_size(&self) -> Option<crate::cops::CopsSize> {
-        match *self {
-            SizeParam::N(n) => Some(crate::cops::CopsSize::N(n)),
-            SizeParam::Grid(a, b) => Some(crate::cops::CopsSize::Grid(a, b)),
-            SizeParam::Fixed => None,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -706,7 +520,7 @@ mod tests {
     #[test]
     fn counterpart_finds_the_other_backend() {
         let mut r = Registry::new();
-        register_handcoded_lv(&mut r);
+        crate::lv::register_handcoded(&mut r);
         // a stand-in "cpu" rosenbrock: the hand-coded one under ModelSource::Cpu
         let mut cpu = r.problems()[0].clone();
         cpu.backend = ModelSource::Cpu;

@@ -27,6 +27,9 @@
 
 mod chained_hs;
 mod problems;
+mod register;
+
+pub use register::{register, register_handcoded};
 
 use simdnlp_modeling::{Model, ModelError, Scalar};
 

@@ -5,12 +5,14 @@
 pub mod data;
 pub mod matpower;
 pub mod model;
+mod register;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 pub use data::{Arc, Branch, Bus, Generator, OpfData};
 pub use matpower::{MatpowerCase, MatpowerError, read_case};
+pub use register::{opf_nominal_class, register, register_handcoded, register_modeling};
 
 /// Environment variable naming a directory of PGLIB-OPF cases searched before the bundled
 /// ones (what `--pglib-dir` does on the harness's command line).

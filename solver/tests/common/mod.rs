@@ -192,15 +192,18 @@ pub struct AdModel<const N: usize> {
     pub p: f64,
 }
 
+/// Lower and upper bounds, in that order (of the variables or of the constraint rows).
+pub struct Bounds<V>(pub V, pub V);
+
 impl<const N: usize> AdModel<N> {
-    #[allow(clippy::too_many_arguments)]
+    /// The model `name` with start `x0`, variable bounds `lvar ≤ x ≤ uvar`, constraint
+    /// bounds `lcon ≤ c(x) ≤ ucon` (one row per entry), objective `obj` and constraints
+    /// `cons`.
     pub fn new(
         name: &str,
         x0: [f64; N],
-        lvar: [f64; N],
-        uvar: [f64; N],
-        lcon: Vec<f64>,
-        ucon: Vec<f64>,
+        Bounds(lvar, uvar): Bounds<[f64; N]>,
+        Bounds(lcon, ucon): Bounds<Vec<f64>>,
         obj: ObjFn<N>,
         cons: ConFn<N>,
     ) -> Self {
@@ -337,10 +340,8 @@ pub fn hs6() -> Case<2> {
     let model = AdModel::new(
         "hs6",
         [-1.2, 1.0],
-        [-INF; 2],
-        [INF; 2],
-        vec![0.0],
-        vec![0.0],
+        Bounds([-INF; 2], [INF; 2]),
+        Bounds(vec![0.0], vec![0.0]),
         |x| (1.0 - x[0]).sq(),
         |x, c| c.push((x[1] - x[0].sq()) * 10.0),
     );
@@ -355,10 +356,8 @@ pub fn hs7() -> Case<2> {
     let model = AdModel::new(
         "hs7",
         [2.0, 2.0],
-        [-INF; 2],
-        [INF; 2],
-        vec![0.0],
-        vec![0.0],
+        Bounds([-INF; 2], [INF; 2]),
+        Bounds(vec![0.0], vec![0.0]),
         |x| (x[0].sq() + 1.0).ln() - x[1],
         |x, c| c.push((x[0].sq() + 1.0).sq() + x[1].sq() - 4.0),
     );
@@ -373,10 +372,8 @@ pub fn hs14() -> Case<2> {
     let model = AdModel::new(
         "hs14",
         [2.0, 2.0],
-        [-INF; 2],
-        [INF; 2],
-        vec![0.0, 0.0],
-        vec![0.0, INF],
+        Bounds([-INF; 2], [INF; 2]),
+        Bounds(vec![0.0, 0.0], vec![0.0, INF]),
         |x| (x[0] - 2.0).sq() + (x[1] - 1.0).sq(),
         |x, c| {
             c.push(x[0] - x[1] * 2.0 + 1.0);
@@ -395,10 +392,8 @@ pub fn hs15() -> Case<2> {
     let model = AdModel::new(
         "hs15",
         [-2.0, 1.0],
-        [-INF; 2],
-        [0.5, INF],
-        vec![0.0, 0.0],
-        vec![INF, INF],
+        Bounds([-INF; 2], [0.5, INF]),
+        Bounds(vec![0.0, 0.0], vec![INF, INF]),
         |x| (x[1] - x[0].sq()).sq() * 100.0 + (1.0 - x[0]).sq(),
         |x, c| {
             c.push(x[0] * x[1] - 1.0);
@@ -416,10 +411,8 @@ pub fn hs21() -> Case<2> {
     let model = AdModel::new(
         "hs21",
         [-1.0, -1.0],
-        [2.0, -50.0],
-        [50.0, 50.0],
-        vec![0.0],
-        vec![INF],
+        Bounds([2.0, -50.0], [50.0, 50.0]),
+        Bounds(vec![0.0], vec![INF]),
         |x| x[0].sq() * 0.01 + x[1].sq() - 100.0,
         |x, c| c.push(x[0] * 10.0 - x[1] - 10.0),
     );
@@ -434,10 +427,8 @@ pub fn hs35() -> Case<3> {
     let model = AdModel::new(
         "hs35",
         [0.5; 3],
-        [0.0; 3],
-        [INF; 3],
-        vec![0.0],
-        vec![INF],
+        Bounds([0.0; 3], [INF; 3]),
+        Bounds(vec![0.0], vec![INF]),
         |x| {
             9.0 - x[0] * 8.0 - x[1] * 6.0 - x[2] * 4.0
                 + x[0].sq() * 2.0
@@ -459,10 +450,8 @@ pub fn hs36() -> Case<3> {
     let model = AdModel::new(
         "hs36",
         [10.0; 3],
-        [0.0; 3],
-        [20.0, 11.0, 42.0],
-        vec![0.0],
-        vec![INF],
+        Bounds([0.0; 3], [20.0, 11.0, 42.0]),
+        Bounds(vec![0.0], vec![INF]),
         |x| -(x[0] * x[1] * x[2]),
         |x, c| c.push(72.0 - x[0] - x[1] * 2.0 - x[2] * 2.0),
     );
@@ -477,10 +466,8 @@ pub fn hs39() -> Case<4> {
     let model = AdModel::new(
         "hs39",
         [2.0; 4],
-        [-INF; 4],
-        [INF; 4],
-        vec![0.0, 0.0],
-        vec![0.0, 0.0],
+        Bounds([-INF; 4], [INF; 4]),
+        Bounds(vec![0.0, 0.0], vec![0.0, 0.0]),
         |x| -x[0],
         |x, c| {
             c.push(x[1] - x[0].powi(3) - x[2].sq());
@@ -498,10 +485,8 @@ pub fn hs71() -> Case<4> {
     let model = AdModel::new(
         "hs71",
         [1.0, 5.0, 5.0, 1.0],
-        [1.0; 4],
-        [5.0; 4],
-        vec![25.0, 40.0],
-        vec![INF, 40.0],
+        Bounds([1.0; 4], [5.0; 4]),
+        Bounds(vec![25.0, 40.0], vec![INF, 40.0]),
         |x| x[0] * x[3] * (x[0] + x[1] + x[2]) + x[2],
         |x, c| {
             c.push(x[0] * x[1] * x[2] * x[3]);
@@ -519,10 +504,8 @@ pub fn hs76() -> Case<4> {
     let model = AdModel::new(
         "hs76",
         [0.5; 4],
-        [0.0; 4],
-        [INF; 4],
-        vec![0.0; 3],
-        vec![INF; 3],
+        Bounds([0.0; 4], [INF; 4]),
+        Bounds(vec![0.0; 3], vec![INF; 3]),
         |x| {
             x[0].sq() + x[1].sq() * 0.5 + x[2].sq() + x[3].sq() * 0.5 - x[0] * x[2] + x[2] * x[3]
                 - x[0]
@@ -575,10 +558,8 @@ pub fn hs118() -> Case<15> {
     let model = AdModel::new(
         "hs118",
         x0,
-        lvar,
-        uvar,
-        lcon,
-        ucon,
+        Bounds(lvar, uvar),
+        Bounds(lcon, ucon),
         |x| {
             let mut f = Hd::cst(0.0);
             for k in 0..5 {
@@ -618,10 +599,8 @@ pub fn infeasible_disk() -> AdModel<2> {
     AdModel::new(
         "infeasible",
         [0.0, 0.0],
-        [-INF; 2],
-        [INF; 2],
-        vec![-INF, 3.0],
-        vec![1.0, INF],
+        Bounds([-INF; 2], [INF; 2]),
+        Bounds(vec![-INF, 3.0], vec![1.0, INF]),
         |x| x[0].sq() + x[1],
         |x, c| {
             c.push(x[0].sq() + x[1].sq());
@@ -637,10 +616,8 @@ pub fn nan_trial() -> AdModel<2> {
     AdModel::new(
         "nan trial",
         [0.0, 0.0],
-        [-INF; 2],
-        [INF; 2],
-        vec![0.0],
-        vec![0.0],
+        Bounds([-INF; 2], [INF; 2]),
+        Bounds(vec![0.0], vec![0.0]),
         |x| (x[0] - 10.0).sq() + x[1].sq() - (3.0 - x[0]).ln() * 0.01,
         |x, c| c.push(x[0] - x[1] * 2.0),
     )
@@ -650,10 +627,8 @@ pub fn rosenbrock() -> Case<2> {
     let model = AdModel::new(
         "rosenbrock",
         [-1.2, 1.0],
-        [-INF; 2],
-        [INF; 2],
-        vec![],
-        vec![],
+        Bounds([-INF; 2], [INF; 2]),
+        Bounds(vec![], vec![]),
         |x| (x[1] - x[0].sq()).sq() * 100.0 + (1.0 - x[0]).sq(),
         |_, _| {},
     );
@@ -668,10 +643,8 @@ pub fn hs23() -> Case<2> {
     let model = AdModel::new(
         "hs23",
         [3.0, 1.0],
-        [-50.0; 2],
-        [50.0; 2],
-        vec![0.0; 5],
-        vec![INF; 5],
+        Bounds([-50.0; 2], [50.0; 2]),
+        Bounds(vec![0.0; 5], vec![INF; 5]),
         |x| x[0].sq() + x[1].sq(),
         |x, c| {
             c.push(x[0] + x[1] - 1.0);
@@ -692,10 +665,8 @@ pub fn hs43() -> Case<4> {
     let model = AdModel::new(
         "hs43",
         [0.0; 4],
-        [-INF; 4],
-        [INF; 4],
-        vec![0.0; 3],
-        vec![INF; 3],
+        Bounds([-INF; 4], [INF; 4]),
+        Bounds(vec![0.0; 3], vec![INF; 3]),
         |x| {
             x[0].sq() + x[1].sq() + x[2].sq() * 2.0 + x[3].sq()
                 - x[0] * 5.0
@@ -720,10 +691,8 @@ pub fn hs113() -> Case<10> {
     let model = AdModel::new(
         "hs113",
         [2.0, 3.0, 5.0, 5.0, 1.0, 2.0, 7.0, 3.0, 6.0, 10.0],
-        [-INF; 10],
-        [INF; 10],
-        vec![0.0; 8],
-        vec![INF; 8],
+        Bounds([-INF; 10], [INF; 10]),
+        Bounds(vec![0.0; 8], vec![INF; 8]),
         |x| {
             x[0].sq() + x[1].sq() + x[0] * x[1] - x[0] * 14.0 - x[1] * 16.0
                 + (x[2] - 10.0).sq()
@@ -766,12 +735,13 @@ pub fn hs106() -> Case<8> {
     let model = AdModel::new(
         "hs106",
         [5000.0, 5000.0, 5000.0, 200.0, 350.0, 150.0, 225.0, 425.0],
-        [100.0, 1000.0, 1000.0, 10.0, 10.0, 10.0, 10.0, 10.0],
-        [
-            10000.0, 10000.0, 10000.0, 1000.0, 1000.0, 1000.0, 1000.0, 1000.0,
-        ],
-        vec![0.0; 6],
-        vec![INF; 6],
+        Bounds(
+            [100.0, 1000.0, 1000.0, 10.0, 10.0, 10.0, 10.0, 10.0],
+            [
+                10000.0, 10000.0, 10000.0, 1000.0, 1000.0, 1000.0, 1000.0, 1000.0,
+            ],
+        ),
+        Bounds(vec![0.0; 6], vec![INF; 6]),
         |x| x[0] + x[1] + x[2],
         |x, c| {
             c.push(1.0 - (x[3] + x[5]) * 0.0025);

@@ -259,23 +259,17 @@ fn misfitting_arguments_write_nothing() {
     let group = PatternGroup::compile(&refs).unwrap();
     let mut ws = group.workspace();
     let x = [1.0; 12];
-    let seq = Parallelism::Sequential;
     let mut out = vec![-7.0; 16];
     // overlapping members, a member past the end, the wrong number of offsets
     for offsets in [&[0, 4][..], &[0, 9], &[0]] {
-        assert!(!group.eval_values(
-            &mut ws,
-            &EvalInputs::new(&data, &x, &[]).parallel(seq),
-            &mut out,
-            offsets
-        ));
+        assert!(!group.eval_values(&mut ws, &EvalInputs::new(&data, &x, &[]), &mut out, offsets));
         assert!(out.iter().all(|&v| v == -7.0));
     }
     // a missing data column
     let short = DataView::new(8, &reals[..1], &ints);
     assert!(!group.eval_values(
         &mut ws,
-        &EvalInputs::new(&short, &x, &[]).parallel(seq),
+        &EvalInputs::new(&short, &x, &[]),
         &mut out,
         &[0, 8]
     ));
@@ -284,7 +278,7 @@ fn misfitting_arguments_write_nothing() {
     let mut h = vec![-7.0; 8 * group.hessian().len() + 1];
     assert!(!group.eval_hessians(
         &mut ws,
-        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &EvalInputs::new(&data, &x, &[]),
         &w,
         &[0, 1],
         &mut h,
@@ -292,7 +286,7 @@ fn misfitting_arguments_write_nothing() {
     ));
     assert!(!group.eval_hessians(
         &mut ws,
-        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &EvalInputs::new(&data, &x, &[]),
         &w,
         &[0, 0],
         &mut h,
@@ -300,7 +294,7 @@ fn misfitting_arguments_write_nothing() {
     ));
     assert!(!group.eval_hessians(
         &mut ws,
-        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &EvalInputs::new(&data, &x, &[]),
         &w,
         &[0],
         &mut h,
@@ -309,17 +303,12 @@ fn misfitting_arguments_write_nothing() {
     assert!(h.iter().all(|&v| v == -7.0));
     assert!(group.eval_hessians(
         &mut ws,
-        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &EvalInputs::new(&data, &x, &[]),
         &w,
         &[0, 0],
         &mut h,
         1
     ));
     assert_eq!(h[0], -7.0);
-    assert!(group.eval_values(
-        &mut ws,
-        &EvalInputs::new(&data, &x, &[]).parallel(seq),
-        &mut out,
-        &[0, 8]
-    ));
+    assert!(group.eval_values(&mut ws, &EvalInputs::new(&data, &x, &[]), &mut out, &[0, 8]));
 }

@@ -453,22 +453,12 @@ fn objective_sum_and_gradient_scatter_bitwise() {
     interp.set_evaluator(Evaluator::Interp);
     let ns = jit.nslots();
     let mut ws = jit.workspace();
-    let seq = Parallelism::Sequential;
     // reference: values and gradients through the interpreter, folded in point order
     let mut v = vec![0.0; n];
-    interp.eval_values(
-        &mut ws,
-        &EvalInputs::new(&data, &x, &[]).parallel(seq),
-        &mut v,
-    );
+    interp.eval_values(&mut ws, &EvalInputs::new(&data, &x, &[]), &mut v);
     let want_total = v.iter().fold(0.5, |a, &b| a + b);
     let mut gr = vec![0.0; n * ns];
-    interp.eval_gradients(
-        &mut ws,
-        &EvalInputs::new(&data, &x, &[]).parallel(seq),
-        None,
-        &mut gr,
-    );
+    interp.eval_gradients(&mut ws, &EvalInputs::new(&data, &x, &[]), None, &mut gr);
     // positions: mostly the slot's own, some repeated, one past the end of g
     let glen = 310;
     let globals: Vec<usize> = (0..n * ns)
@@ -486,15 +476,11 @@ fn objective_sum_and_gradient_scatter_bitwise() {
         }
     }
     let mut total = 0.5;
-    assert!(jit.eval_value_sum(
-        &mut ws,
-        &EvalInputs::new(&data, &x, &[]).parallel(seq),
-        &mut total
-    ));
+    assert!(jit.eval_value_sum(&mut ws, &EvalInputs::new(&data, &x, &[]), &mut total));
     assert_eq!(total.to_bits(), want_total.to_bits());
     assert!(jit.eval_gradient_scatter(
         &mut ws,
-        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &EvalInputs::new(&data, &x, &[]),
         &globals,
         &mut got_g
     ));
@@ -503,14 +489,10 @@ fn objective_sum_and_gradient_scatter_bitwise() {
     }
     // the interpreter, threads or too few positions: declined, outputs untouched
     let mut t = 0.5;
-    assert!(!interp.eval_value_sum(
-        &mut ws,
-        &EvalInputs::new(&data, &x, &[]).parallel(seq),
-        &mut t
-    ));
+    assert!(!interp.eval_value_sum(&mut ws, &EvalInputs::new(&data, &x, &[]), &mut t));
     assert!(!interp.eval_gradient_scatter(
         &mut ws,
-        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &EvalInputs::new(&data, &x, &[]),
         &globals,
         &mut got_g
     ));
@@ -523,18 +505,14 @@ fn objective_sum_and_gradient_scatter_bitwise() {
     ));
     assert!(!jit.eval_gradient_scatter(
         &mut ws,
-        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &EvalInputs::new(&data, &x, &[]),
         &globals[..10],
         &mut got_g
     ));
     assert_eq!(t, 0.5);
     // a pattern compiled without the objective kernels declines too
     let plain = Pattern::<f64>::compile_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
-    assert!(!plain.eval_value_sum(
-        &mut ws,
-        &EvalInputs::new(&data, &x, &[]).parallel(seq),
-        &mut t
-    ));
+    assert!(!plain.eval_value_sum(&mut ws, &EvalInputs::new(&data, &x, &[]), &mut t));
 }
 
 /// The augmentation kernel (values added into rows at given positions) against the
@@ -559,13 +537,8 @@ fn augmentation_value_scatter_bitwise() {
     let mut interp = jit.clone();
     interp.set_evaluator(Evaluator::Interp);
     let mut ws = jit.workspace();
-    let seq = Parallelism::Sequential;
     let mut v = vec![0.0; n];
-    interp.eval_values(
-        &mut ws,
-        &EvalInputs::new(&data, &x, &[]).parallel(seq),
-        &mut v,
-    );
+    interp.eval_values(&mut ws, &EvalInputs::new(&data, &x, &[]), &mut v);
     let len = 40;
     let rows: Vec<usize> = (0..n)
         .map(|k| if k == 9 { len + 2 } else { (k * 5) % len })
@@ -577,22 +550,12 @@ fn augmentation_value_scatter_bitwise() {
             want[r] += val;
         }
     }
-    assert!(jit.eval_value_scatter(
-        &mut ws,
-        &EvalInputs::new(&data, &x, &[]).parallel(seq),
-        &rows,
-        &mut got
-    ));
+    assert!(jit.eval_value_scatter(&mut ws, &EvalInputs::new(&data, &x, &[]), &rows, &mut got));
     for (k, (a, b)) in got.iter().zip(&want).enumerate() {
         assert_eq!(a.to_bits(), b.to_bits(), "row {k}: {a:e} vs {b:e}");
     }
     let before = got.clone();
-    assert!(!interp.eval_value_scatter(
-        &mut ws,
-        &EvalInputs::new(&data, &x, &[]).parallel(seq),
-        &rows,
-        &mut got
-    ));
+    assert!(!interp.eval_value_scatter(&mut ws, &EvalInputs::new(&data, &x, &[]), &rows, &mut got));
     let par = Parallelism::rayon_batches(1);
     let mut ws4 = jit.workspace_for_tasks(4);
     assert!(!jit.eval_value_scatter(
@@ -603,32 +566,23 @@ fn augmentation_value_scatter_bitwise() {
     ));
     assert!(!jit.eval_value_scatter(
         &mut ws,
-        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &EvalInputs::new(&data, &x, &[]),
         &rows[..10],
         &mut got
     ));
     let plain = Pattern::<f64>::compile_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
-    assert!(!plain.eval_value_scatter(
-        &mut ws,
-        &EvalInputs::new(&data, &x, &[]).parallel(seq),
-        &rows,
-        &mut got
-    ));
+    assert!(!plain.eval_value_scatter(&mut ws, &EvalInputs::new(&data, &x, &[]), &rows, &mut got));
     // an objective pattern's summing kernel is not taken for a scatter, nor the reverse
     let objective =
         Pattern::<f64>::compile_objective_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
     assert!(!objective.eval_value_scatter(
         &mut ws,
-        &EvalInputs::new(&data, &x, &[]).parallel(seq),
+        &EvalInputs::new(&data, &x, &[]),
         &rows,
         &mut got
     ));
     let mut total = 0.0;
-    assert!(!jit.eval_value_sum(
-        &mut ws,
-        &EvalInputs::new(&data, &x, &[]).parallel(seq),
-        &mut total
-    ));
+    assert!(!jit.eval_value_sum(&mut ws, &EvalInputs::new(&data, &x, &[]), &mut total));
     assert_eq!(total, 0.0);
     assert_eq!(got, before);
 }

@@ -244,46 +244,29 @@ fn main() {
         cond.nnz()
     );
 
+    let condensed = || LowerCsc {
+        n,
+        col_ptr: cond.col_ptr(),
+        row_idx: cond.row_idx(),
+        vals: &k_vals,
+    };
+    // the KKT matrix, with δ_c > 0 or (kkt0) δ_c = 0
+    let kkt = |vals| LowerCsc {
+        n: n + m,
+        col_ptr: asm.col_ptr(),
+        row_idx: asm.row_idx(),
+        vals,
+    };
     for (par_label, par) in [
         ("seq", Parallelism::Sequential),
         ("rayon", Parallelism::rayon_threads(threads)),
     ] {
-        run(
-            "LLT condensed",
-            par_label,
-            &mut FaerLlt::new(par),
-            LowerCsc {
-                n,
-                col_ptr: cond.col_ptr(),
-                row_idx: cond.row_idx(),
-                vals: &k_vals,
-            },
-            reps,
-        );
-        run(
-            "LDLT kkt",
-            par_label,
-            &mut FaerLdlt::new(par),
-            LowerCsc {
-                n: n + m,
-                col_ptr: asm.col_ptr(),
-                row_idx: asm.row_idx(),
-                vals: &kkt_vals,
-            },
-            reps,
-        );
-        run(
-            "LBLT kkt",
-            par_label,
-            &mut FaerLblt::new(par),
-            LowerCsc {
-                n: n + m,
-                col_ptr: asm.col_ptr(),
-                row_idx: asm.row_idx(),
-                vals: &kkt_vals,
-            },
-            reps,
-        );
+        let llt = &mut FaerLlt::new(par);
+        run("LLT condensed", par_label, llt, condensed(), reps);
+        let ldlt = &mut FaerLdlt::new(par);
+        run("LDLT kkt", par_label, ldlt, kkt(&kkt_vals), reps);
+        let lblt = &mut FaerLblt::new(par);
+        run("LBLT kkt", par_label, lblt, kkt(&kkt_vals), reps);
         for (label, ord) in [
             (
                 "LDLT kkt dc=0 matched",
@@ -296,34 +279,11 @@ fn main() {
         ] {
             let mut ldlt = FaerLdlt::new(par);
             ldlt.set_ordering(ord);
-            let (cp, ri) = (asm.col_ptr(), asm.row_idx());
-            run(
-                label,
-                par_label,
-                &mut ldlt,
-                LowerCsc {
-                    n: n + m,
-                    col_ptr: cp,
-                    row_idx: ri,
-                    vals: &kkt0_vals,
-                },
-                reps,
-            );
+            run(label, par_label, &mut ldlt, kkt(&kkt0_vals), reps);
         }
         let mut lblt = FaerLblt::new(par);
         lblt.set_ordering(FillOrdering::KktMatched { n_primal: n });
-        let (cp, ri) = (asm.col_ptr(), asm.row_idx());
-        run(
-            "LBLT kkt dc=0 matched",
-            par_label,
-            &mut lblt,
-            LowerCsc {
-                n: n + m,
-                col_ptr: cp,
-                row_idx: ri,
-                vals: &kkt0_vals,
-            },
-            reps,
-        );
+        let label = "LBLT kkt dc=0 matched";
+        run(label, par_label, &mut lblt, kkt(&kkt0_vals), reps);
     }
 }

@@ -367,48 +367,54 @@ fn later_restoration_phases_move_only_scalars() {
 /// A restoration phase after the first allocates no device vector, set-up and inner
 /// iterations included (its inner run reuses the first phase's storage, reset in place),
 /// and a re-solve of the same structure reuses that storage at its first phase too: the
-/// solver's debug log reports each phase's device allocations, on the emulated device and
-/// on the CPU.
+/// solver's debug log reports each phase's device allocations, on the CPU and on the
+/// emulated device.
 #[test]
 fn later_restoration_phases_allocate_nothing() {
-    let devices: &[DeviceKind] = if emu_available() {
-        &[DeviceKind::Cpu, DeviceKind::Emu]
-    } else {
-        &[DeviceKind::Cpu]
-    };
-    for &device in devices {
-        let mut solver = Solver::new(hs39().model, hs39_three_phases(device)).unwrap();
-        let (first, log) = with_debug_log(|| solver.solve().unwrap());
-        let allocations = phase_allocations(&log);
-        assert_eq!(allocations.len(), first.restorations, "{device:?}: {log}");
-        assert!(allocations.len() >= 3, "{device:?}: {allocations:?}");
-        // the first phase allocates the restoration problem, its backend and storage
-        assert!(allocations[0] > 40, "{device:?}: {allocations:?}");
-        assert!(
-            allocations[1..].iter().all(|&a| a == 0),
-            "{device:?}: {allocations:?}"
-        );
-        solver.clear_warm_start();
-        let (again, log) = with_debug_log(|| solver.solve().unwrap());
-        let again_allocations = phase_allocations(&log);
-        assert_eq!(again.restorations, first.restorations, "{device:?}");
-        assert_eq!(
-            again.objective.to_bits(),
-            first.objective.to_bits(),
-            "{device:?}"
-        );
-        assert!(
-            again_allocations[1..].iter().all(|&a| a == 0),
-            "{device:?}: {again_allocations:?}"
-        );
-        // its first phase allocates the restoration problem's data, maps and start
-        // vectors, but neither a backend nor the inner run's storage (57 allocations
-        // here: 47 vectors of the state, 10 of the layout)
-        assert!(
-            again_allocations[0] + 57 <= allocations[0],
-            "{device:?}: {allocations:?} then {again_allocations:?}"
+    allocate_nothing_after_the_first_phase(
+        Solver::new(hs39().model, hs39_three_phases(DeviceKind::Cpu)).unwrap(),
+    );
+    if emu_available() {
+        allocate_nothing_after_the_first_phase(
+            Solver::on_device(hs39().model, emu(), hs39_three_phases(DeviceKind::Emu)).unwrap(),
         );
     }
+}
+
+/// The checks of [`later_restoration_phases_allocate_nothing`] on `solver` (of hs39 with
+/// [`hs39_three_phases`]).
+fn allocate_nothing_after_the_first_phase<M: NlpModel, D: SolverDevice>(mut solver: Solver<M, D>) {
+    let device = solver.options().device;
+    let (first, log) = with_debug_log(|| solver.solve().unwrap());
+    let allocations = phase_allocations(&log);
+    assert_eq!(allocations.len(), first.restorations, "{device:?}: {log}");
+    assert!(allocations.len() >= 3, "{device:?}: {allocations:?}");
+    // the first phase allocates the restoration problem, its backend and storage
+    assert!(allocations[0] > 40, "{device:?}: {allocations:?}");
+    assert!(
+        allocations[1..].iter().all(|&a| a == 0),
+        "{device:?}: {allocations:?}"
+    );
+    solver.clear_warm_start();
+    let (again, log) = with_debug_log(|| solver.solve().unwrap());
+    let again_allocations = phase_allocations(&log);
+    assert_eq!(again.restorations, first.restorations, "{device:?}");
+    assert_eq!(
+        again.objective.to_bits(),
+        first.objective.to_bits(),
+        "{device:?}"
+    );
+    assert!(
+        again_allocations[1..].iter().all(|&a| a == 0),
+        "{device:?}: {again_allocations:?}"
+    );
+    // its first phase allocates the restoration problem's data, maps and start vectors,
+    // but neither a backend nor the inner run's storage (57 allocations here: 47 vectors
+    // of the state, 10 of the layout)
+    assert!(
+        again_allocations[0] + 57 <= allocations[0],
+        "{device:?}: {allocations:?} then {again_allocations:?}"
+    );
 }
 
 /// A re-solve after a change of bound values (the same structure) reuses the restoration
@@ -416,47 +422,56 @@ fn later_restoration_phases_allocate_nothing() {
 /// same path, bit for bit, as a new solver's solve of the changed model.
 #[test]
 fn resolve_with_new_bounds_matches_a_new_solver() {
-    let devices: &[DeviceKind] = if emu_available() {
-        &[DeviceKind::Cpu, DeviceKind::Emu]
-    } else {
-        &[DeviceKind::Cpu]
-    };
+    for kkt in [KktKind::Augmented, KktKind::Condensed] {
+        let on_cpu = Options {
+            kkt,
+            theta_max_fact: 1e-2,
+            ..quiet()
+        };
+        let on_emu = Options {
+            device: DeviceKind::Emu,
+            ..on_cpu.clone()
+        };
+        new_bounds_match_a_new_solver(|model| Solver::new(model, on_cpu.clone()).unwrap());
+        if emu_available() {
+            new_bounds_match_a_new_solver(|model| {
+                Solver::on_device(model, emu(), on_emu.clone()).unwrap()
+            });
+        }
+    }
+}
+
+/// The checks of [`resolve_with_new_bounds_matches_a_new_solver`] on the solvers `make`
+/// makes (of hs71 with restoration phases).
+fn new_bounds_match_a_new_solver<D: SolverDevice>(
+    make: impl Fn(common::AdModel<4>) -> Solver<common::AdModel<4>, D>,
+) {
     let change = |model: &mut common::AdModel<4>| {
         model.meta.uvar[1] = 4.9;
         model.meta.lvar[3] = 1.1;
     };
-    for &device in devices {
-        for kkt in [KktKind::Augmented, KktKind::Condensed] {
-            let o = Options {
-                device,
-                kkt,
-                theta_max_fact: 1e-2,
-                ..quiet()
-            };
-            let name = format!("{device:?} {kkt:?}");
-            let mut solver = Solver::new(hs71().model, o.clone()).unwrap();
-            let first = solver.solve().unwrap();
-            assert!(first.restorations >= 1, "{name}");
-            change(solver.model_mut());
-            solver.clear_warm_start();
-            let again = solver.solve().unwrap();
-            let mut changed = hs71().model;
-            change(&mut changed);
-            let fresh = Solver::new(changed, o).unwrap().solve().unwrap();
-            assert!(again.restorations >= 1, "{name}");
-            assert_eq!(again.counts.analyses, 0, "{name}");
-            assert_eq!(again.status, fresh.status, "{name}");
-            assert_eq!(again.restorations, fresh.restorations, "{name}");
-            assert_eq!(again.iterations, fresh.iterations, "{name}");
-            assert_eq!(
-                again.objective.to_bits(),
-                fresh.objective.to_bits(),
-                "{name}"
-            );
-            let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&again.x), bits(&fresh.x), "{name}");
-        }
-    }
+    let mut solver = make(hs71().model);
+    let name = format!("{:?} {:?}", solver.options().device, solver.options().kkt);
+    let first = solver.solve().unwrap();
+    assert!(first.restorations >= 1, "{name}");
+    change(solver.model_mut());
+    solver.clear_warm_start();
+    let again = solver.solve().unwrap();
+    let mut changed = hs71().model;
+    change(&mut changed);
+    let fresh = make(changed).solve().unwrap();
+    assert!(again.restorations >= 1, "{name}");
+    assert_eq!(again.counts.analyses, 0, "{name}");
+    assert_eq!(again.status, fresh.status, "{name}");
+    assert_eq!(again.restorations, fresh.restorations, "{name}");
+    assert_eq!(again.iterations, fresh.iterations, "{name}");
+    assert_eq!(
+        again.objective.to_bits(),
+        fresh.objective.to_bits(),
+        "{name}"
+    );
+    let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&again.x), bits(&fresh.x), "{name}");
 }
 
 #[test]

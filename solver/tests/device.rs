@@ -103,6 +103,20 @@ fn assert_agree(name: &str, cpu: &SolveResult, emu: &SolveResult) -> f64 {
     worst
 }
 
+/// `again` repeats `first` bit for bit: status, iterations, restorations, objective and `x`.
+fn assert_same_bits(name: &str, again: &SolveResult, first: &SolveResult) {
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(again.status, first.status, "{name}");
+    assert_eq!(again.iterations, first.iterations, "{name}");
+    assert_eq!(again.restorations, first.restorations, "{name}");
+    assert_eq!(
+        again.objective.to_bits(),
+        first.objective.to_bits(),
+        "{name}"
+    );
+    assert_eq!(bits(&again.x), bits(&first.x), "{name}");
+}
+
 /// Solves `model` on both devices with `o` and compares.
 fn both(name: &str, model: &dyn NlpModel, o: &Options) -> (SolveResult, SolveResult) {
     let cpu = solve(model, &on(DeviceKind::Cpu, o)).expect("cpu solve");
@@ -258,13 +272,7 @@ fn resolve_repeats<M: NlpModel, D: SolverDevice>(mut solver: Solver<M, D>) {
     let again = solver.solve().unwrap();
     let name = format!("{device:?} {kkt:?} re-solve");
     assert_eq!(again.counts.analyses, 0, "{name}");
-    assert_eq!(again.restorations, first.restorations, "{name}");
-    assert_eq!(again.iterations, first.iterations, "{name}");
-    assert_eq!(
-        again.objective.to_bits(),
-        first.objective.to_bits(),
-        "{name}"
-    );
+    assert_same_bits(&name, &again, &first);
     assert_eq!(
         again.counts,
         CallbackCounts {
@@ -398,12 +406,7 @@ fn allocate_nothing_after_the_first_phase<M: NlpModel, D: SolverDevice>(mut solv
     solver.clear_warm_start();
     let (again, log) = with_debug_log(|| solver.solve().unwrap());
     let again_allocations = phase_allocations(&log);
-    assert_eq!(again.restorations, first.restorations, "{device:?}");
-    assert_eq!(
-        again.objective.to_bits(),
-        first.objective.to_bits(),
-        "{device:?}"
-    );
+    assert_same_bits(&format!("{device:?}"), &again, &first);
     assert!(
         again_allocations[1..].iter().all(|&a| a == 0),
         "{device:?}: {again_allocations:?}"
@@ -462,16 +465,7 @@ fn new_bounds_match_a_new_solver<D: SolverDevice>(
     let fresh = make(changed).solve().unwrap();
     assert!(again.restorations >= 1, "{name}");
     assert_eq!(again.counts.analyses, 0, "{name}");
-    assert_eq!(again.status, fresh.status, "{name}");
-    assert_eq!(again.restorations, fresh.restorations, "{name}");
-    assert_eq!(again.iterations, fresh.iterations, "{name}");
-    assert_eq!(
-        again.objective.to_bits(),
-        fresh.objective.to_bits(),
-        "{name}"
-    );
-    let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-    assert_eq!(bits(&again.x), bits(&fresh.x), "{name}");
+    assert_same_bits(&name, &again, &fresh);
 }
 
 #[test]
@@ -535,14 +529,8 @@ fn a_solver_on_an_emu_device_solves_like_the_free_function() {
         assert!(Arc::ptr_eq(solver.device(), &emu()));
         let owned = solver.solve().unwrap();
         assert_eq!(owned.status, Status::SolveSucceeded, "{kkt:?}");
-        assert_eq!(owned.iterations, free.iterations, "{kkt:?}");
-        assert_eq!(
-            owned.objective.to_bits(),
-            free.objective.to_bits(),
-            "{kkt:?}"
-        );
+        assert_same_bits(&format!("{kkt:?}"), &owned, &free);
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        assert_eq!(bits(&owned.x), bits(&free.x), "{kkt:?}");
         assert_eq!(bits(&owned.y), bits(&free.y), "{kkt:?}");
     }
 }

@@ -156,10 +156,14 @@ impl JitProgram {
     /// # Safety
     ///
     /// `args` satisfies the invariants documented on [`JitArgs`] for `first..last`, and the
-    /// [`JitCode`] this program belongs to is alive.
+    /// [`JitCode`] this program belongs to is alive. When it was compiled with
+    /// [`JitInput::unchecked_gathers`], also: for every point `k` in `first..last` and
+    /// every `x` (`θ`) load of the program whose position is a data column's entry
+    /// `col[k] + off` or a constant `c + off`, that position is in `0..x_len` (`0..theta_len`).
     pub(crate) unsafe fn call(&self, args: &JitArgs, first: usize, last: usize) {
-        // SAFETY: the caller upholds the invariants of `JitArgs`; the generated code reads
-        // `x` and `θ` only after a bounds check and the data and output arrays only at the
+        // SAFETY: the caller upholds the invariants of `JitArgs` (and, for unchecked
+        // gathers, that their positions are inside `x` and `θ`); the generated code reads
+        // `x` and `θ` only after a bounds check or at those positions and the data and output arrays only at the
         // rows and strides those invariants cover.
         unsafe { (self.func)(args, first, last) }
     }
@@ -268,6 +272,11 @@ pub(crate) struct JitInput<'a> {
     pub program: &'a Program<f64>,
     pub weighted: bool,
     pub output: Output,
+    /// positions of `x` and `θ` taken from a data column (plus the instruction's offset)
+    /// or a constant are read WITHOUT a bounds check: the caller of the compiled program
+    /// must make sure that every such position of every point it runs lies inside `x` /
+    /// `θ` (positions computed by the index program are checked as usual)
+    pub unchecked_gathers: bool,
 }
 
 /// One function to generate: its programs (one, or a group's members: each with whether
@@ -276,6 +285,7 @@ struct FuncSpec<'a> {
     members: Vec<(&'a Program<f64>, bool)>,
     output: Output,
     sum_into: Option<SumInto<'a>>,
+    unchecked_gathers: bool,
 }
 
 /// How a group function sums its members' outputs into one block per data point
@@ -303,6 +313,7 @@ pub(crate) fn compile(inputs: &[JitInput<'_>]) -> Result<JitCode, JitError> {
             members: vec![(i.program, i.weighted)],
             output: i.output,
             sum_into: None,
+            unchecked_gathers: i.unchecked_gathers,
         })
         .collect();
     let code = compile_functions(specs)?;
@@ -345,6 +356,7 @@ pub(crate) fn compile_group(functions: &[GroupFunction<'_>]) -> Result<JitCode, 
             members: f.members.clone(),
             output: Output::Members,
             sum_into: f.sum_into,
+            unchecked_gathers: false,
         })
         .collect();
     let code = compile_functions(specs)?;
@@ -397,6 +409,7 @@ fn compile_functions(specs: Vec<FuncSpec<'_>>) -> Result<JitCode, JitError> {
             let b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
             let mut lower = Lower::new(b, &spec.members, &mut keep)?;
             lower.sum_into = spec.sum_into;
+            lower.unchecked_gathers = spec.unchecked_gathers;
             lower.program(spec.output)?;
         }
         let disasm = std::env::var_os("SIMDNLP_JIT_DISASM").is_some();
@@ -595,6 +608,8 @@ struct Lower<'a, 'b> {
     weighted: bool,
     /// where the outputs go
     output: Output,
+    /// see [`JitInput::unchecked_gathers`]
+    unchecked_gathers: bool,
     /// [`Output::Members`]: per member, the base pointers of its outputs and weights (with
     /// `sum_into`, one output base: the summed block's)
     member_outs: Vec<Value>,
@@ -749,6 +764,7 @@ impl<'a, 'b> Lower<'a, 'b> {
             p,
             weighted,
             output: Output::Store,
+            unchecked_gathers: false,
             member_outs: Vec::new(),
             member_wts: Vec::new(),
             sum_into: None,
@@ -1481,9 +1497,21 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.b.ins().iadd(base, off)
     }
 
-    /// `src[idx + off]`, NaN when the position is outside `0..len`.
+    /// `src[idx + off]`, NaN when the position is outside `0..len`; with
+    /// [`JitInput::unchecked_gathers`], positions from a data column or a constant are
+    /// read without that check (the caller guarantees they are inside).
     fn gather(&mut self, src: Value, len: Value, idx: ISrc, off: i64) -> Result<Value, JitError> {
         let i = self.isrc(idx)?;
+        let byte_off = off.checked_mul(8).and_then(|b| i32::try_from(b).ok());
+        if let (true, ISrc::F(_) | ISrc::C(_), Some(byte_off)) =
+            (self.unchecked_gathers, idx, byte_off)
+        {
+            return Ok(self.pure(Key::Gather(src, i, off), |l| {
+                let byte = l.b.ins().ishl_imm(i, 3);
+                let at = l.b.ins().iadd(src, byte);
+                l.b.ins().load(types::F64, l.mem, at, byte_off)
+            }));
+        }
         Ok(self.pure(Key::Gather(src, i, off), |l| {
             let i = l.b.ins().iadd_imm(i, off);
             let inside = l.b.ins().icmp(IntCC::UnsignedLessThan, i, len);

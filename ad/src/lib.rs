@@ -59,6 +59,6 @@ pub use group::{GroupHessian, PatternGroup};
 pub use index::Index;
 pub use jit::{JitStats, jit_stats};
 pub use ops::{Bin, BinPart, BinaryF64, BinaryFn, Un, UnaryF64, UnaryFn};
-pub use pattern::{Pattern, ProgramStats, SecondOrder};
+pub use pattern::{IndexBounds, Pattern, ProgramStats, SecondOrder};
 pub use print::{DefaultNamer, Namer};
 pub use scalar::Scalar;

@@ -6,7 +6,7 @@ use crate::eval::{EvalInputs, Evaluator, LANES, Outputs, Parallelism, Scratch, W
 use crate::expr::{Expr, VarRef};
 use crate::graph::gradient;
 use crate::jit::{JitArgs, JitCode, JitInput, JitProgram, Output, nan_ptr};
-use crate::program::{Program, VALUE, build, columns, refs};
+use crate::program::{ISrc, Ins, Program, VALUE, build, columns, refs};
 use crate::scalar::Scalar;
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -59,6 +59,20 @@ const JIT_SUM: usize = 4;
 const JIT_SCATTER: usize = 5;
 /// Index of the scattered value program among the JIT programs (augmentations).
 const JIT_VALUE_SCATTER: usize = 4;
+
+/// The shortest `x` and `θ` that the summed objective program of [`Pattern::eval_value_sum`]
+/// reads inside at every point of one pattern's data (its positions taken from a data column
+/// or a constant, which that program reads without a per-point bounds check). Computed once
+/// per data by [`Pattern::index_bounds`] (a pass over the integer columns), e.g. at model
+/// build, and passed to [`Pattern::eval_value_sum_bounded`] so a call checks two lengths
+/// instead of every position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IndexBounds {
+    /// `x` must have at least this many entries.
+    pub x_len: usize,
+    /// `θ` must have at least this many entries.
+    pub theta_len: usize,
+}
 
 /// Set once the first JIT failure has been logged.
 static JIT_FAILURE_LOGGED: AtomicBool = AtomicBool::new(false);
@@ -241,6 +255,7 @@ impl<T: Scalar> Pattern<T> {
             (as_f64(&self.hessp)?, true, Output::Store),
         ];
         if self.objective {
+            // reads x/θ at column positions unchecked: `eval_value_sum*` check the bounds
             programs.push((as_f64(&self.value)?, false, Output::Sum));
             programs.push((as_f64(&self.grad_only)?, false, Output::Scatter));
         } else if self.augment {
@@ -248,10 +263,12 @@ impl<T: Scalar> Pattern<T> {
         }
         let inputs: Vec<JitInput<'_>> = programs
             .iter()
-            .map(|&(program, weighted, output)| JitInput {
+            .enumerate()
+            .map(|(index, &(program, weighted, output))| JitInput {
                 program,
                 weighted,
                 output,
+                unchecked_gathers: self.objective && index == JIT_SUM,
             })
             .collect();
         match crate::jit::compile(&inputs) {
@@ -493,10 +510,46 @@ impl<T: Scalar> Pattern<T> {
     /// the pattern was not compiled with [`Pattern::compile_objective_for`], it runs on
     /// the interpreter, or `par` would split the points across threads (the order of the
     /// sum would change); the caller then sums [`Pattern::eval_values`]' output.
+    ///
+    /// This entry point finds the positions' range with a pass over the integer columns
+    /// per call ([`Pattern::index_bounds`]); where the data does not change between calls,
+    /// compute it once and call [`Pattern::eval_value_sum_bounded`]. Also `false` when a
+    /// position of some point is outside `x` or `θ` (the caller's fallback reads NaN
+    /// there, as every evaluator does).
     pub fn eval_value_sum(
         &self,
         ws: &mut Workspace<T>,
         inputs: &EvalInputs<'_, '_, T>,
+        total: &mut T,
+    ) -> bool {
+        if self.jit_program(JIT_SUM).is_none() {
+            return false;
+        }
+        let Some(bounds) = self.index_bounds(inputs.data) else {
+            return false;
+        };
+        // SAFETY: `bounds` was computed from `inputs.data` just now, and the data cannot
+        // change while `inputs` borrows it.
+        unsafe { self.eval_value_sum_bounded(ws, inputs, &bounds, total) }
+    }
+
+    /// [`Pattern::eval_value_sum`] with the positions' range computed beforehand: one
+    /// comparison of `x.len()` and `θ.len()` with `bounds` per call instead of a bounds
+    /// check per point and position. Returns `false`, leaving `total` alone, where
+    /// [`Pattern::eval_value_sum`] does, and when `x` or `θ` is shorter than `bounds`
+    /// says (a position would be outside).
+    ///
+    /// # Safety
+    ///
+    /// `bounds` is what [`Pattern::index_bounds`] of this pattern returned for data whose
+    /// integer columns held, in their first `inputs.data.len` rows, the same values as
+    /// `inputs.data`'s now (e.g. computed at model build from columns that are never
+    /// modified afterwards). Otherwise the native code may read outside `x` or `θ`.
+    pub unsafe fn eval_value_sum_bounded(
+        &self,
+        ws: &mut Workspace<T>,
+        inputs: &EvalInputs<'_, '_, T>,
+        bounds: &IndexBounds,
         total: &mut T,
     ) -> bool {
         let EvalInputs {
@@ -505,6 +558,9 @@ impl<T: Scalar> Pattern<T> {
             theta,
             par,
         } = *inputs;
+        if x.len() < bounds.x_len || theta.len() < bounds.theta_len {
+            return false;
+        }
         let Some((jp, n)) = self.whole_data_program(JIT_SUM, Output::Sum, ws, data, par) else {
             return false;
         };
@@ -515,9 +571,53 @@ impl<T: Scalar> Pattern<T> {
         let args = jit_args(&ws.columns, nreals, x, theta, total as *mut T as *mut f64);
         // SAFETY: `T` is `f64` (only `f64` patterns have native code). `points` checked
         // that every column the program reads has at least `n` rows; the summing program
-        // reads and writes only `out[0]`, which is `total`.
+        // reads and writes only `out[0]`, which is `total`. Its unchecked `x`/`θ` loads
+        // (positions from a data column or a constant) are inside: by the caller's
+        // contract `bounds` covers those positions at every point of this data, and
+        // `x.len() >= bounds.x_len`, `theta.len() >= bounds.theta_len` was checked above.
         unsafe { jp.call(&args, 0, n) };
         true
+    }
+
+    /// The [`IndexBounds`] of this pattern's value program over `data`: one past the
+    /// largest `x` and `θ` position it reads from a data column (entry plus the load's
+    /// offset, over the first `data.len` rows) or a constant. `None` when some such
+    /// position is negative or does not fit `usize`, or a column it reads is missing or
+    /// short (then [`Pattern::eval_value_sum_bounded`] must not be used with this data).
+    pub fn index_bounds(&self, data: &DataView<'_, T>) -> Option<IndexBounds> {
+        let mut bounds = IndexBounds {
+            x_len: 0,
+            theta_len: 0,
+        };
+        for ins in &self.value.ins {
+            let (idx, off, need) = match ins {
+                Ins::X { idx, off, .. } => (idx, *off, &mut bounds.x_len),
+                Ins::P { idx, off, .. } => (idx, *off, &mut bounds.theta_len),
+                _ => continue,
+            };
+            let (lo, hi) = match *idx {
+                ISrc::C(c) => (c, c),
+                ISrc::F(col) => {
+                    let column = data.ints.get(col as usize)?.get(..data.len)?;
+                    let lo = column.iter().copied().min();
+                    let hi = column.iter().copied().max();
+                    match (lo, hi) {
+                        (Some(lo), Some(hi)) => (lo, hi),
+                        _ => continue,
+                    }
+                }
+                // computed positions keep their per-point check
+                ISrc::R(_) => continue,
+            };
+            let lo = lo.checked_add(off)?;
+            let hi = hi.checked_add(off)?;
+            if lo < 0 {
+                return None;
+            }
+            let end = usize::try_from(hi).ok()?.checked_add(1)?;
+            *need = (*need).max(end);
+        }
+        Some(bounds)
     }
 
     /// Adds `∂f/∂slot_s` at point `k` into `g[globals[k*nslots + s]]` for every point and

@@ -475,9 +475,12 @@ fn objective_sum_and_gradient_scatter_bitwise() {
             want_g[gi] += val;
         }
     }
+    // positions below 0 (and past `x`): the summing kernel (unchecked loads) declines
     let mut total = 0.5;
-    assert!(jit.eval_value_sum(&mut ws, &EvalInputs::new(&data, &x, &[]), &mut total));
-    assert_eq!(total.to_bits(), want_total.to_bits());
+    assert_eq!(jit.index_bounds(&data), None);
+    assert!(!jit.eval_value_sum(&mut ws, &EvalInputs::new(&data, &x, &[]), &mut total));
+    assert_eq!(total, 0.5);
+    assert!(want_total.is_nan());
     assert!(jit.eval_gradient_scatter(
         &mut ws,
         &EvalInputs::new(&data, &x, &[]),
@@ -513,6 +516,96 @@ fn objective_sum_and_gradient_scatter_bitwise() {
     // a pattern compiled without the objective kernels declines too
     let plain = Pattern::<f64>::compile_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
     assert!(!plain.eval_value_sum(&mut ws, &EvalInputs::new(&data, &x, &[]), &mut t));
+}
+
+/// The summing objective kernel reads `x` and `θ` at positions from a data column without
+/// a per-point check: its index bounds are the range of those positions; with `x` (or `θ`)
+/// long enough it sums bitwise what the interpreter sums, and with `x` one shorter than
+/// the last position read (or `θ` one shorter) it declines and leaves the total alone,
+/// through the safe entry point and through the bounded one with the correct bounds,
+/// while the checked value program reads NaN there as the interpreter does.
+#[test]
+fn objective_sum_index_bounds() {
+    let n = 500;
+    let i0: Vec<i64> = (0..n as i64).map(|k| (k * 37) % 301).collect();
+    let r0: Vec<f64> = (0..n).map(|k| (k as f64 * 0.11).cos()).collect();
+    let ints: [&[i64]; 1] = [&i0];
+    let reals: [&[f64]; 1] = [&r0];
+    let data = DataView::new(n, &reals, &ints);
+    let f0 = Index::field(0);
+    let xa = Expr::var(VarRef::new(0, vec![f0.clone()], f0.clone()));
+    // reaches the last variable, x[301]
+    let xb = Expr::var(VarRef::new(0, vec![], f0.clone() + 1));
+    let th = Expr::param(VarRef::new(1, vec![], f0.clone() + 3));
+    let e = (xa.abs2() - &xb).abs2() + (&xa - Expr::data(0)).abs2() * &th + xb.sin();
+    let jit =
+        Pattern::<f64>::compile_objective_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
+    assert_eq!(jit.evaluator(), Evaluator::Jit);
+    let mut interp = jit.clone();
+    interp.set_evaluator(Evaluator::Interp);
+    let bounds = jit.index_bounds(&data).unwrap();
+    assert_eq!(
+        bounds,
+        IndexBounds {
+            x_len: 302,
+            theta_len: 304
+        }
+    );
+    let x: Vec<f64> = (0..302).map(|k| 0.2 + (k as f64 * 0.03).sin()).collect();
+    let theta: Vec<f64> = (0..304).map(|k| 1.0 + (k as f64 * 0.07).cos()).collect();
+    let mut ws = jit.workspace();
+    let sum_of = |p: &Pattern<f64>, ws: &mut Workspace<f64>, x: &[f64], theta: &[f64]| {
+        let mut v = vec![0.0; n];
+        p.eval_values(ws, &EvalInputs::new(&data, x, theta), &mut v);
+        v.iter().fold(0.5, |a, &b| a + b)
+    };
+    // long enough: bitwise the interpreter's values summed in point order
+    let want = sum_of(&interp, &mut ws, &x, &theta);
+    assert!(want.is_finite());
+    let mut total = 0.5;
+    assert!(jit.eval_value_sum(&mut ws, &EvalInputs::new(&data, &x, &theta), &mut total));
+    assert_eq!(total.to_bits(), want.to_bits());
+    let mut total = 0.5;
+    // SAFETY: `bounds` is `index_bounds` of this pattern over this very `data`.
+    let summed = unsafe {
+        jit.eval_value_sum_bounded(
+            &mut ws,
+            &EvalInputs::new(&data, &x, &theta),
+            &bounds,
+            &mut total,
+        )
+    };
+    assert!(summed);
+    assert_eq!(total.to_bits(), want.to_bits());
+    // `x` or `θ` one shorter than the last position read: declined, total untouched;
+    // the checked programs read NaN there, as the interpreter
+    for (xs, ts) in [(&x[..301], &theta[..]), (&x[..], &theta[..303])] {
+        let mut total = 0.5;
+        assert!(!jit.eval_value_sum(&mut ws, &EvalInputs::new(&data, xs, ts), &mut total));
+        assert_eq!(total, 0.5);
+        // SAFETY: as above.
+        let summed = unsafe {
+            jit.eval_value_sum_bounded(
+                &mut ws,
+                &EvalInputs::new(&data, xs, ts),
+                &bounds,
+                &mut total,
+            )
+        };
+        assert!(!summed);
+        assert_eq!(total, 0.5);
+        let got = sum_of(&jit, &mut ws, xs, ts);
+        assert!(got.is_nan());
+        assert!(sum_of(&interp, &mut ws, xs, ts).is_nan());
+    }
+    // a negative position: no bounds, declined
+    let neg: Vec<i64> = i0.iter().map(|&i| i - 1).collect();
+    let neg_ints: [&[i64]; 1] = [&neg];
+    let neg_data = DataView::new(n, &reals, &neg_ints);
+    assert_eq!(jit.index_bounds(&neg_data), None);
+    let mut total = 0.5;
+    assert!(!jit.eval_value_sum(&mut ws, &EvalInputs::new(&neg_data, &x, &theta), &mut total));
+    assert_eq!(total, 0.5);
 }
 
 /// The augmentation kernel (values added into rows at given positions) against the

@@ -37,7 +37,7 @@ use crate::data::Columns;
 use crate::error::ModelError;
 use crate::nlp::{BlockPosition, NlpMeta, NlpModel};
 use simdnlp_ad::{
-    DataView, EvalInputs, Expr, Index, Namer, Pattern, PatternGroup, Scalar, Workspace,
+    DataView, EvalInputs, Expr, Index, IndexBounds, Namer, Pattern, PatternGroup, Scalar, Workspace,
 };
 use smallvec::SmallVec;
 use std::collections::HashMap;
@@ -113,6 +113,10 @@ pub(crate) struct CompiledPattern<T> {
     pub hess_off: usize,
     /// Augmentations: the row position as written (printing).
     pub row_idx: Vec<Index>,
+    /// Objective patterns: the range of the `x` and `θ` positions that
+    /// [`Pattern::eval_value_sum_bounded`] reads, computed at build from `cols` (never
+    /// modified after build); `None` otherwise or when it has none (negative positions).
+    pub sum_bounds: Option<IndexBounds>,
 }
 
 impl<T: Scalar> CompiledPattern<T> {
@@ -722,12 +726,18 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
             for &p in &self.obj_pats {
                 let cp = &self.pats[p];
                 let ws = &mut s.ws[p];
-                let summed = cp.with_view(|v| {
-                    cp.pattern.eval_value_sum(
-                        ws,
-                        &EvalInputs::new(v, x, &self.theta).parallel(self.par),
-                        &mut f,
-                    )
+                let summed = cp.sum_bounds.is_some_and(|bounds| {
+                    cp.with_view(|v| {
+                        let inputs = EvalInputs::new(v, x, &self.theta).parallel(self.par);
+                        // SAFETY: `sum_bounds` is `index_bounds` of this pattern over
+                        // `cp.cols` at build, and `cols` is never modified after build
+                        // (no `&mut` access to a built model's columns), so it holds for
+                        // the view of the same columns here.
+                        unsafe {
+                            cp.pattern
+                                .eval_value_sum_bounded(ws, &inputs, &bounds, &mut f)
+                        }
+                    })
                 });
                 if !summed {
                     let n = cp.len();

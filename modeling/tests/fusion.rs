@@ -194,3 +194,23 @@ fn a_group_stores_one_hessian_entry_per_position_and_point() {
         check_callbacks(&interp, &x, &mut Rng(11));
     }
 }
+
+/// The objective's native summing loop reads `x` without per-point checks inside the
+/// range computed at build (its last term reads the last variable): with `x` one entry
+/// shorter the model falls back to the checked code, which reads NaN there as the
+/// interpreter does; with the full `x`, bitwise the interpreter's objective.
+#[test]
+fn objective_with_a_short_x_reads_nan_not_out_of_bounds() {
+    let jit = model();
+    assert_eq!(jit.evaluator(), Evaluator::Jit);
+    let mut interp = jit.clone();
+    interp.set_evaluator(Evaluator::Interp);
+    let n = jit.meta().nvar;
+    let x: Vec<f64> = (0..n).map(|i| 0.9 + 0.05 * i as f64).collect();
+    let f = jit.obj(&x);
+    assert!(f.is_finite());
+    assert_eq!(f.to_bits(), interp.obj(&x).to_bits());
+    let short = &x[..n - 1];
+    assert!(jit.obj(short).is_nan());
+    assert!(interp.obj(short).is_nan());
+}

@@ -113,10 +113,11 @@ pub(crate) struct CompiledPattern<T> {
     pub hess_off: usize,
     /// Augmentations: the row position as written (printing).
     pub row_idx: Vec<Index>,
-    /// Objective patterns: the range of the `x` and `θ` positions that
-    /// [`Pattern::eval_value_sum_bounded`] reads, computed at build from `cols` (never
-    /// modified after build); `None` otherwise or when it has none (negative positions).
-    pub sum_bounds: Option<IndexBounds>,
+    /// The range of the `x` and `θ` positions that the pattern's programs read
+    /// ([`Pattern::index_bounds`]), computed at build from `cols` (never modified after
+    /// build), for the `*_bounded` entry points; `None` when it has none (negative
+    /// positions).
+    pub index_bounds: Option<IndexBounds>,
 }
 
 impl<T: Scalar> CompiledPattern<T> {
@@ -726,10 +727,10 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
             for &p in &self.obj_pats {
                 let cp = &self.pats[p];
                 let ws = &mut s.ws[p];
-                let summed = cp.sum_bounds.is_some_and(|bounds| {
+                let summed = cp.index_bounds.is_some_and(|bounds| {
                     cp.with_view(|v| {
                         let inputs = EvalInputs::new(v, x, &self.theta).parallel(self.par);
-                        // SAFETY: `sum_bounds` is `index_bounds` of this pattern over
+                        // SAFETY: `index_bounds` is `index_bounds` of this pattern over
                         // `cp.cols` at build, and `cols` is never modified after build
                         // (no `&mut` access to a built model's columns), so it holds for
                         // the view of the same columns here.
@@ -755,13 +756,21 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
             for &p in &self.obj_pats {
                 let cp = &self.pats[p];
                 let ws = &mut s.ws[p];
-                let scattered = cp.with_view(|v| {
-                    cp.pattern.eval_gradient_scatter(
-                        ws,
-                        &EvalInputs::new(v, x, &self.theta).parallel(self.par),
-                        &cp.globals,
-                        g,
-                    )
+                let scattered = cp.index_bounds.is_some_and(|bounds| {
+                    cp.with_view(|v| {
+                        let inputs = EvalInputs::new(v, x, &self.theta).parallel(self.par);
+                        // SAFETY: as in `obj`: `index_bounds` was computed at build over
+                        // the same, never modified, columns.
+                        unsafe {
+                            cp.pattern.eval_gradient_scatter_bounded(
+                                ws,
+                                &inputs,
+                                &bounds,
+                                &cp.globals,
+                                g,
+                            )
+                        }
+                    })
                 });
                 if !scattered {
                     let m = cp.len() * cp.nslots;

@@ -588,40 +588,8 @@ impl<T: Scalar> Pattern<T> {
     /// column it reads is missing or short (then the `*_bounded` entry points must not be
     /// used with this data).
     pub fn index_bounds(&self, data: &DataView<'_, T>) -> Option<IndexBounds> {
-        let mut bounds = IndexBounds {
-            x_len: 0,
-            theta_len: 0,
-        };
         let programs = [&self.value, &self.grad, &self.grad_only, &self.hessp];
-        for ins in programs.iter().flat_map(|p| &p.ins) {
-            let (idx, off, need) = match ins {
-                Ins::X { idx, off, .. } => (idx, *off, &mut bounds.x_len),
-                Ins::P { idx, off, .. } => (idx, *off, &mut bounds.theta_len),
-                _ => continue,
-            };
-            let (lo, hi) = match *idx {
-                ISrc::C(c) => (c, c),
-                ISrc::F(col) => {
-                    let column = data.ints.get(col as usize)?.get(..data.len)?;
-                    let lo = column.iter().copied().min();
-                    let hi = column.iter().copied().max();
-                    match (lo, hi) {
-                        (Some(lo), Some(hi)) => (lo, hi),
-                        _ => continue,
-                    }
-                }
-                // computed positions keep their per-point check
-                ISrc::R(_) => continue,
-            };
-            let lo = lo.checked_add(off)?;
-            let hi = hi.checked_add(off)?;
-            if lo < 0 {
-                return None;
-            }
-            let end = usize::try_from(hi).ok()?.checked_add(1)?;
-            *need = (*need).max(end);
-        }
-        Some(bounds)
+        bounds_of(column_loads(programs.iter().flat_map(|p| &p.ins)), data)
     }
 
     /// Adds `∂f/∂slot_s` at point `k` into `g[globals[k*nslots + s]]` for every point and
@@ -1042,4 +1010,60 @@ impl<T: Scalar> Pattern<T> {
         }
         s
     }
+}
+
+/// One `x` or `θ` load of a program: whether it reads `θ`, where its position comes from,
+/// and the offset added to it.
+pub(crate) type Load = (bool, ISrc, i64);
+
+/// The `x` and `θ` loads among `ins`.
+pub(crate) fn column_loads<'a, T: 'a>(
+    ins: impl IntoIterator<Item = &'a Ins<T>>,
+) -> impl Iterator<Item = Load> {
+    ins.into_iter().filter_map(|ins| match *ins {
+        Ins::X { idx, off, .. } => Some((false, idx, off)),
+        Ins::P { idx, off, .. } => Some((true, idx, off)),
+        _ => None,
+    })
+}
+
+/// The [`IndexBounds`] of `loads` over `data` (see [`Pattern::index_bounds`]): loads at
+/// computed positions are left out (they keep their per-point check).
+pub(crate) fn bounds_of<T>(
+    loads: impl IntoIterator<Item = Load>,
+    data: &DataView<'_, T>,
+) -> Option<IndexBounds> {
+    let mut bounds = IndexBounds {
+        x_len: 0,
+        theta_len: 0,
+    };
+    for (theta, idx, off) in loads {
+        let need = if theta {
+            &mut bounds.theta_len
+        } else {
+            &mut bounds.x_len
+        };
+        let (lo, hi) = match idx {
+            ISrc::C(c) => (c, c),
+            ISrc::F(col) => {
+                let column = data.ints.get(col as usize)?.get(..data.len)?;
+                let lo = column.iter().copied().min();
+                let hi = column.iter().copied().max();
+                match (lo, hi) {
+                    (Some(lo), Some(hi)) => (lo, hi),
+                    _ => continue,
+                }
+            }
+            // computed positions keep their per-point check
+            ISrc::R(_) => continue,
+        };
+        let lo = lo.checked_add(off)?;
+        let hi = hi.checked_add(off)?;
+        if lo < 0 {
+            return None;
+        }
+        let end = usize::try_from(hi).ok()?.checked_add(1)?;
+        *need = (*need).max(end);
+    }
+    Some(bounds)
 }

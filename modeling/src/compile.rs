@@ -706,6 +706,7 @@ fn groups<T: Scalar>(pats: &[CompiledPattern<T>]) -> (Vec<Group<T>>, Vec<Option<
             jac: members.iter().map(|&m| pats[m].jac_off).collect(),
             members,
             code: None,
+            index_bounds: None,
         });
     }
     (groups, group_of)

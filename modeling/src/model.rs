@@ -156,6 +156,10 @@ pub(crate) struct Group<T> {
     /// summed block, see [`HessBlock`])
     pub rows: Vec<usize>,
     pub jac: Vec<usize>,
+    /// the range of the `x` and `θ` positions the code reads ([`PatternGroup::index_bounds`]
+    /// over the first member's columns, which the code runs on and nothing modifies after
+    /// build); `None` without code or when it has none
+    pub index_bounds: Option<IndexBounds>,
 }
 
 impl<T: Scalar> Group<T> {
@@ -163,6 +167,10 @@ impl<T: Scalar> Group<T> {
     pub(crate) fn compile(&mut self, pats: &[CompiledPattern<T>]) {
         let members: Vec<&Pattern<T>> = self.members.iter().map(|&p| &pats[p].pattern).collect();
         self.code = PatternGroup::compile(&members);
+        self.index_bounds = self
+            .code
+            .as_ref()
+            .and_then(|code| pats[self.members[0]].with_view(|v| code.index_bounds(v)));
     }
 }
 
@@ -596,16 +604,14 @@ impl<T: Scalar> Model<T> {
                 continue;
             };
             let group = &self.groups[g];
-            let fused = self.with_group(g, s, |code, ws, v| {
-                let rows = &group.rows;
-                code.eval_hessians(
-                    ws,
-                    &EvalInputs::new(v, x, &self.theta).parallel(self.par),
-                    y,
-                    rows,
-                    out,
-                    0,
-                )
+            let fused = group.index_bounds.is_some_and(|bounds| {
+                self.with_group(g, s, |code, ws, v| {
+                    let inputs = EvalInputs::new(v, x, &self.theta).parallel(self.par);
+                    // SAFETY: as in `jac_into`.
+                    unsafe {
+                        code.eval_hessians_bounded(ws, &inputs, &bounds, y, &group.rows, out, 0)
+                    }
+                })
             });
             if fused {
                 continue;
@@ -663,13 +669,13 @@ impl<T: Scalar> Model<T> {
 
     fn jac_into(&self, s: &mut Scratch<T>, x: &[T], vals: &mut [T]) {
         for (g, group) in self.groups.iter().enumerate() {
-            let done = self.with_group(g, s, |code, ws, v| {
-                code.eval_gradients(
-                    ws,
-                    &EvalInputs::new(v, x, &self.theta).parallel(self.par),
-                    vals,
-                    &group.jac,
-                )
+            let done = group.index_bounds.is_some_and(|bounds| {
+                self.with_group(g, s, |code, ws, v| {
+                    let inputs = EvalInputs::new(v, x, &self.theta).parallel(self.par);
+                    // SAFETY: `index_bounds` was computed at build over the columns of
+                    // the first member, which `with_group` runs on and nothing modifies.
+                    unsafe { code.eval_gradients_bounded(ws, &inputs, &bounds, vals, &group.jac) }
+                })
             });
             if !done && group.code.is_some() {
                 for &p in &group.members {
@@ -786,13 +792,12 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
     fn cons(&self, x: &[T], c: &mut [T]) {
         self.with_scratch(|s| {
             for (g, group) in self.groups.iter().enumerate() {
-                let done = self.with_group(g, s, |code, ws, v| {
-                    code.eval_values(
-                        ws,
-                        &EvalInputs::new(v, x, &self.theta).parallel(self.par),
-                        c,
-                        &group.rows,
-                    )
+                let done = group.index_bounds.is_some_and(|bounds| {
+                    self.with_group(g, s, |code, ws, v| {
+                        let inputs = EvalInputs::new(v, x, &self.theta).parallel(self.par);
+                        // SAFETY: as in `jac_into`.
+                        unsafe { code.eval_values_bounded(ws, &inputs, &bounds, c, &group.rows) }
+                    })
                 });
                 if !done && group.code.is_some() {
                     for (&p, &row0) in group.members.iter().zip(&group.rows) {

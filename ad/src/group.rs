@@ -19,7 +19,9 @@ use crate::data::DataView;
 use crate::eval::{EvalInputs, Scratch, Workspace};
 use crate::index::Index;
 use crate::jit::{GroupFunction, JitArgs, JitCode, SumInto, compile_group};
-use crate::pattern::{Pattern, jit_args, set_columns, tasks};
+use crate::pattern::{
+    IndexBounds, Load, Pattern, bounds_of, column_loads, jit_args, set_columns, tasks,
+};
 use crate::scalar::Scalar;
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -35,6 +37,9 @@ static GROUP_FAILURE_LOGGED: AtomicBool = AtomicBool::new(false);
 const VALUES: usize = 0;
 const GRADIENTS: usize = 1;
 const HESSIANS: usize = 2;
+/// Per function: compiled with unchecked `x`/`θ` loads at column or constant positions
+/// (then `run` needs [`IndexBounds`] and checks `x` and `θ` against them).
+const UNCHECKED: [bool; 3] = [true, true, true];
 
 /// The summed Hessian block of patterns over the same data points: one entry per
 /// distinct unordered pair of variable references among the members' second-order slots
@@ -110,6 +115,8 @@ pub struct PatternGroup<T> {
     /// the largest real and integer columns any member reads
     max_real: Option<u32>,
     max_int: Option<u32>,
+    /// the members' `x`/`θ` loads (for [`PatternGroup::index_bounds`])
+    loads: Vec<Load>,
     _scalar: PhantomData<fn() -> T>,
 }
 
@@ -121,6 +128,7 @@ impl<T> Clone for PatternGroup<T> {
             steps: self.steps.clone(),
             max_real: self.max_real,
             max_int: self.max_int,
+            loads: self.loads.clone(),
             _scalar: PhantomData,
         }
     }
@@ -161,6 +169,8 @@ impl<T: Scalar> PatternGroup<T> {
                 .map(|&(f, weighted)| GroupFunction {
                     members: programs.iter().map(|p| (p[f], weighted)).collect(),
                     sum_into: (f == HESSIANS).then_some(sum_into),
+                    // `run` checks `x`/`θ` against the bounds of every member's loads
+                    unchecked_gathers: UNCHECKED[f],
                 })
                 .collect();
         let code = match compile_group(&functions) {
@@ -187,12 +197,20 @@ impl<T: Scalar> PatternGroup<T> {
             max_real = max_real.max(r);
             max_int = max_int.max(i);
         }
+        // each distinct load once (bounds scan a column per load)
+        let mut loads: Vec<Load> = Vec::new();
+        for load in column_loads(programs.iter().flatten().flat_map(|p| &p.ins)) {
+            if !loads.contains(&load) {
+                loads.push(load);
+            }
+        }
         Some(PatternGroup {
             code: Arc::new(code),
             hessian,
             steps: patterns.iter().map(|p| (p.nslots(), p.nhess())).collect(),
             max_real,
             max_int,
+            loads,
             _scalar: PhantomData,
         })
     }
@@ -231,6 +249,10 @@ impl<T: Scalar> PatternGroup<T> {
     /// Returns `false` and writes nothing when the arguments do not fit: `offsets` is not
     /// one per member, a member's range is outside `out` or overlaps another's, or `data`
     /// lacks a column a member reads.
+    ///
+    /// Also `false` when a member's position is negative; this entry point finds the
+    /// positions' range per call ([`PatternGroup::index_bounds`]); where the data does not
+    /// change between calls, compute it once and call [`PatternGroup::eval_values_bounded`].
     pub fn eval_values(
         &self,
         ws: &mut Workspace<T>,
@@ -238,7 +260,32 @@ impl<T: Scalar> PatternGroup<T> {
         out: &mut [T],
         offsets: &[usize],
     ) -> bool {
-        self.run(VALUES, ws, inputs, out, offsets, None)
+        let Some(bounds) = self.index_bounds(inputs.data) else {
+            return false;
+        };
+        // SAFETY: `bounds` was computed from `inputs.data` just now, and the data cannot
+        // change while `inputs` borrows it.
+        unsafe { self.eval_values_bounded(ws, inputs, &bounds, out, offsets) }
+    }
+
+    /// [`PatternGroup::eval_values`] with the positions' range computed beforehand (one
+    /// comparison of `x.len()` and `θ.len()` with `bounds` per call); `false`, writing
+    /// nothing, also when `x` or `θ` is shorter than `bounds` says.
+    ///
+    /// # Safety
+    ///
+    /// `bounds` is what [`PatternGroup::index_bounds`] of this group returned for data
+    /// whose integer columns hold, in their first `inputs.data.len` rows, the same values
+    /// as `inputs.data`'s now.
+    pub unsafe fn eval_values_bounded(
+        &self,
+        ws: &mut Workspace<T>,
+        inputs: &EvalInputs<'_, '_, T>,
+        bounds: &IndexBounds,
+        out: &mut [T],
+        offsets: &[usize],
+    ) -> bool {
+        self.run(VALUES, ws, inputs, Some(bounds), out, offsets, None)
     }
 
     /// Member `m`'s gradients: `out[offsets[m] + k * nslots_m + s] = ∂f_m/∂slot_s` at
@@ -251,7 +298,34 @@ impl<T: Scalar> PatternGroup<T> {
         out: &mut [T],
         offsets: &[usize],
     ) -> bool {
-        self.run(GRADIENTS, ws, inputs, out, offsets, None)
+        let Some(bounds) = self.index_bounds(inputs.data) else {
+            return false;
+        };
+        // SAFETY: as in `eval_values`.
+        unsafe { self.eval_gradients_bounded(ws, inputs, &bounds, out, offsets) }
+    }
+
+    /// [`PatternGroup::eval_gradients`] with the positions' range computed beforehand, as
+    /// [`PatternGroup::eval_values_bounded`].
+    ///
+    /// # Safety
+    ///
+    /// As for [`PatternGroup::eval_values_bounded`].
+    pub unsafe fn eval_gradients_bounded(
+        &self,
+        ws: &mut Workspace<T>,
+        inputs: &EvalInputs<'_, '_, T>,
+        bounds: &IndexBounds,
+        out: &mut [T],
+        offsets: &[usize],
+    ) -> bool {
+        self.run(GRADIENTS, ws, inputs, Some(bounds), out, offsets, None)
+    }
+
+    /// The [`IndexBounds`] of the members' programs over `data` (see
+    /// [`Pattern::index_bounds`]).
+    pub fn index_bounds(&self, data: &DataView<'_, T>) -> Option<IndexBounds> {
+        bounds_of(self.loads.iter().copied(), data)
     }
 
     /// The members' weighted Hessians summed into one block per point
@@ -259,8 +333,10 @@ impl<T: Scalar> PatternGroup<T> {
     /// weight_offsets[m] + k] * ∂²f_m/∂a∂b` over the member slots `h = (a, b)` with
     /// `entry_of[m][h] = e`, added in the order [`GroupHessian`] states.
     /// Returns `false` and writes nothing when the block is outside `out`, `data` lacks a
-    /// column a member reads, `weight_offsets` is not one per member or a member's
-    /// weights are outside `weights`.
+    /// column a member reads, `weight_offsets` is not one per member, a member's
+    /// weights are outside `weights` or a position is negative (as for
+    /// [`PatternGroup::eval_values`]; [`PatternGroup::eval_hessians_bounded`] takes the
+    /// positions' range computed beforehand).
     pub fn eval_hessians(
         &self,
         ws: &mut Workspace<T>,
@@ -270,8 +346,34 @@ impl<T: Scalar> PatternGroup<T> {
         out: &mut [T],
         offset: usize,
     ) -> bool {
+        let Some(bounds) = self.index_bounds(inputs.data) else {
+            return false;
+        };
+        // SAFETY: as in `eval_values`.
+        unsafe {
+            self.eval_hessians_bounded(ws, inputs, &bounds, weights, weight_offsets, out, offset)
+        }
+    }
+
+    /// [`PatternGroup::eval_hessians`] with the positions' range computed beforehand, as
+    /// [`PatternGroup::eval_values_bounded`].
+    ///
+    /// # Safety
+    ///
+    /// As for [`PatternGroup::eval_values_bounded`].
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn eval_hessians_bounded(
+        &self,
+        ws: &mut Workspace<T>,
+        inputs: &EvalInputs<'_, '_, T>,
+        bounds: &IndexBounds,
+        weights: &[T],
+        weight_offsets: &[usize],
+        out: &mut [T],
+        offset: usize,
+    ) -> bool {
         let w = Some((weights, weight_offsets));
-        self.run(HESSIANS, ws, inputs, out, &[offset], w)
+        self.run(HESSIANS, ws, inputs, Some(bounds), out, &[offset], w)
     }
 
     /// Whether `data` has every column a member reads, each with `data.len` rows.
@@ -284,11 +386,16 @@ impl<T: Scalar> PatternGroup<T> {
             && data.ints[..ints].iter().all(|c| c.len() >= data.len)
     }
 
+    /// Runs `function` on every point; `bounds` must cover the members' column and
+    /// constant positions over `inputs.data` when the function reads them unchecked
+    /// ([`UNCHECKED`]): `false` when it is `None` then, or `x`/`θ` is shorter.
+    #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
         function: usize,
         ws: &mut Workspace<T>,
         inputs: &EvalInputs<'_, '_, T>,
+        bounds: Option<&IndexBounds>,
         out: &mut [T],
         offsets: &[usize],
         weights: Option<(&[T], &[usize])>,
@@ -302,6 +409,10 @@ impl<T: Scalar> PatternGroup<T> {
         let Some(jp) = self.code.programs.get(function).copied() else {
             return false;
         };
+        let inside = bounds.is_some_and(|b| x.len() >= b.x_len && theta.len() >= b.theta_len);
+        if UNCHECKED[function] && !inside {
+            return false;
+        }
         let members = self.steps.len();
         let n = data.len;
         let step = |m: usize| match function {
@@ -376,7 +487,9 @@ impl<T: Scalar> PatternGroup<T> {
             // for points `k < n`, inside `out` and disjoint from the other blocks (checked
             // above), and member `m` reads its weights at `weights[w_offsets[m] + k]`,
             // inside `weights`. Tasks get disjoint point ranges, so no two write the same
-            // element.
+            // element. A function with unchecked `x`/`θ` loads runs only with `x` and `θ`
+            // at least as long as `bounds`, which cover those loads at every point of this
+            // data (the `*_bounded` callers' contract).
             unsafe { jp.call(&args, first, last) };
         };
         if tasks <= 1 {

@@ -303,6 +303,8 @@ pub(crate) struct SumInto<'a> {
 pub(crate) struct GroupFunction<'a> {
     pub members: Vec<(&'a Program<f64>, bool)>,
     pub sum_into: Option<SumInto<'a>>,
+    /// see [`JitInput::unchecked_gathers`]
+    pub unchecked_gathers: bool,
 }
 
 /// Compiles `inputs` into native code, one function each (the programs of one pattern).
@@ -356,7 +358,7 @@ pub(crate) fn compile_group(functions: &[GroupFunction<'_>]) -> Result<JitCode, 
             members: f.members.clone(),
             output: Output::Members,
             sum_into: f.sum_into,
-            unchecked_gathers: false,
+            unchecked_gathers: f.unchecked_gathers,
         })
         .collect();
     let code = compile_functions(specs)?;

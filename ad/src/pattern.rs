@@ -60,12 +60,13 @@ const JIT_SCATTER: usize = 5;
 /// Index of the scattered value program among the JIT programs (augmentations).
 const JIT_VALUE_SCATTER: usize = 4;
 
-/// The shortest `x` and `θ` that the summed objective program of [`Pattern::eval_value_sum`]
-/// reads inside at every point of one pattern's data (its positions taken from a data column
-/// or a constant, which that program reads without a per-point bounds check). Computed once
-/// per data by [`Pattern::index_bounds`] (a pass over the integer columns), e.g. at model
-/// build, and passed to [`Pattern::eval_value_sum_bounded`] so a call checks two lengths
-/// instead of every position.
+/// The shortest `x` and `θ` that every program of one pattern reads inside at every point
+/// of its data (positions taken from a data column or a constant, which the objective's
+/// summing and gradient-scattering programs read without a per-point bounds check).
+/// Computed once per data by [`Pattern::index_bounds`] (a pass over the integer columns),
+/// e.g. at model build, and passed to [`Pattern::eval_value_sum_bounded`] and
+/// [`Pattern::eval_gradient_scatter_bounded`] so a call checks two lengths instead of
+/// every position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IndexBounds {
     /// `x` must have at least this many entries.
@@ -255,7 +256,8 @@ impl<T: Scalar> Pattern<T> {
             (as_f64(&self.hessp)?, true, Output::Store),
         ];
         if self.objective {
-            // reads x/θ at column positions unchecked: `eval_value_sum*` check the bounds
+            // both read x/θ at column positions unchecked: `eval_value_sum*` and
+            // `eval_gradient_scatter*` check the bounds
             programs.push((as_f64(&self.value)?, false, Output::Sum));
             programs.push((as_f64(&self.grad_only)?, false, Output::Scatter));
         } else if self.augment {
@@ -268,7 +270,7 @@ impl<T: Scalar> Pattern<T> {
                 program,
                 weighted,
                 output,
-                unchecked_gathers: self.objective && index == JIT_SUM,
+                unchecked_gathers: self.objective && (index == JIT_SUM || index == JIT_SCATTER),
             })
             .collect();
         match crate::jit::compile(&inputs) {
@@ -579,45 +581,15 @@ impl<T: Scalar> Pattern<T> {
         true
     }
 
-    /// The [`IndexBounds`] of this pattern's value program over `data`: one past the
-    /// largest `x` and `θ` position it reads from a data column (entry plus the load's
-    /// offset, over the first `data.len` rows) or a constant. `None` when some such
-    /// position is negative or does not fit `usize`, or a column it reads is missing or
-    /// short (then [`Pattern::eval_value_sum_bounded`] must not be used with this data).
+    /// The [`IndexBounds`] of this pattern's programs (value, gradient, Hessian) over
+    /// `data`: one past the largest `x` and `θ` position any of them reads from a data
+    /// column (entry plus the load's offset, over the first `data.len` rows) or a
+    /// constant. `None` when some such position is negative or does not fit `usize`, or a
+    /// column it reads is missing or short (then the `*_bounded` entry points must not be
+    /// used with this data).
     pub fn index_bounds(&self, data: &DataView<'_, T>) -> Option<IndexBounds> {
-        let mut bounds = IndexBounds {
-            x_len: 0,
-            theta_len: 0,
-        };
-        for ins in &self.value.ins {
-            let (idx, off, need) = match ins {
-                Ins::X { idx, off, .. } => (idx, *off, &mut bounds.x_len),
-                Ins::P { idx, off, .. } => (idx, *off, &mut bounds.theta_len),
-                _ => continue,
-            };
-            let (lo, hi) = match *idx {
-                ISrc::C(c) => (c, c),
-                ISrc::F(col) => {
-                    let column = data.ints.get(col as usize)?.get(..data.len)?;
-                    let lo = column.iter().copied().min();
-                    let hi = column.iter().copied().max();
-                    match (lo, hi) {
-                        (Some(lo), Some(hi)) => (lo, hi),
-                        _ => continue,
-                    }
-                }
-                // computed positions keep their per-point check
-                ISrc::R(_) => continue,
-            };
-            let lo = lo.checked_add(off)?;
-            let hi = hi.checked_add(off)?;
-            if lo < 0 {
-                return None;
-            }
-            let end = usize::try_from(hi).ok()?.checked_add(1)?;
-            *need = (*need).max(end);
-        }
-        Some(bounds)
+        let programs = [&self.value, &self.grad, &self.grad_only, &self.hessp];
+        bounds_of(column_loads(programs.iter().flat_map(|p| &p.ins)), data)
     }
 
     /// Adds `∂f/∂slot_s` at point `k` into `g[globals[k*nslots + s]]` for every point and
@@ -626,6 +598,10 @@ impl<T: Scalar> Pattern<T> {
     /// `g.len()` is skipped. Returns `false`, leaving `g` alone, where that code is not
     /// available (as for [`Pattern::eval_value_sum`], also when `globals` holds fewer than
     /// `data.len * nslots` positions).
+    ///
+    /// Like [`Pattern::eval_value_sum`], this entry point finds the positions' range per
+    /// call; where the data does not change between calls, compute it once and call
+    /// [`Pattern::eval_gradient_scatter_bounded`].
     pub fn eval_gradient_scatter(
         &self,
         ws: &mut Workspace<T>,
@@ -633,6 +609,38 @@ impl<T: Scalar> Pattern<T> {
         globals: &[usize],
         g: &mut [T],
     ) -> bool {
+        if self.jit_program(JIT_SCATTER).is_none() {
+            return false;
+        }
+        let Some(bounds) = self.index_bounds(inputs.data) else {
+            return false;
+        };
+        // SAFETY: `bounds` was computed from `inputs.data` just now, and the data cannot
+        // change while `inputs` borrows it.
+        unsafe { self.eval_gradient_scatter_bounded(ws, inputs, &bounds, globals, g) }
+    }
+
+    /// [`Pattern::eval_gradient_scatter`] with the positions' range computed beforehand
+    /// (one comparison of `x.len()` and `θ.len()` with `bounds` per call). Returns
+    /// `false`, leaving `g` alone, where [`Pattern::eval_gradient_scatter`] does, and when
+    /// `x` or `θ` is shorter than `bounds` says.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Pattern::eval_value_sum_bounded`]: `bounds` is what
+    /// [`Pattern::index_bounds`] of this pattern returned for data whose integer columns
+    /// hold, in their first `inputs.data.len` rows, the same values as `inputs.data`'s now.
+    pub unsafe fn eval_gradient_scatter_bounded(
+        &self,
+        ws: &mut Workspace<T>,
+        inputs: &EvalInputs<'_, '_, T>,
+        bounds: &IndexBounds,
+        globals: &[usize],
+        g: &mut [T],
+    ) -> bool {
+        if inputs.x.len() < bounds.x_len || inputs.theta.len() < bounds.theta_len {
+            return false;
+        }
         let step = self.nslots();
         self.scatter(JIT_SCATTER, step, ws, inputs, globals, g)
     }
@@ -689,7 +697,10 @@ impl<T: Scalar> Pattern<T> {
         // SAFETY: `T` is `f64` (only `f64` patterns have native code). `points` checked
         // that every column the program reads has at least `n` rows; `positions` holds the
         // `n * step` positions the program reads, and it writes `out` only at positions
-        // below `out.len()` (others go to a slot on its stack).
+        // below `out.len()` (others go to a slot on its stack). The one program here with
+        // unchecked `x`/`θ` loads, the objective's gradient scatter, is reached only from
+        // `eval_gradient_scatter_bounded`, which checked `x` and `θ` against bounds that
+        // cover those loads at every point of this data (its caller's contract).
         unsafe { jp.call(&args, 0, n) };
         true
     }
@@ -999,4 +1010,60 @@ impl<T: Scalar> Pattern<T> {
         }
         s
     }
+}
+
+/// One `x` or `θ` load of a program: whether it reads `θ`, where its position comes from,
+/// and the offset added to it.
+pub(crate) type Load = (bool, ISrc, i64);
+
+/// The `x` and `θ` loads among `ins`.
+pub(crate) fn column_loads<'a, T: 'a>(
+    ins: impl IntoIterator<Item = &'a Ins<T>>,
+) -> impl Iterator<Item = Load> {
+    ins.into_iter().filter_map(|ins| match *ins {
+        Ins::X { idx, off, .. } => Some((false, idx, off)),
+        Ins::P { idx, off, .. } => Some((true, idx, off)),
+        _ => None,
+    })
+}
+
+/// The [`IndexBounds`] of `loads` over `data` (see [`Pattern::index_bounds`]): loads at
+/// computed positions are left out (they keep their per-point check).
+pub(crate) fn bounds_of<T>(
+    loads: impl IntoIterator<Item = Load>,
+    data: &DataView<'_, T>,
+) -> Option<IndexBounds> {
+    let mut bounds = IndexBounds {
+        x_len: 0,
+        theta_len: 0,
+    };
+    for (theta, idx, off) in loads {
+        let need = if theta {
+            &mut bounds.theta_len
+        } else {
+            &mut bounds.x_len
+        };
+        let (lo, hi) = match idx {
+            ISrc::C(c) => (c, c),
+            ISrc::F(col) => {
+                let column = data.ints.get(col as usize)?.get(..data.len)?;
+                let lo = column.iter().copied().min();
+                let hi = column.iter().copied().max();
+                match (lo, hi) {
+                    (Some(lo), Some(hi)) => (lo, hi),
+                    _ => continue,
+                }
+            }
+            // computed positions keep their per-point check
+            ISrc::R(_) => continue,
+        };
+        let lo = lo.checked_add(off)?;
+        let hi = hi.checked_add(off)?;
+        if lo < 0 {
+            return None;
+        }
+        let end = usize::try_from(hi).ok()?.checked_add(1)?;
+        *need = (*need).max(end);
+    }
+    Some(bounds)
 }

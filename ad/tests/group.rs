@@ -312,3 +312,78 @@ fn misfitting_arguments_write_nothing() {
     assert_eq!(h[0], -7.0);
     assert!(group.eval_values(&mut ws, &EvalInputs::new(&data, &x, &[]), &mut out, &[0, 8]));
 }
+
+/// The group's value, gradient and Hessian loops read `x` at column positions without a
+/// per-point check: their range is the largest position read plus one (va of bus 5 is
+/// `x[11]`); with `x` one shorter they decline, through the safe and the bounded entry points, and write
+/// nothing; so do negative positions.
+#[test]
+fn a_short_x_declines_and_writes_nothing() {
+    let n = 8;
+    let (f, t, fa, ta, c0, c1) = columns(n);
+    let ints: [&[i64]; 4] = [&f, &t, &fa, &ta];
+    let reals: [&[f64]; 2] = [&c0, &c1];
+    let data = DataView::new(n, &reals, &ints);
+    let pats: Vec<Pattern<f64>> = members()
+        .iter()
+        .map(|e| Pattern::compile(e).unwrap())
+        .collect();
+    let refs: Vec<&Pattern<f64>> = pats.iter().collect();
+    let group = PatternGroup::compile(&refs).unwrap();
+    let bounds = group.index_bounds(&data).unwrap();
+    assert_eq!(
+        bounds,
+        IndexBounds {
+            x_len: 12,
+            theta_len: 0
+        }
+    );
+    let mut ws = group.workspace();
+    let x = [1.0; 12];
+    let values: Vec<usize> = (0..refs.len()).map(|m| m * n).collect();
+    let grads: Vec<usize> = refs
+        .iter()
+        .scan(0, |at, p| {
+            let o = *at;
+            *at += n * p.nslots();
+            Some(o)
+        })
+        .collect();
+    let glen: usize = refs.iter().map(|p| n * p.nslots()).sum();
+    let (mut out, mut g) = (vec![-7.0; refs.len() * n], vec![-7.0; glen]);
+    let full = EvalInputs::new(&data, &x, &[]);
+    assert!(group.eval_values(&mut ws, &full, &mut out, &values));
+    assert!(group.eval_gradients(&mut ws, &full, &mut g, &grads));
+    assert!(out.iter().chain(&g).all(|v| v.is_finite()));
+    let (mut out, mut g) = (vec![-7.0; refs.len() * n], vec![-7.0; glen]);
+    let short = EvalInputs::new(&data, &x[..11], &[]);
+    assert!(!group.eval_values(&mut ws, &short, &mut out, &values));
+    assert!(!group.eval_gradients(&mut ws, &short, &mut g, &grads));
+    // SAFETY: `bounds` is `index_bounds` of this group over this very `data`.
+    unsafe {
+        assert!(!group.eval_values_bounded(&mut ws, &short, &bounds, &mut out, &values));
+        assert!(!group.eval_gradients_bounded(&mut ws, &short, &bounds, &mut g, &grads));
+    }
+    assert!(out.iter().chain(&g).all(|&v| v == -7.0));
+    // the summed Hessian block too
+    let w = vec![1.0; n * refs.len()];
+    let w_offsets: Vec<usize> = (0..refs.len()).map(|m| m * n).collect();
+    let mut h = vec![-7.0; n * group.hessian().len()];
+    assert!(group.eval_hessians(&mut ws, &full, &w, &w_offsets, &mut h, 0));
+    assert!(h.iter().all(|v| v.is_finite()));
+    let mut h = vec![-7.0; n * group.hessian().len()];
+    assert!(!group.eval_hessians(&mut ws, &short, &w, &w_offsets, &mut h, 0));
+    // SAFETY: as above.
+    let summed =
+        unsafe { group.eval_hessians_bounded(&mut ws, &short, &bounds, &w, &w_offsets, &mut h, 0) };
+    assert!(!summed);
+    assert!(h.iter().all(|&v| v == -7.0));
+    let neg: Vec<i64> = f.iter().map(|v| v - 1).collect();
+    let neg_ints: [&[i64]; 4] = [&neg, &t, &fa, &ta];
+    let neg_data = DataView::new(n, &reals, &neg_ints);
+    assert_eq!(group.index_bounds(&neg_data), None);
+    let neg_inputs = EvalInputs::new(&neg_data, &x, &[]);
+    assert!(!group.eval_values(&mut ws, &neg_inputs, &mut out, &values));
+    assert!(!group.eval_gradients(&mut ws, &neg_inputs, &mut g, &grads));
+    assert!(out.iter().chain(&g).all(|&v| v == -7.0));
+}

@@ -436,7 +436,7 @@ proptest! {
 #[test]
 fn objective_sum_and_gradient_scatter_bitwise() {
     let n = 700;
-    let i0: Vec<i64> = (0..n as i64).map(|k| (k * 37) % 301 - 3).collect();
+    let i0: Vec<i64> = (0..n as i64).map(|k| (k * 37) % 298).collect();
     let r0: Vec<f64> = (0..n).map(|k| (k as f64 * 0.11).cos()).collect();
     let ints: [&[i64]; 1] = [&i0];
     let reals: [&[f64]; 1] = [&r0];
@@ -475,12 +475,10 @@ fn objective_sum_and_gradient_scatter_bitwise() {
             want_g[gi] += val;
         }
     }
-    // positions below 0 (and past `x`): the summing kernel (unchecked loads) declines
+    // positions inside `x` (negative and short inputs: `objective_sum_index_bounds`)
     let mut total = 0.5;
-    assert_eq!(jit.index_bounds(&data), None);
-    assert!(!jit.eval_value_sum(&mut ws, &EvalInputs::new(&data, &x, &[]), &mut total));
-    assert_eq!(total, 0.5);
-    assert!(want_total.is_nan());
+    assert!(jit.eval_value_sum(&mut ws, &EvalInputs::new(&data, &x, &[]), &mut total));
+    assert_eq!(total.to_bits(), want_total.to_bits());
     assert!(jit.eval_gradient_scatter(
         &mut ws,
         &EvalInputs::new(&data, &x, &[]),
@@ -523,7 +521,8 @@ fn objective_sum_and_gradient_scatter_bitwise() {
 /// long enough it sums bitwise what the interpreter sums, and with `x` one shorter than
 /// the last position read (or `θ` one shorter) it declines and leaves the total alone,
 /// through the safe entry point and through the bounded one with the correct bounds,
-/// while the checked value program reads NaN there as the interpreter does.
+/// while the checked value program reads NaN there as the interpreter does. The same for
+/// the gradient scatter (bitwise the interpreter's gradients added in order).
 #[test]
 fn objective_sum_index_bounds() {
     let n = 500;
@@ -606,6 +605,61 @@ fn objective_sum_index_bounds() {
     let mut total = 0.5;
     assert!(!jit.eval_value_sum(&mut ws, &EvalInputs::new(&neg_data, &x, &theta), &mut total));
     assert_eq!(total, 0.5);
+
+    // the gradient scatter (unchecked loads too): bitwise the interpreter's gradients
+    // added in order with the bounds; declined, `g` untouched, with `x` or `θ` short or
+    // negative positions
+    let ns = jit.nslots();
+    let globals: Vec<usize> = (0..n * ns).map(|e| (e * 7) % 302).collect();
+    let g0: Vec<f64> = (0..302).map(|k| k as f64 * 0.01).collect();
+    let mut gr = vec![0.0; n * ns];
+    interp.eval_gradients(&mut ws, &EvalInputs::new(&data, &x, &theta), None, &mut gr);
+    let mut want_g = g0.clone();
+    for (&gi, &v) in globals.iter().zip(&gr) {
+        want_g[gi] += v;
+    }
+    assert!(want_g.iter().all(|v| v.is_finite()));
+    let mut got_g = g0.clone();
+    assert!(jit.eval_gradient_scatter(
+        &mut ws,
+        &EvalInputs::new(&data, &x, &theta),
+        &globals,
+        &mut got_g
+    ));
+    let bits = |g: &[f64]| g.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&got_g), bits(&want_g));
+    let mut got_g = g0.clone();
+    // SAFETY: `bounds` is `index_bounds` of this pattern over this very `data`.
+    let scattered = unsafe {
+        jit.eval_gradient_scatter_bounded(
+            &mut ws,
+            &EvalInputs::new(&data, &x, &theta),
+            &bounds,
+            &globals,
+            &mut got_g,
+        )
+    };
+    assert!(scattered);
+    assert_eq!(bits(&got_g), bits(&want_g));
+    for (xs, ts) in [(&x[..301], &theta[..]), (&x[..], &theta[..303])] {
+        let mut got_g = g0.clone();
+        let inputs = EvalInputs::new(&data, xs, ts);
+        assert!(!jit.eval_gradient_scatter(&mut ws, &inputs, &globals, &mut got_g));
+        // SAFETY: as above.
+        let scattered = unsafe {
+            jit.eval_gradient_scatter_bounded(&mut ws, &inputs, &bounds, &globals, &mut got_g)
+        };
+        assert!(!scattered);
+        assert_eq!(bits(&got_g), bits(&g0));
+    }
+    let mut got_g = g0.clone();
+    assert!(!jit.eval_gradient_scatter(
+        &mut ws,
+        &EvalInputs::new(&neg_data, &x, &theta),
+        &globals,
+        &mut got_g
+    ));
+    assert_eq!(bits(&got_g), bits(&g0));
 }
 
 /// The augmentation kernel (values added into rows at given positions) against the

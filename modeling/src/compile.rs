@@ -565,12 +565,9 @@ pub(crate) fn build<T: Scalar>(b: Declarations<T>) -> Result<Model<T>, ModelErro
         }
         // the Hessian layout is laid out below, once the groups are known
         let hess_off = 0;
-        // the objective's positions range over columns fixed from here on (`cols` moves
-        // into the model, which never modifies it)
-        let sum_bounds = match rows {
-            Rows::Objective => pattern.index_bounds(&view),
-            _ => None,
-        };
+        // the positions' range over columns fixed from here on (`cols` moves into the
+        // model, which never modifies it)
+        let index_bounds = pattern.index_bounds(&view);
         pats.push(CompiledPattern {
             core: decl.core,
             rows,
@@ -585,7 +582,7 @@ pub(crate) fn build<T: Scalar>(b: Declarations<T>) -> Result<Model<T>, ModelErro
             jac_off,
             hess_off,
             row_idx,
-            sum_bounds,
+            index_bounds,
         });
     }
     let (groups, group_of) = groups(&pats);
@@ -709,6 +706,7 @@ fn groups<T: Scalar>(pats: &[CompiledPattern<T>]) -> (Vec<Group<T>>, Vec<Option<
             jac: members.iter().map(|&m| pats[m].jac_off).collect(),
             members,
             code: None,
+            index_bounds: None,
         });
     }
     (groups, group_of)

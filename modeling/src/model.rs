@@ -113,10 +113,11 @@ pub(crate) struct CompiledPattern<T> {
     pub hess_off: usize,
     /// Augmentations: the row position as written (printing).
     pub row_idx: Vec<Index>,
-    /// Objective patterns: the range of the `x` and `θ` positions that
-    /// [`Pattern::eval_value_sum_bounded`] reads, computed at build from `cols` (never
-    /// modified after build); `None` otherwise or when it has none (negative positions).
-    pub sum_bounds: Option<IndexBounds>,
+    /// The range of the `x` and `θ` positions that the pattern's programs read
+    /// ([`Pattern::index_bounds`]), computed at build from `cols` (never modified after
+    /// build), for the `*_bounded` entry points; `None` when it has none (negative
+    /// positions).
+    pub index_bounds: Option<IndexBounds>,
 }
 
 impl<T: Scalar> CompiledPattern<T> {
@@ -155,6 +156,10 @@ pub(crate) struct Group<T> {
     /// summed block, see [`HessBlock`])
     pub rows: Vec<usize>,
     pub jac: Vec<usize>,
+    /// the range of the `x` and `θ` positions the code reads ([`PatternGroup::index_bounds`]
+    /// over the first member's columns, which the code runs on and nothing modifies after
+    /// build); `None` without code or when it has none
+    pub index_bounds: Option<IndexBounds>,
 }
 
 impl<T: Scalar> Group<T> {
@@ -162,6 +167,10 @@ impl<T: Scalar> Group<T> {
     pub(crate) fn compile(&mut self, pats: &[CompiledPattern<T>]) {
         let members: Vec<&Pattern<T>> = self.members.iter().map(|&p| &pats[p].pattern).collect();
         self.code = PatternGroup::compile(&members);
+        self.index_bounds = self
+            .code
+            .as_ref()
+            .and_then(|code| pats[self.members[0]].with_view(|v| code.index_bounds(v)));
     }
 }
 
@@ -595,16 +604,14 @@ impl<T: Scalar> Model<T> {
                 continue;
             };
             let group = &self.groups[g];
-            let fused = self.with_group(g, s, |code, ws, v| {
-                let rows = &group.rows;
-                code.eval_hessians(
-                    ws,
-                    &EvalInputs::new(v, x, &self.theta).parallel(self.par),
-                    y,
-                    rows,
-                    out,
-                    0,
-                )
+            let fused = group.index_bounds.is_some_and(|bounds| {
+                self.with_group(g, s, |code, ws, v| {
+                    let inputs = EvalInputs::new(v, x, &self.theta).parallel(self.par);
+                    // SAFETY: as in `jac_into`.
+                    unsafe {
+                        code.eval_hessians_bounded(ws, &inputs, &bounds, y, &group.rows, out, 0)
+                    }
+                })
             });
             if fused {
                 continue;
@@ -662,13 +669,13 @@ impl<T: Scalar> Model<T> {
 
     fn jac_into(&self, s: &mut Scratch<T>, x: &[T], vals: &mut [T]) {
         for (g, group) in self.groups.iter().enumerate() {
-            let done = self.with_group(g, s, |code, ws, v| {
-                code.eval_gradients(
-                    ws,
-                    &EvalInputs::new(v, x, &self.theta).parallel(self.par),
-                    vals,
-                    &group.jac,
-                )
+            let done = group.index_bounds.is_some_and(|bounds| {
+                self.with_group(g, s, |code, ws, v| {
+                    let inputs = EvalInputs::new(v, x, &self.theta).parallel(self.par);
+                    // SAFETY: `index_bounds` was computed at build over the columns of
+                    // the first member, which `with_group` runs on and nothing modifies.
+                    unsafe { code.eval_gradients_bounded(ws, &inputs, &bounds, vals, &group.jac) }
+                })
             });
             if !done && group.code.is_some() {
                 for &p in &group.members {
@@ -726,10 +733,10 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
             for &p in &self.obj_pats {
                 let cp = &self.pats[p];
                 let ws = &mut s.ws[p];
-                let summed = cp.sum_bounds.is_some_and(|bounds| {
+                let summed = cp.index_bounds.is_some_and(|bounds| {
                     cp.with_view(|v| {
                         let inputs = EvalInputs::new(v, x, &self.theta).parallel(self.par);
-                        // SAFETY: `sum_bounds` is `index_bounds` of this pattern over
+                        // SAFETY: `index_bounds` is `index_bounds` of this pattern over
                         // `cp.cols` at build, and `cols` is never modified after build
                         // (no `&mut` access to a built model's columns), so it holds for
                         // the view of the same columns here.
@@ -755,13 +762,21 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
             for &p in &self.obj_pats {
                 let cp = &self.pats[p];
                 let ws = &mut s.ws[p];
-                let scattered = cp.with_view(|v| {
-                    cp.pattern.eval_gradient_scatter(
-                        ws,
-                        &EvalInputs::new(v, x, &self.theta).parallel(self.par),
-                        &cp.globals,
-                        g,
-                    )
+                let scattered = cp.index_bounds.is_some_and(|bounds| {
+                    cp.with_view(|v| {
+                        let inputs = EvalInputs::new(v, x, &self.theta).parallel(self.par);
+                        // SAFETY: as in `obj`: `index_bounds` was computed at build over
+                        // the same, never modified, columns.
+                        unsafe {
+                            cp.pattern.eval_gradient_scatter_bounded(
+                                ws,
+                                &inputs,
+                                &bounds,
+                                &cp.globals,
+                                g,
+                            )
+                        }
+                    })
                 });
                 if !scattered {
                     let m = cp.len() * cp.nslots;
@@ -777,13 +792,12 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
     fn cons(&self, x: &[T], c: &mut [T]) {
         self.with_scratch(|s| {
             for (g, group) in self.groups.iter().enumerate() {
-                let done = self.with_group(g, s, |code, ws, v| {
-                    code.eval_values(
-                        ws,
-                        &EvalInputs::new(v, x, &self.theta).parallel(self.par),
-                        c,
-                        &group.rows,
-                    )
+                let done = group.index_bounds.is_some_and(|bounds| {
+                    self.with_group(g, s, |code, ws, v| {
+                        let inputs = EvalInputs::new(v, x, &self.theta).parallel(self.par);
+                        // SAFETY: as in `jac_into`.
+                        unsafe { code.eval_values_bounded(ws, &inputs, &bounds, c, &group.rows) }
+                    })
                 });
                 if !done && group.code.is_some() {
                     for (&p, &row0) in group.members.iter().zip(&group.rows) {

@@ -198,7 +198,8 @@ fn a_group_stores_one_hessian_entry_per_position_and_point() {
 /// The objective's native summing loop reads `x` without per-point checks inside the
 /// range computed at build (its last term reads the last variable): with `x` one entry
 /// shorter the model falls back to the checked code, which reads NaN there as the
-/// interpreter does; with the full `x`, bitwise the interpreter's objective.
+/// interpreter does; with the full `x`, bitwise the interpreter's objective. The same
+/// for the gradient's scatter loop.
 #[test]
 fn objective_with_a_short_x_reads_nan_not_out_of_bounds() {
     let jit = model();
@@ -213,4 +214,17 @@ fn objective_with_a_short_x_reads_nan_not_out_of_bounds() {
     let short = &x[..n - 1];
     assert!(jit.obj(short).is_nan());
     assert!(interp.obj(short).is_nan());
+    // the gradient's scatter loop too: bitwise the interpreter's with the full `x`, NaN
+    // where the interpreter has NaN (and only there) with the short one
+    let (mut g_jit, mut g_interp) = (vec![0.0; n], vec![0.0; n]);
+    jit.grad(&x, &mut g_jit);
+    interp.grad(&x, &mut g_interp);
+    let bits = |g: &[f64]| g.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert!(g_jit.iter().all(|v| v.is_finite()));
+    assert_eq!(bits(&g_jit), bits(&g_interp));
+    jit.grad(short, &mut g_jit);
+    interp.grad(short, &mut g_interp);
+    let nan_at = |g: &[f64]| g.iter().map(|v| v.is_nan()).collect::<Vec<_>>();
+    assert!(g_jit[n - 1].is_nan());
+    assert_eq!(nan_at(&g_jit), nan_at(&g_interp));
 }

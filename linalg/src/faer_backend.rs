@@ -477,6 +477,12 @@ impl Core {
                 self.finish(inertia)
             }
             Kind::Lblt => {
+                // faer writes a column's subdiagonal entry only when it eliminates the
+                // column (not when nothing is left below its pivot), and reads it as "a
+                // 2×2 block starts here" when nonzero: entries left from an earlier
+                // factorization would pair columns into phantom blocks, in the inertia and
+                // in the solves.
+                self.subdiag.fill(0.0);
                 let _ = symbolic.factorize_numeric_intranode_lblt::<f64>(
                     &mut self.l_values,
                     &mut self.subdiag,

@@ -97,8 +97,10 @@ fn main() {
         assert!(group.eval_hessians(
             &mut ws,
             &EvalInputs::new(&data, &x, &[]),
-            &y,
-            &w_offsets,
+            MemberWeights {
+                values: &y,
+                offsets: &w_offsets
+            },
             &mut h,
             0
         ));

@@ -55,7 +55,7 @@ pub use data::DataView;
 pub use error::AdError;
 pub use eval::{EvalInputs, Evaluator, LANES, Parallelism, Workspace};
 pub use expr::{Expr, Leaves, ParamRef, VarRef, funcs};
-pub use group::{GroupHessian, PatternGroup};
+pub use group::{GroupHessian, MemberWeights, PatternGroup};
 pub use index::Index;
 pub use jit::{JitStats, jit_stats};
 pub use ops::{Bin, BinPart, BinaryF64, BinaryFn, Un, UnaryF64, UnaryFn};

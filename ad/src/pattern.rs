@@ -51,6 +51,8 @@ pub struct Pattern<T> {
     /// compiled as an augmentation: the JIT also builds the scattering value program of
     /// [`Pattern::eval_value_scatter`]
     augment: bool,
+    /// how the second-order programs were derived
+    mode: SecondOrder,
 }
 
 /// Index of the summed value program among the JIT programs.
@@ -73,6 +75,67 @@ pub struct IndexBounds {
     pub x_len: usize,
     /// `θ` must have at least this many entries.
     pub theta_len: usize,
+}
+
+/// A first-order slot's derivative: the slot's position, `∂f/∂slot` and the reference.
+pub(crate) type FirstOrder = (crate::Index, Expr, VarRef);
+
+/// A second-order slot `(a, b)` (indices of first-order slots) and `∂²f/∂a∂b`.
+pub(crate) type SecondOrderTerm = ((u32, u32), Expr);
+
+/// The derivatives of `expr`: its first-order slots (the unique variable references with a
+/// structurally nonzero derivative, in order of first appearance, each with `∂f/∂slot`)
+/// and its structurally nonzero second-order slots `(a, b)`, `a >= b` (indices into the
+/// first), sorted, each with `∂²f/∂a∂b`, derived as `mode` says.
+pub(crate) fn derivatives(
+    expr: &Expr,
+    mode: SecondOrder,
+) -> Result<(Vec<FirstOrder>, Vec<SecondOrderTerm>), AdError> {
+    let grad = gradient(expr)?;
+    let globals: Vec<&crate::Index> = grad.iter().map(|(g, _, _)| g).collect();
+    let slot_of = |g: &crate::Index| globals.iter().position(|h| *h == g);
+    let mut hess_entries: Vec<SecondOrderTerm> = Vec::new();
+    match mode {
+        SecondOrder::ReverseOverReverse => {
+            for (s, (_, gs, _)) in grad.iter().enumerate() {
+                if gs.as_const().is_some() {
+                    continue;
+                }
+                for (gt, h, _) in gradient(gs)? {
+                    if let Some(t) = slot_of(&gt) {
+                        if t <= s {
+                            hess_entries.push(((s as u32, t as u32), h));
+                        }
+                    }
+                }
+            }
+        }
+        SecondOrder::ForwardOverReverse => {
+            let gexprs: Vec<Expr> = grad.iter().map(|(_, g, _)| g.clone()).collect();
+            for (t, g) in globals.iter().enumerate() {
+                let col = crate::graph::tangent(&gexprs, g)?;
+                for (s, h) in col.into_iter().enumerate() {
+                    if s >= t && h.as_const() != Some(0.0) {
+                        hess_entries.push(((s as u32, t as u32), h));
+                    }
+                }
+            }
+        }
+    }
+    hess_entries.sort_by_key(|(k, _)| *k);
+    Ok((grad, hess_entries))
+}
+
+/// What an objective pattern's native code adds into ([`Pattern::eval_value_sum`],
+/// [`Pattern::eval_gradient_scatter`]).
+enum Accumulate<'a, T> {
+    /// its values, into the total
+    Values(&'a mut T),
+    /// its gradient entries, at the positions `globals` (`nslots` per point) of `g`
+    Gradient {
+        globals: &'a [usize],
+        g: &'a mut [T],
+    },
 }
 
 /// Set once the first JIT failure has been logged.
@@ -145,40 +208,8 @@ impl<T: Scalar> Pattern<T> {
     }
 
     fn compile_programs(expr: &Expr, mode: SecondOrder) -> Result<Self, AdError> {
-        let grad = gradient(expr)?;
+        let (grad, hess_entries) = derivatives(expr, mode)?;
         let slots: Vec<VarRef> = grad.iter().map(|(_, _, r)| r.clone()).collect();
-        let globals: Vec<&crate::Index> = grad.iter().map(|(g, _, _)| g).collect();
-        let slot_of = |g: &crate::Index| globals.iter().position(|h| *h == g);
-        let mut hess_entries: Vec<((u32, u32), Expr)> = Vec::new();
-        match mode {
-            SecondOrder::ReverseOverReverse => {
-                for (s, (_, gs, _)) in grad.iter().enumerate() {
-                    if gs.as_const().is_some() {
-                        continue;
-                    }
-                    for (gt, h, _) in gradient(gs)? {
-                        if let Some(t) = slot_of(&gt) {
-                            if t <= s {
-                                hess_entries.push(((s as u32, t as u32), h));
-                            }
-                        }
-                    }
-                }
-                hess_entries.sort_by_key(|(k, _)| *k);
-            }
-            SecondOrder::ForwardOverReverse => {
-                let gexprs: Vec<Expr> = grad.iter().map(|(_, g, _)| g.clone()).collect();
-                for (t, g) in globals.iter().enumerate() {
-                    let col = crate::graph::tangent(&gexprs, g)?;
-                    for (s, h) in col.into_iter().enumerate() {
-                        if s >= t && h.as_const() != Some(0.0) {
-                            hess_entries.push(((s as u32, t as u32), h));
-                        }
-                    }
-                }
-                hess_entries.sort_by_key(|(k, _)| *k);
-            }
-        }
         let ns = slots.len();
         let value = build::<T>(&[(expr.clone(), 0)], 1)?;
         let mut gouts: Vec<(Expr, u32)> = vec![(expr.clone(), VALUE)];
@@ -212,6 +243,7 @@ impl<T: Scalar> Pattern<T> {
             jit: None,
             objective: false,
             augment: false,
+            mode,
         })
     }
 
@@ -524,15 +556,7 @@ impl<T: Scalar> Pattern<T> {
         inputs: &EvalInputs<'_, '_, T>,
         total: &mut T,
     ) -> bool {
-        if self.jit_program(JIT_SUM).is_none() {
-            return false;
-        }
-        let Some(bounds) = self.index_bounds(inputs.data) else {
-            return false;
-        };
-        // SAFETY: `bounds` was computed from `inputs.data` just now, and the data cannot
-        // change while `inputs` borrows it.
-        unsafe { self.eval_value_sum_bounded(ws, inputs, &bounds, total) }
+        self.accumulate_fresh(ws, inputs, Accumulate::Values(total))
     }
 
     /// [`Pattern::eval_value_sum`] with the positions' range computed beforehand: one
@@ -609,15 +633,42 @@ impl<T: Scalar> Pattern<T> {
         globals: &[usize],
         g: &mut [T],
     ) -> bool {
-        if self.jit_program(JIT_SCATTER).is_none() {
+        self.accumulate_fresh(ws, inputs, Accumulate::Gradient { globals, g })
+    }
+
+    /// The safe objective entry points ([`Pattern::eval_value_sum`],
+    /// [`Pattern::eval_gradient_scatter`]): their `*_bounded` versions with the positions'
+    /// range computed from `inputs.data` now; `false` where the native code is missing or
+    /// the data has no range.
+    fn accumulate_fresh(
+        &self,
+        ws: &mut Workspace<T>,
+        inputs: &EvalInputs<'_, '_, T>,
+        target: Accumulate<'_, T>,
+    ) -> bool {
+        let program = match target {
+            Accumulate::Values(_) => JIT_SUM,
+            Accumulate::Gradient { .. } => JIT_SCATTER,
+        };
+        // no pass over the columns for a pattern without that code
+        if self.jit_program(program).is_none() {
             return false;
         }
         let Some(bounds) = self.index_bounds(inputs.data) else {
             return false;
         };
         // SAFETY: `bounds` was computed from `inputs.data` just now, and the data cannot
-        // change while `inputs` borrows it.
-        unsafe { self.eval_gradient_scatter_bounded(ws, inputs, &bounds, globals, g) }
+        // change while `inputs` borrows it: the contract of both `*_bounded` functions.
+        unsafe {
+            match target {
+                Accumulate::Values(total) => {
+                    self.eval_value_sum_bounded(ws, inputs, &bounds, total)
+                }
+                Accumulate::Gradient { globals, g } => {
+                    self.eval_gradient_scatter_bounded(ws, inputs, &bounds, globals, g)
+                }
+            }
+        }
     }
 
     /// [`Pattern::eval_gradient_scatter`] with the positions' range computed beforehand
@@ -765,6 +816,11 @@ impl<T: Scalar> Pattern<T> {
 
     pub(crate) fn programs(&self) -> [&Program<T>; 3] {
         [&self.value, &self.grad, &self.hessp]
+    }
+
+    /// How the second-order programs were derived.
+    pub(crate) fn second_order(&self) -> SecondOrder {
+        self.mode
     }
 
     /// The largest real and integer data columns the pattern reads.

@@ -1,8 +1,10 @@
 //! Groups of patterns over the same data ([`PatternGroup`]: one native loop per callback
 //! with the members' common subexpressions computed once) against each member evaluated
 //! alone by the interpreter: values and gradients must be bit-identical (NaN matches any
-//! NaN), and the summed Hessian block bit-identical to the members' weighted Hessians
-//! added in the order [`GroupHessian`] states, also at NaN and ±∞ inputs, with threads,
+//! NaN), also at NaN and ±∞ inputs, and the summed Hessian block (the Hessian of the
+//! members' weighted sum, in one sweep) within 1e-14 of the members' weighted Hessians
+//! added up (relative to the terms' magnitudes), non-finite where they are (at NaN, ±∞
+//! and huge inputs: where both are finite), with threads,
 //! with members that share loads, products and `sin`/`cos`/`exp` calls and members that
 //! share nothing.
 
@@ -49,7 +51,11 @@ fn columns(n: usize) -> Columns {
     (f, t, fa, ta, c0, c1)
 }
 
-fn check(x: &[f64], n: usize, par: Parallelism) {
+/// The group against its members at `x` (`n` points); `special`: `x` holds NaN, ±∞, 0
+/// and huge values, where the Hessian's one sweep may overflow (or not) in other
+/// intermediate products than the members' terms, so its entries are compared only where
+/// both are finite.
+fn check(x: &[f64], n: usize, par: Parallelism, special: bool) {
     let (f, t, fa, ta, c0, c1) = columns(n);
     let ints: [&[i64]; 4] = [&f, &t, &fa, &ta];
     let reals: [&[f64]; 2] = [&c0, &c1];
@@ -96,13 +102,17 @@ fn check(x: &[f64], n: usize, par: Parallelism) {
     assert!(group.eval_hessians(
         &mut gws,
         &EvalInputs::new(&data, x, &[]).parallel(par),
-        &weights,
-        &w_offsets,
+        MemberWeights {
+            values: &weights,
+            offsets: &w_offsets
+        },
         &mut hess,
         3
     ));
     // the members' own weighted Hessians, summed in member order
     let mut want_hess: Vec<Option<f64>> = vec![None; n * summed.len()];
+    // per entry: the sum of the terms' magnitudes (the scale of its rounding errors)
+    let mut scale = vec![0.0f64; n * summed.len()];
     for (m, p) in interp.iter().enumerate() {
         let mut ws = p.workspace();
         let mut v = vec![0.0; n];
@@ -131,6 +141,7 @@ fn check(x: &[f64], n: usize, par: Parallelism) {
                 let at = &mut want_hess[k * summed.len() + e as usize];
                 let term = h[k * p.nhess() + s];
                 *at = Some(at.map_or(term, |acc| acc + term));
+                scale[k * summed.len() + e as usize] += term.abs();
             }
         }
         for (f, want) in [v, g].iter().enumerate() {
@@ -158,9 +169,23 @@ fn check(x: &[f64], n: usize, par: Parallelism) {
     for (i, (&got, want)) in hess[3..].iter().zip(&want_hess).enumerate() {
         let want = want.expect("every entry of the summed block has a term");
         assert!(
-            same(got, want),
-            "Hessian entry {i}: group {got:e} vs {want:e}"
+            close(got, want, scale[i]) || (special && !(got.is_finite() && want.is_finite())),
+            "Hessian entry {i}: group {got:e} vs {want:e} (terms' magnitudes {:e})",
+            scale[i]
         );
+    }
+}
+
+/// Whether the group's summed Hessian entry `got` (the weighted sum's Hessian in one
+/// sweep) agrees with `want` (the members' weighted terms added up, whose magnitudes add
+/// to `scale`): within `1e-14 · max(scale, 1)` where `want` is finite, non-finite where
+/// it is not (not necessarily the same: where the members' terms are `+∞` and `-∞`, their
+/// sum is NaN, while the one sweep may add their finite coefficients first and get ±∞).
+fn close(got: f64, want: f64, scale: f64) -> bool {
+    if want.is_finite() {
+        (got - want).abs() <= 1e-14 * scale.max(1.0)
+    } else {
+        !got.is_finite()
     }
 }
 
@@ -208,14 +233,14 @@ fn summed_hessian_block_merges_equal_positions() {
 }
 
 #[test]
-fn group_matches_members_bitwise() {
+fn group_matches_members() {
     let x: Vec<f64> = (0..12)
         .map(|i| 0.9 + 0.07 * i as f64 - 0.3 * (i % 3) as f64)
         .collect();
     for n in [1, 3, 4, 5, 17] {
-        check(&x, n, Parallelism::Sequential);
+        check(&x, n, Parallelism::Sequential, false);
     }
-    check(&x, 1000, Parallelism::rayon_batches(64));
+    check(&x, 1000, Parallelism::rayon_batches(64), false);
 }
 
 #[test]
@@ -240,7 +265,7 @@ fn group_matches_members_at_special_inputs() {
                 }
             })
             .collect();
-        check(&x, 13, Parallelism::Sequential);
+        check(&x, 13, Parallelism::Sequential, true);
     }
 }
 
@@ -279,24 +304,30 @@ fn misfitting_arguments_write_nothing() {
     assert!(!group.eval_hessians(
         &mut ws,
         &EvalInputs::new(&data, &x, &[]),
-        &w,
-        &[0, 1],
+        MemberWeights {
+            values: &w,
+            offsets: &[0, 1]
+        },
         &mut h,
         0
     ));
     assert!(!group.eval_hessians(
         &mut ws,
         &EvalInputs::new(&data, &x, &[]),
-        &w,
-        &[0, 0],
+        MemberWeights {
+            values: &w,
+            offsets: &[0, 0]
+        },
         &mut h,
         2
     ));
     assert!(!group.eval_hessians(
         &mut ws,
         &EvalInputs::new(&data, &x, &[]),
-        &w,
-        &[0],
+        MemberWeights {
+            values: &w,
+            offsets: &[0]
+        },
         &mut h,
         0
     ));
@@ -304,8 +335,10 @@ fn misfitting_arguments_write_nothing() {
     assert!(group.eval_hessians(
         &mut ws,
         &EvalInputs::new(&data, &x, &[]),
-        &w,
-        &[0, 0],
+        MemberWeights {
+            values: &w,
+            offsets: &[0, 0]
+        },
         &mut h,
         1
     ));
@@ -369,13 +402,42 @@ fn a_short_x_declines_and_writes_nothing() {
     let w = vec![1.0; n * refs.len()];
     let w_offsets: Vec<usize> = (0..refs.len()).map(|m| m * n).collect();
     let mut h = vec![-7.0; n * group.hessian().len()];
-    assert!(group.eval_hessians(&mut ws, &full, &w, &w_offsets, &mut h, 0));
+    assert!(group.eval_hessians(
+        &mut ws,
+        &full,
+        MemberWeights {
+            values: &w,
+            offsets: &w_offsets
+        },
+        &mut h,
+        0
+    ));
     assert!(h.iter().all(|v| v.is_finite()));
     let mut h = vec![-7.0; n * group.hessian().len()];
-    assert!(!group.eval_hessians(&mut ws, &short, &w, &w_offsets, &mut h, 0));
+    assert!(!group.eval_hessians(
+        &mut ws,
+        &short,
+        MemberWeights {
+            values: &w,
+            offsets: &w_offsets
+        },
+        &mut h,
+        0
+    ));
     // SAFETY: as above.
-    let summed =
-        unsafe { group.eval_hessians_bounded(&mut ws, &short, &bounds, &w, &w_offsets, &mut h, 0) };
+    let summed = unsafe {
+        group.eval_hessians_bounded(
+            &mut ws,
+            &short,
+            &bounds,
+            MemberWeights {
+                values: &w,
+                offsets: &w_offsets,
+            },
+            &mut h,
+            0,
+        )
+    };
     assert!(!summed);
     assert!(h.iter().all(|&v| v == -7.0));
     let neg: Vec<i64> = f.iter().map(|v| v - 1).collect();

@@ -37,7 +37,8 @@ use crate::data::Columns;
 use crate::error::ModelError;
 use crate::nlp::{BlockPosition, NlpMeta, NlpModel};
 use simdnlp_ad::{
-    DataView, EvalInputs, Expr, Index, IndexBounds, Namer, Pattern, PatternGroup, Scalar, Workspace,
+    DataView, EvalInputs, Expr, Index, IndexBounds, MemberWeights, Namer, Pattern, PatternGroup,
+    Scalar, Workspace,
 };
 use smallvec::SmallVec;
 use std::collections::HashMap;
@@ -438,7 +439,9 @@ impl<T: Scalar> Model<T> {
 
     /// Whether constraint patterns over identical data points (the four branch flows of
     /// an AC OPF, ...) are evaluated by one native loop per callback that does their
-    /// shared work once ([`PatternGroup`]; bit-identical results). On by default (see
+    /// shared work once ([`PatternGroup`]; bit-identical results, but the group's summed
+    /// Hessian block, computed as the Hessian of the members' weighted sum in one sweep:
+    /// equal up to rounding). On by default (see
     /// [`default_fusion`]); only with the JIT evaluator.
     pub fn fusion(&self) -> bool {
         self.fusion && self.groups.iter().any(|g| g.code.is_some())
@@ -609,7 +612,17 @@ impl<T: Scalar> Model<T> {
                     let inputs = EvalInputs::new(v, x, &self.theta).parallel(self.par);
                     // SAFETY: as in `jac_into`.
                     unsafe {
-                        code.eval_hessians_bounded(ws, &inputs, &bounds, y, &group.rows, out, 0)
+                        code.eval_hessians_bounded(
+                            ws,
+                            &inputs,
+                            &bounds,
+                            MemberWeights {
+                                values: y,
+                                offsets: &group.rows,
+                            },
+                            out,
+                            0,
+                        )
                     }
                 })
             });

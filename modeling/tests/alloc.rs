@@ -1,6 +1,7 @@
 //! Model callbacks allocate nothing after the first call, with either CPU evaluator
 //! (the JIT's column table lives in the pattern workspaces; the interpreter's registers
-//! too), and both evaluators give bit-identical callbacks.
+//! too), and both evaluators give bit-identical callbacks (but the Hessian of a fused
+//! group, within rounding).
 
 use simdnlp_modeling::{Evaluator, Model, ModelBuilder, NlpModel};
 
@@ -81,8 +82,16 @@ fn callbacks_do_not_allocate_and_evaluators_agree() {
         results.push(out);
     }
     for (k, (a, b)) in results[0].iter().zip(&results[1]).enumerate() {
+        // the Hessian and its product hold the JIT's fused group block: the Hessian of
+        // the members' weighted sum in one sweep, the interpreter's terms added up within
+        // rounding
+        let summed = k == 3 || k == 6;
         for (i, (va, vb)) in a.iter().zip(b).enumerate() {
-            assert_eq!(va.to_bits(), vb.to_bits(), "output {k}[{i}]: {va} vs {vb}");
+            let close = (va - vb).abs() <= 1e-14 * va.abs().max(vb.abs()).max(1.0);
+            assert!(
+                va.to_bits() == vb.to_bits() || (summed && close),
+                "output {k}[{i}]: {va} vs {vb}"
+            );
         }
     }
 }

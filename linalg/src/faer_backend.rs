@@ -35,8 +35,11 @@
 //! [`FactorStatus::Singular`] and [`SymmetricSolver::inertia`] still reports the counts
 //! (including `zero`); solving with such a factorization is allowed but meaningless. When
 //! faer's LDLᵀ meets an *exact* zero (or non-finite) pivot it stops: the status is
-//! `Singular` and the inertia is unavailable (`None`). Non-finite factor values from
-//! LBLᵀ also give `Singular` with no inertia.
+//! `Singular` and the inertia is unavailable (`None`), unless a zero-pivot perturbation is
+//! set ([`FaerLdlt::set_zero_pivot_perturbation`]): then an exact zero pivot is replaced by
+//! `+perturbation · max|A_ij|` (static pivoting) and counted positive, the factor is that of
+//! a slightly perturbed matrix, and iterative refinement against the true matrix recovers
+//! the solution. Non-finite factor values from LBLᵀ also give `Singular` with no inertia.
 //!
 //! Note on LDLᵀ without pivoting for KKT matrices `[[H, Jᵀ], [J, -δc I]]`: with `δc = 0` the
 //! AMD ordering may eliminate a constraint row before any of its variables, which is an exact
@@ -145,6 +148,14 @@ struct Core {
     factored: bool,
     inertia: Option<Inertia>,
     dyn_reg: Option<DynamicRegularization>,
+    /// LDLᵀ only: exact zero pivots of the rows `0..static_pivot_rows` become
+    /// `+zero_pivot_perturbation · max|A_ij|` (`0`: off, an exact zero pivot stops the
+    /// factorization); ignored while `dyn_reg` is set.
+    zero_pivot_perturbation: f64,
+    /// Rows (of the input order) whose exact zero pivots static pivoting may replace.
+    static_pivot_rows: usize,
+    /// Pivots of the last LDLᵀ factorization replaced by the zero-pivot perturbation.
+    perturbed_pivots: usize,
 }
 
 impl std::fmt::Debug for Core {
@@ -209,6 +220,9 @@ impl Core {
             factored: false,
             inertia: None,
             dyn_reg: None,
+            zero_pivot_perturbation: 0.0,
+            static_pivot_rows: 0,
+            perturbed_pivots: 0,
         }
     }
 
@@ -379,6 +393,7 @@ impl Core {
     fn factorize(&mut self, values: &[f64]) -> Result<FactorStatus, LinalgError> {
         self.factored = false;
         self.inertia = None;
+        self.perturbed_pivots = 0;
         if !self.analyzed {
             return Err(LinalgError::InvalidState(
                 "factorize called before analyze".into(),
@@ -453,13 +468,27 @@ impl Core {
                     }
                     _ => None,
                 };
+                // The static pivot value, when static pivoting is on for this matrix.
+                let static_pivot =
+                    (self.dyn_reg.is_none() && self.zero_pivot_perturbation > 0.0 && scale > 0.0)
+                        .then_some(self.zero_pivot_perturbation * scale);
                 let reg = match &self.dyn_reg {
                     Some(r) => LdltRegularization {
                         dynamic_regularization_signs: signs,
                         dynamic_regularization_delta: r.delta,
                         dynamic_regularization_epsilon: r.epsilon,
                     },
-                    None => LdltRegularization::default(),
+                    // Static pivoting: only exact zeros (and subnormals) are replaced, by
+                    // a positive pivot of the matrix's scale; other pivots keep their value
+                    // and sign, so the inertia still reports genuine negative curvature.
+                    None => match static_pivot {
+                        Some(delta) => LdltRegularization {
+                            dynamic_regularization_signs: None,
+                            dynamic_regularization_delta: delta,
+                            dynamic_regularization_epsilon: f64::MIN_POSITIVE,
+                        },
+                        None => LdltRegularization::default(),
+                    },
                 };
                 let res = symbolic.factorize_numeric_ldlt::<f64>(
                     &mut self.l_values,
@@ -473,7 +502,22 @@ impl Core {
                 if res.is_err() {
                     return Ok(FactorStatus::Singular);
                 }
-                let inertia = ldlt_inertia(symbolic, &self.l_values, tol);
+                // A computed pivot equal to the static pivot value is (all but certainly)
+                // a replaced one; one outside the rows static pivoting may touch makes the
+                // factorization singular, as faer's stop at that exact zero would have.
+                let (mut replaced, mut outside) = (0, false);
+                let fill_fwd = &self.fill_fwd;
+                let rows = self.static_pivot_rows;
+                let inertia = ldlt_inertia(symbolic, &self.l_values, tol, |col, d| {
+                    if Some(d) == static_pivot {
+                        replaced += 1;
+                        outside |= fill_fwd[col] >= rows;
+                    }
+                });
+                if outside {
+                    return Ok(FactorStatus::Singular);
+                }
+                self.perturbed_pivots = replaced;
                 self.finish(inertia)
             }
             Kind::Lblt => {
@@ -669,13 +713,20 @@ fn predicted_flops(symbolic: &SymbolicCholesky<usize>) -> f64 {
 }
 
 /// Iterates the diagonal `D` of an LDLᵀ factor (simplicial: first entry of each column of
-/// L; supernodal: diagonal of each supernode's dense diagonal block).
-fn ldlt_inertia(symbolic: &SymbolicCholesky<usize>, l_values: &[f64], tol: f64) -> Option<Inertia> {
+/// L; supernodal: diagonal of each supernode's dense diagonal block), giving each pivot
+/// with its column (in the permuted order) to `each_pivot`.
+fn ldlt_inertia(
+    symbolic: &SymbolicCholesky<usize>,
+    l_values: &[f64],
+    tol: f64,
+    mut each_pivot: impl FnMut(usize, f64),
+) -> Option<Inertia> {
     let mut inertia = Inertia::default();
-    let mut visit = |d: f64| -> bool {
+    let mut visit = |col: usize, d: f64| -> bool {
         if !d.is_finite() {
             return false;
         }
+        each_pivot(col, d);
         count(&mut inertia, d, tol);
         true
     };
@@ -683,7 +734,7 @@ fn ldlt_inertia(symbolic: &SymbolicCholesky<usize>, l_values: &[f64], tol: f64) 
         SymbolicCholeskyRaw::Simplicial(s) => {
             let col_ptr = s.col_ptr();
             for j in 0..s.nrows() {
-                if !visit(l_values[col_ptr[j]]) {
+                if !visit(j, l_values[col_ptr[j]]) {
                     return None;
                 }
             }
@@ -692,8 +743,9 @@ fn ldlt_inertia(symbolic: &SymbolicCholesky<usize>, l_values: &[f64], tol: f64) 
             for sn in 0..s.n_supernodes() {
                 let (ncols, vals) = supernode_block(s, l_values, sn);
                 let nrows = vals.len() / ncols.max(1);
+                let begin = s.supernode_begin()[sn];
                 for j in 0..ncols {
-                    if !visit(vals[j * nrows + j]) {
+                    if !visit(begin + j, vals[j * nrows + j]) {
                         return None;
                     }
                 }
@@ -881,6 +933,10 @@ macro_rules! backend {
             fn inertia(&self) -> Option<Inertia> {
                 self.core.inertia
             }
+
+            fn perturbed_pivots(&self) -> usize {
+                self.core.perturbed_pivots
+            }
         }
     };
 }
@@ -938,6 +994,39 @@ impl FaerLdlt {
             }
         }
         self.core.dyn_reg = reg;
+        Ok(())
+    }
+
+    /// Static pivoting of exact zero pivots of the rows `0..rows` (input order): with
+    /// `relative > 0` such a pivot (exact zero or subnormal) is replaced by
+    /// `relative · max|A_ij|` and counted positive instead of stopping the factorization
+    /// with [`FactorStatus::Singular`]; `0` (the default) turns it off. An exact zero pivot
+    /// of a row `>= rows` still makes the factorization `Singular` (no inertia). The factor
+    /// is that of `A + Σ_k δ e_k e_kᵀ` over the replaced pivots `k` (their number is
+    /// [`SymmetricSolver::perturbed_pivots`]): solve with iterative refinement against `A`.
+    /// Meant for KKT matrices `[[H, Jᵀ], [J, −δc I]]` with `rows` = the primal block:
+    /// a variable without curvature (zero diagonal, e.g. a free variable that enters
+    /// linearly) eliminated before its constraints is an exact zero pivot, yet
+    /// `[[0, a], [a, 0]]` in that order perturbed to `[[δ, a], [a, 0]]` keeps the inertia
+    /// `(1, 1)`; a constraint's exact zero pivot (a rank-deficient `J`) stays singular.
+    /// Ignored while a [`DynamicRegularization`] is set.
+    ///
+    /// # Errors
+    /// [`LinalgError::InvalidValue`] for a negative or non-finite `relative`.
+    pub fn set_zero_pivot_perturbation(
+        &mut self,
+        relative: f64,
+        rows: usize,
+    ) -> Result<(), LinalgError> {
+        if !(relative.is_finite() && relative >= 0.0) {
+            return Err(LinalgError::InvalidValue {
+                what: "zero pivot perturbation".into(),
+                value: relative,
+                detail: "must be finite and >= 0".into(),
+            });
+        }
+        self.core.zero_pivot_perturbation = relative;
+        self.core.static_pivot_rows = rows;
         Ok(())
     }
 }

@@ -51,7 +51,7 @@
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::lblt::factor::LbltParams;
-use faer::linalg::cholesky::ldlt::factor::{LdltParams, LdltRegularization};
+use faer::linalg::cholesky::ldlt::factor::{LdltError, LdltParams, LdltRegularization};
 use faer::linalg::cholesky::llt::factor::{LltParams, LltRegularization};
 use faer::perm::PermRef;
 use faer::prelude::Reborrow;
@@ -154,6 +154,9 @@ struct Core {
     zero_pivot_perturbation: f64,
     /// Rows (of the input order) whose exact zero pivots static pivoting may replace.
     static_pivot_rows: usize,
+    /// A factorization since the last analysis met an exact zero pivot in a static row:
+    /// later ones use static pivoting from their start.
+    static_pivoting_started: bool,
     /// Pivots of the last LDLᵀ factorization replaced by the zero-pivot perturbation.
     perturbed_pivots: usize,
 }
@@ -222,6 +225,7 @@ impl Core {
             dyn_reg: None,
             zero_pivot_perturbation: 0.0,
             static_pivot_rows: 0,
+            static_pivoting_started: false,
             perturbed_pivots: 0,
         }
     }
@@ -253,6 +257,7 @@ impl Core {
         self.symbolic = None;
         self.permuted = None;
         self.method_used = None;
+        self.static_pivoting_started = false;
         self.flops = 0.0;
         self.n = n;
         self.input_nnz = row_idx.len();
@@ -468,46 +473,66 @@ impl Core {
                     }
                     _ => None,
                 };
-                // The static pivot value, when static pivoting is on for this matrix.
+                // The static pivot value, when static pivoting may be used for this matrix.
                 let static_pivot =
                     (self.dyn_reg.is_none() && self.zero_pivot_perturbation > 0.0 && scale > 0.0)
                         .then_some(self.zero_pivot_perturbation * scale);
-                let reg = match &self.dyn_reg {
-                    Some(r) => LdltRegularization {
-                        dynamic_regularization_signs: signs,
-                        dynamic_regularization_delta: r.delta,
-                        dynamic_regularization_epsilon: r.epsilon,
-                    },
-                    // Static pivoting: only exact zeros (and subnormals) are replaced, by
-                    // a positive pivot of the matrix's scale; other pivots keep their value
-                    // and sign, so the inertia still reports genuine negative curvature.
-                    None => match static_pivot {
-                        Some(delta) => LdltRegularization {
+                let rows = self.static_pivot_rows;
+                // Static pivoting starts once a factorization met an exact zero pivot in a
+                // static row: until then faer stops at the first exact zero, which is cheap
+                // when it is a constraint's (a rank-deficient J: the status is `Singular`
+                // either way, and a factorization run to its end would be wasted).
+                let mut with_static = self.static_pivoting_started;
+                loop {
+                    let reg = match (&self.dyn_reg, static_pivot) {
+                        (Some(r), _) => LdltRegularization {
+                            dynamic_regularization_signs: signs,
+                            dynamic_regularization_delta: r.delta,
+                            dynamic_regularization_epsilon: r.epsilon,
+                        },
+                        // Static pivoting: only exact zeros (and subnormals) are replaced,
+                        // by a positive pivot of the matrix's scale; other pivots keep their
+                        // value and sign, so the inertia still shows negative curvature.
+                        (None, Some(delta)) if with_static => LdltRegularization {
                             dynamic_regularization_signs: None,
                             dynamic_regularization_delta: delta,
                             dynamic_regularization_epsilon: f64::MIN_POSITIVE,
                         },
-                        None => LdltRegularization::default(),
-                    },
-                };
-                let res = symbolic.factorize_numeric_ldlt::<f64>(
-                    &mut self.l_values,
-                    a,
-                    side,
-                    reg,
-                    par,
-                    stack,
-                    Spec::<LdltParams, f64>::default(),
-                );
-                if res.is_err() {
-                    return Ok(FactorStatus::Singular);
+                        (None, _) => LdltRegularization::default(),
+                    };
+                    let res = symbolic.factorize_numeric_ldlt::<f64>(
+                        &mut self.l_values,
+                        a,
+                        side,
+                        reg,
+                        par,
+                        &mut *stack,
+                        Spec::<LdltParams, f64>::default(),
+                    );
+                    match res {
+                        Ok(_) => break,
+                        // an exact zero pivot of a static row: again, with static
+                        // pivoting from now on
+                        Err(LdltError::ZeroPivot { index })
+                            if !with_static
+                                && static_pivot.is_some()
+                                && self
+                                    .fill_fwd
+                                    .get(zero_pivot_position(symbolic, index))
+                                    .is_some_and(|&row| row < rows) =>
+                        {
+                            with_static = true;
+                            self.static_pivoting_started = true;
+                        }
+                        Err(_) => return Ok(FactorStatus::Singular),
+                    }
                 }
+                let static_pivot = static_pivot.filter(|_| with_static);
                 // A computed pivot equal to the static pivot value is (all but certainly)
                 // a replaced one; one outside the rows static pivoting may touch makes the
                 // factorization singular, as faer's stop at that exact zero would have.
                 let (mut replaced, mut outside) = (0, false);
                 let fill_fwd = &self.fill_fwd;
-                let rows = self.static_pivot_rows;
                 let inertia = ldlt_inertia(symbolic, &self.l_values, tol, |col, d| {
                     if Some(d) == static_pivot {
                         replaced += 1;
@@ -709,6 +734,16 @@ fn predicted_flops(symbolic: &SymbolicCholesky<usize>) -> f64 {
                 })
                 .sum()
         }
+    }
+}
+
+/// The position (0-based, in the permuted matrix) of the pivot that faer's LDLᵀ reported
+/// as `ZeroPivot { index }`: faer 0.24 numbers it from 1 on the simplicial path and from 0
+/// on the supernodal one.
+fn zero_pivot_position(symbolic: &SymbolicCholesky<usize>, index: usize) -> usize {
+    match symbolic.raw() {
+        SymbolicCholeskyRaw::Simplicial(_) => index.saturating_sub(1),
+        SymbolicCholeskyRaw::Supernodal(_) => index,
     }
 }
 
@@ -1009,7 +1044,10 @@ impl FaerLdlt {
     /// linearly) eliminated before its constraints is an exact zero pivot, yet
     /// `[[0, a], [a, 0]]` in that order perturbed to `[[δ, a], [a, 0]]` keeps the inertia
     /// `(1, 1)`; a constraint's exact zero pivot (a rank-deficient `J`) stays singular.
-    /// Ignored while a [`DynamicRegularization`] is set.
+    /// Factorizations run without it (faer stops at the first exact zero, cheaply) until
+    /// one meets an exact zero pivot of a row `< rows`: that one is repeated with static
+    /// pivoting, and so are all later ones until the next analysis. Ignored while a
+    /// [`DynamicRegularization`] is set.
     ///
     /// # Errors
     /// [`LinalgError::InvalidValue`] for a negative or non-finite `relative`.
@@ -1027,6 +1065,7 @@ impl FaerLdlt {
         }
         self.core.zero_pivot_perturbation = relative;
         self.core.static_pivot_rows = rows;
+        self.core.static_pivoting_started = false;
         Ok(())
     }
 }

@@ -614,6 +614,9 @@ fn zero_pivot_perturbation_replaces_primal_zero_pivots_only() {
     let mut ldlt = analyzed(1e-8, 1);
     assert_eq!(ldlt.factorize(&vals).unwrap(), FactorStatus::Success);
     assert_eq!(ldlt.perturbed_pivots(), 1);
+    // from now on every factorization starts with static pivoting
+    assert_eq!(ldlt.factorize(&vals).unwrap(), FactorStatus::Success);
+    assert_eq!(ldlt.perturbed_pivots(), 1);
     assert_eq!(
         ldlt.inertia(),
         Some(Inertia {

@@ -237,8 +237,10 @@ mod solve {
     fn chain_static_pivoting_avoids_hessian_regularization() {
         let m = chain::PROBLEM.build_at(CopsSize::N(800)).unwrap();
         let with = solve(&m, &Options::default()).unwrap();
-        let mut plain = Options::default();
-        plain.zero_pivot_perturbation = 0.0;
+        let plain = Options {
+            zero_pivot_perturbation: 0.0,
+            ..Options::default()
+        };
         let without = solve(&m, &plain).unwrap();
         eprintln!(
             "chain 800: {} iterations with static pivoting, {} without",

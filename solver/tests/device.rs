@@ -223,7 +223,8 @@ fn restoration_phases_share_one_backend() {
     if !emu_available() {
         return;
     }
-    // (without static pivoting of zero pivots: with it, the augmented path restores once)
+    // (static pivoting of zero pivots off, as by default: with it the augmented path
+    // restores once)
     let base = Options {
         theta_max_fact: 1e-5,
         theta_min_fact: 1e-6,

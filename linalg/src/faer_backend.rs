@@ -35,8 +35,11 @@
 //! [`FactorStatus::Singular`] and [`SymmetricSolver::inertia`] still reports the counts
 //! (including `zero`); solving with such a factorization is allowed but meaningless. When
 //! faer's LDLᵀ meets an *exact* zero (or non-finite) pivot it stops: the status is
-//! `Singular` and the inertia is unavailable (`None`). Non-finite factor values from
-//! LBLᵀ also give `Singular` with no inertia.
+//! `Singular` and the inertia is unavailable (`None`), unless a zero-pivot perturbation is
+//! set ([`FaerLdlt::set_zero_pivot_perturbation`]): then an exact zero pivot is replaced by
+//! `+perturbation · max|A_ij|` (static pivoting) and counted positive, the factor is that of
+//! a slightly perturbed matrix, and iterative refinement against the true matrix recovers
+//! the solution. Non-finite factor values from LBLᵀ also give `Singular` with no inertia.
 //!
 //! Note on LDLᵀ without pivoting for KKT matrices `[[H, Jᵀ], [J, -δc I]]`: with `δc = 0` the
 //! AMD ordering may eliminate a constraint row before any of its variables, which is an exact
@@ -48,7 +51,7 @@
 
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::cholesky::lblt::factor::LbltParams;
-use faer::linalg::cholesky::ldlt::factor::{LdltParams, LdltRegularization};
+use faer::linalg::cholesky::ldlt::factor::{LdltError, LdltParams, LdltRegularization};
 use faer::linalg::cholesky::llt::factor::{LltParams, LltRegularization};
 use faer::perm::PermRef;
 use faer::prelude::Reborrow;
@@ -145,6 +148,17 @@ struct Core {
     factored: bool,
     inertia: Option<Inertia>,
     dyn_reg: Option<DynamicRegularization>,
+    /// LDLᵀ only: exact zero pivots of the rows `0..static_pivot_rows` become
+    /// `+zero_pivot_perturbation · max|A_ij|` (`0`: off, an exact zero pivot stops the
+    /// factorization); ignored while `dyn_reg` is set.
+    zero_pivot_perturbation: f64,
+    /// Rows (of the input order) whose exact zero pivots static pivoting may replace.
+    static_pivot_rows: usize,
+    /// A factorization since the last analysis met an exact zero pivot in a static row:
+    /// later ones use static pivoting from their start.
+    static_pivoting_started: bool,
+    /// Pivots of the last LDLᵀ factorization replaced by the zero-pivot perturbation.
+    perturbed_pivots: usize,
 }
 
 impl std::fmt::Debug for Core {
@@ -209,6 +223,10 @@ impl Core {
             factored: false,
             inertia: None,
             dyn_reg: None,
+            zero_pivot_perturbation: 0.0,
+            static_pivot_rows: 0,
+            static_pivoting_started: false,
+            perturbed_pivots: 0,
         }
     }
 
@@ -239,6 +257,7 @@ impl Core {
         self.symbolic = None;
         self.permuted = None;
         self.method_used = None;
+        self.static_pivoting_started = false;
         self.flops = 0.0;
         self.n = n;
         self.input_nnz = row_idx.len();
@@ -379,6 +398,7 @@ impl Core {
     fn factorize(&mut self, values: &[f64]) -> Result<FactorStatus, LinalgError> {
         self.factored = false;
         self.inertia = None;
+        self.perturbed_pivots = 0;
         if !self.analyzed {
             return Err(LinalgError::InvalidState(
                 "factorize called before analyze".into(),
@@ -453,27 +473,76 @@ impl Core {
                     }
                     _ => None,
                 };
-                let reg = match &self.dyn_reg {
-                    Some(r) => LdltRegularization {
-                        dynamic_regularization_signs: signs,
-                        dynamic_regularization_delta: r.delta,
-                        dynamic_regularization_epsilon: r.epsilon,
-                    },
-                    None => LdltRegularization::default(),
-                };
-                let res = symbolic.factorize_numeric_ldlt::<f64>(
-                    &mut self.l_values,
-                    a,
-                    side,
-                    reg,
-                    par,
-                    stack,
-                    Spec::<LdltParams, f64>::default(),
-                );
-                if res.is_err() {
+                // The static pivot value, when static pivoting may be used for this matrix.
+                let static_pivot =
+                    (self.dyn_reg.is_none() && self.zero_pivot_perturbation > 0.0 && scale > 0.0)
+                        .then_some(self.zero_pivot_perturbation * scale);
+                let rows = self.static_pivot_rows;
+                // Static pivoting starts once a factorization met an exact zero pivot in a
+                // static row: until then faer stops at the first exact zero, which is cheap
+                // when it is a constraint's (a rank-deficient J: the status is `Singular`
+                // either way, and a factorization run to its end would be wasted).
+                let mut with_static = self.static_pivoting_started;
+                loop {
+                    let reg = match (&self.dyn_reg, static_pivot) {
+                        (Some(r), _) => LdltRegularization {
+                            dynamic_regularization_signs: signs,
+                            dynamic_regularization_delta: r.delta,
+                            dynamic_regularization_epsilon: r.epsilon,
+                        },
+                        // Static pivoting: only exact zeros (and subnormals) are replaced,
+                        // by a positive pivot of the matrix's scale; other pivots keep their
+                        // value and sign, so the inertia still shows negative curvature.
+                        (None, Some(delta)) if with_static => LdltRegularization {
+                            dynamic_regularization_signs: None,
+                            dynamic_regularization_delta: delta,
+                            dynamic_regularization_epsilon: f64::MIN_POSITIVE,
+                        },
+                        (None, _) => LdltRegularization::default(),
+                    };
+                    let res = symbolic.factorize_numeric_ldlt::<f64>(
+                        &mut self.l_values,
+                        a,
+                        side,
+                        reg,
+                        par,
+                        &mut *stack,
+                        Spec::<LdltParams, f64>::default(),
+                    );
+                    match res {
+                        Ok(_) => break,
+                        // an exact zero pivot of a static row: again, with static
+                        // pivoting from now on
+                        Err(LdltError::ZeroPivot { index })
+                            if !with_static
+                                && static_pivot.is_some()
+                                && self
+                                    .fill_fwd
+                                    .get(zero_pivot_position(symbolic, index))
+                                    .is_some_and(|&row| row < rows) =>
+                        {
+                            with_static = true;
+                            self.static_pivoting_started = true;
+                        }
+                        Err(_) => return Ok(FactorStatus::Singular),
+                    }
+                }
+                let static_pivot = static_pivot.filter(|_| with_static);
+                // A computed pivot equal to the static pivot value is (all but certainly)
+                // a replaced one; one outside the rows static pivoting may touch makes the
+                // factorization singular, as faer's stop at that exact zero would have.
+                let (mut replaced, mut outside) = (0, false);
+                let fill_fwd = &self.fill_fwd;
+                let inertia = ldlt_inertia(symbolic, &self.l_values, tol, |col, d| {
+                    if Some(d) == static_pivot {
+                        replaced += 1;
+                        outside |= fill_fwd[col] >= rows;
+                    }
+                });
+                if outside {
                     return Ok(FactorStatus::Singular);
                 }
-                let inertia = ldlt_inertia(symbolic, &self.l_values, tol);
+                self.perturbed_pivots = replaced;
                 self.finish(inertia)
             }
             Kind::Lblt => {
@@ -674,14 +743,31 @@ fn predicted_flops(symbolic: &SymbolicCholesky<usize>) -> f64 {
     }
 }
 
+/// The position (0-based, in the permuted matrix) of the pivot that faer's LDLᵀ reported
+/// as `ZeroPivot { index }`: faer 0.24 numbers it from 1 on the simplicial path and from 0
+/// on the supernodal one.
+fn zero_pivot_position(symbolic: &SymbolicCholesky<usize>, index: usize) -> usize {
+    match symbolic.raw() {
+        SymbolicCholeskyRaw::Simplicial(_) => index.saturating_sub(1),
+        SymbolicCholeskyRaw::Supernodal(_) => index,
+    }
+}
+
 /// Iterates the diagonal `D` of an LDLᵀ factor (simplicial: first entry of each column of
-/// L; supernodal: diagonal of each supernode's dense diagonal block).
-fn ldlt_inertia(symbolic: &SymbolicCholesky<usize>, l_values: &[f64], tol: f64) -> Option<Inertia> {
+/// L; supernodal: diagonal of each supernode's dense diagonal block), giving each pivot
+/// with its column (in the permuted order) to `each_pivot`.
+fn ldlt_inertia(
+    symbolic: &SymbolicCholesky<usize>,
+    l_values: &[f64],
+    tol: f64,
+    mut each_pivot: impl FnMut(usize, f64),
+) -> Option<Inertia> {
     let mut inertia = Inertia::default();
-    let mut visit = |d: f64| -> bool {
+    let mut visit = |col: usize, d: f64| -> bool {
         if !d.is_finite() {
             return false;
         }
+        each_pivot(col, d);
         count(&mut inertia, d, tol);
         true
     };
@@ -689,7 +775,7 @@ fn ldlt_inertia(symbolic: &SymbolicCholesky<usize>, l_values: &[f64], tol: f64) 
         SymbolicCholeskyRaw::Simplicial(s) => {
             let col_ptr = s.col_ptr();
             for j in 0..s.nrows() {
-                if !visit(l_values[col_ptr[j]]) {
+                if !visit(j, l_values[col_ptr[j]]) {
                     return None;
                 }
             }
@@ -698,8 +784,9 @@ fn ldlt_inertia(symbolic: &SymbolicCholesky<usize>, l_values: &[f64], tol: f64) 
             for sn in 0..s.n_supernodes() {
                 let (ncols, vals) = supernode_block(s, l_values, sn);
                 let nrows = vals.len() / ncols.max(1);
+                let begin = s.supernode_begin()[sn];
                 for j in 0..ncols {
-                    if !visit(vals[j * nrows + j]) {
+                    if !visit(begin + j, vals[j * nrows + j]) {
                         return None;
                     }
                 }
@@ -887,6 +974,10 @@ macro_rules! backend {
             fn inertia(&self) -> Option<Inertia> {
                 self.core.inertia
             }
+
+            fn perturbed_pivots(&self) -> usize {
+                self.core.perturbed_pivots
+            }
         }
     };
 }
@@ -944,6 +1035,43 @@ impl FaerLdlt {
             }
         }
         self.core.dyn_reg = reg;
+        Ok(())
+    }
+
+    /// Static pivoting of exact zero pivots of the rows `0..rows` (input order): with
+    /// `relative > 0` such a pivot (exact zero or subnormal) is replaced by
+    /// `relative · max|A_ij|` and counted positive instead of stopping the factorization
+    /// with [`FactorStatus::Singular`]; `0` (the default) turns it off. An exact zero pivot
+    /// of a row `>= rows` still makes the factorization `Singular` (no inertia). The factor
+    /// is that of `A + Σ_k δ e_k e_kᵀ` over the replaced pivots `k` (their number is
+    /// [`SymmetricSolver::perturbed_pivots`]): solve with iterative refinement against `A`.
+    /// Meant for KKT matrices `[[H, Jᵀ], [J, −δc I]]` with `rows` = the primal block:
+    /// a variable without curvature (zero diagonal, e.g. a free variable that enters
+    /// linearly) eliminated before its constraints is an exact zero pivot, yet
+    /// `[[0, a], [a, 0]]` in that order perturbed to `[[δ, a], [a, 0]]` keeps the inertia
+    /// `(1, 1)`; a constraint's exact zero pivot (a rank-deficient `J`) stays singular.
+    /// Factorizations run without it (faer stops at the first exact zero, cheaply) until
+    /// one meets an exact zero pivot of a row `< rows`: that one is repeated with static
+    /// pivoting, and so are all later ones until the next analysis. Ignored while a
+    /// [`DynamicRegularization`] is set.
+    ///
+    /// # Errors
+    /// [`LinalgError::InvalidValue`] for a negative or non-finite `relative`.
+    pub fn set_zero_pivot_perturbation(
+        &mut self,
+        relative: f64,
+        rows: usize,
+    ) -> Result<(), LinalgError> {
+        if !(relative.is_finite() && relative >= 0.0) {
+            return Err(LinalgError::InvalidValue {
+                what: "zero pivot perturbation".into(),
+                value: relative,
+                detail: "must be finite and >= 0".into(),
+            });
+        }
+        self.core.zero_pivot_perturbation = relative;
+        self.core.static_pivot_rows = rows;
+        self.core.static_pivoting_started = false;
         Ok(())
     }
 }

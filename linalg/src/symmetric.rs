@@ -70,4 +70,12 @@ pub trait SymmetricSolver: Send {
 
     /// Inertia of the last successful factorization, when the backend provides it.
     fn inertia(&self) -> Option<Inertia>;
+
+    /// Number of exact zero pivots of the last factorization that static pivoting replaced
+    /// by a small positive value (counted in the inertia as positive; the factor is that
+    /// of a perturbed matrix, to be solved with iterative refinement). `0` for backends
+    /// without static pivoting (the default).
+    fn perturbed_pivots(&self) -> usize {
+        0
+    }
 }

@@ -662,3 +662,74 @@ fn kkt_matched_ordering_rank_deficient_jacobian() {
         Err(LinalgError::InvalidValue { .. })
     ));
 }
+
+/// `[[0, a], [a, 0]]` (a variable without curvature and its constraint) in KKT-matched
+/// order: the variable's pivot is an exact zero. Without static pivoting LDLᵀ stops
+/// (singular); with it the pivot becomes `δ = 1e-8 · max|A_ij|`, the inertia is the
+/// matrix's `(1, 1)` and one refinement step recovers the solution. A zero pivot of a
+/// constraint row (outside the static rows) stays singular.
+#[test]
+fn zero_pivot_perturbation_replaces_primal_zero_pivots_only() {
+    let a = 2.0;
+    // lower triangle of [[0, a], [a, 0]] with both diagonals stored
+    let (col_ptr, row_idx, vals) = (vec![0, 2, 3], vec![0, 1, 1], vec![0.0, a, 0.0]);
+    let analyzed = |perturbation: f64, rows: usize| {
+        let mut ldlt = FaerLdlt::default();
+        ldlt.set_ordering(FillOrdering::KktMatched { n_primal: 1 });
+        ldlt.set_zero_pivot_perturbation(perturbation, rows)
+            .unwrap();
+        ldlt.analyze(2, &col_ptr, &row_idx).unwrap();
+        ldlt
+    };
+    let mut plain = analyzed(0.0, 1);
+    assert_eq!(plain.factorize(&vals).unwrap(), FactorStatus::Singular);
+    assert_eq!(plain.perturbed_pivots(), 0);
+
+    let mut ldlt = analyzed(1e-8, 1);
+    assert_eq!(ldlt.factorize(&vals).unwrap(), FactorStatus::Success);
+    assert_eq!(ldlt.perturbed_pivots(), 1);
+    // from now on every factorization starts with static pivoting
+    assert_eq!(ldlt.factorize(&vals).unwrap(), FactorStatus::Success);
+    assert_eq!(ldlt.perturbed_pivots(), 1);
+    assert_eq!(
+        ldlt.inertia(),
+        Some(Inertia {
+            positive: 1,
+            negative: 1,
+            zero: 0
+        })
+    );
+    // x = A⁻¹ b = (b1/a, b0/a); the perturbed factor is off by O(δ), one refinement step
+    // (x += A_pert⁻¹ (b − A x)) makes it exact
+    let b = [1.0, 3.0];
+    let mut x = b;
+    ldlt.solve_in_place(&mut x).unwrap();
+    let exact = [b[1] / a, b[0] / a];
+    let mut ax = [0.0; 2];
+    sym_lower_matvec(&col_ptr, &row_idx, &vals, &x, &mut ax).unwrap();
+    let mut r = [b[0] - ax[0], b[1] - ax[1]];
+    ldlt.solve_in_place(&mut r).unwrap();
+    for k in 0..2 {
+        assert!(
+            (x[k] - exact[k]).abs() < 1e-6,
+            "unrefined x[{k}] = {}",
+            x[k]
+        );
+        assert!((x[k] + r[k] - exact[k]).abs() < 1e-14, "refined x[{k}]");
+    }
+
+    // The same matrix with no static rows: the variable's zero pivot is not replaceable.
+    let mut none = analyzed(1e-8, 0);
+    assert_eq!(none.factorize(&vals).unwrap(), FactorStatus::Singular);
+    // A constraint without any variable (zero row) after a regular variable.
+    let (cp, ri, v) = (vec![0, 1, 2], vec![0, 1], vec![1.0, 0.0]);
+    let mut rank_deficient = FaerLdlt::default();
+    rank_deficient.set_zero_pivot_perturbation(1e-8, 1).unwrap();
+    rank_deficient.analyze(2, &cp, &ri).unwrap();
+    assert_eq!(
+        rank_deficient.factorize(&v).unwrap(),
+        FactorStatus::Singular
+    );
+    assert!(ldlt.set_zero_pivot_perturbation(-1.0, 1).is_err());
+    assert!(ldlt.set_zero_pivot_perturbation(f64::NAN, 1).is_err());
+}

@@ -79,9 +79,8 @@ pub struct HostKktBackend<D: Device + HostBuffers> {
     /// [`Backend::kkt_increase_quality`] switched to `pivoting`: the next factorization is
     /// the LBLᵀ repeat of the same matrix, for the counts.
     pivoting_requested: bool,
-    linear_solver: LinearSolverKind,
-    factorization_threads: usize,
-    ordering: OrderingKind,
+    /// How `solver` (and `pivoting`, with its own kind) factorizes.
+    factorization: FactorizationChoice,
     kvals: Vec<f64>,
     diag_w: Vec<f64>,
     diag_c: Vec<f64>,
@@ -111,13 +110,8 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
         let (n, m, nw) = (lay.n, lay.m, lay.nw());
         let (hrows, hcols, jrows, jcols) = (&eval.hrows, &eval.hcols, &eval.jrows, &eval.jcols);
         let condensed = opts.kkt == KktKind::Condensed;
-        let mut solver = make_solver(
-            opts.linear_solver,
-            condensed,
-            nw,
-            opts.factorization_threads,
-            opts.ordering,
-        )?;
+        let factorization = FactorizationChoice::of(opts);
+        let mut solver = make_solver(&factorization, condensed, nw)?;
         let (kkt, nk) = if condensed {
             let pat = CondensedKkt::new(n, m, hrows, hcols, jrows, jcols)?;
             solver.analyze(n, pat.col_ptr(), pat.row_idx())?;
@@ -155,9 +149,7 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
             solver_matrix: None,
             cause: FactorizationCause::default(),
             pivoting_requested: false,
-            linear_solver: opts.linear_solver,
-            factorization_threads: opts.factorization_threads,
-            ordering: opts.ordering,
+            factorization,
             kvals: vec![0.0; nk],
             diag_w: vec![0.0; nw],
             diag_c: vec![0.0; m],
@@ -279,19 +271,45 @@ impl<D: Device + HostBuffers> RefineSystem for HostKktBackend<D> {
 /// negative eigenvalues → δ_c) and by the refinement accuracy check.
 const ZERO_PIVOT_TOL: f64 = 0.0;
 
+/// The factorization options of a solve, as [`make_solver`] takes them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FactorizationChoice {
+    /// LDLᵀ or LBLᵀ for the augmented system (the condensed one is always Cholesky).
+    pub kind: LinearSolverKind,
+    /// Threads of the factorization (1: sequential).
+    pub threads: usize,
+    /// Base fill-reducing ordering.
+    pub ordering: OrderingKind,
+    /// Relative static-pivot value of the augmented LDLᵀ (`0`: off), see
+    /// `Options::zero_pivot_perturbation`.
+    pub zero_pivot_perturbation: f64,
+}
+
+impl FactorizationChoice {
+    /// The choice the options make.
+    pub(crate) fn of(opts: &Options) -> Self {
+        Self {
+            kind: opts.linear_solver,
+            threads: opts.factorization_threads,
+            ordering: opts.ordering,
+            zero_pivot_perturbation: opts.zero_pivot_perturbation,
+        }
+    }
+}
+
+/// A faer factorization as `choice` says: Cholesky of the condensed system (`condensed`),
+/// else LDLᵀ or LBLᵀ of the augmented system with `n_primal` primal rows first.
 pub(crate) fn make_solver(
-    kind: LinearSolverKind,
+    choice: &FactorizationChoice,
     condensed: bool,
     n_primal: usize,
-    threads: usize,
-    ordering: OrderingKind,
 ) -> Result<Box<dyn SymmetricSolver>, SolverError> {
-    let par = if threads == 1 {
+    let par = if choice.threads == 1 {
         Parallelism::Sequential
     } else {
-        Parallelism::rayon_threads(threads)
+        Parallelism::rayon_threads(choice.threads)
     };
-    let method = match ordering {
+    let method = match choice.ordering {
         OrderingKind::Amd => FillMethod::Amd,
         OrderingKind::NestedDissection => FillMethod::NestedDissection,
         OrderingKind::Auto => FillMethod::Auto,
@@ -303,11 +321,12 @@ pub(crate) fn make_solver(
         return Ok(Box::new(s));
     }
     let ord = FillOrdering::kkt_matched(n_primal, method);
-    Ok(match kind {
+    Ok(match choice.kind {
         LinearSolverKind::Ldlt => {
             let mut s = FaerLdlt::new(par);
             s.set_ordering(ord);
             s.set_zero_pivot_tol(ZERO_PIVOT_TOL)?;
+            s.set_zero_pivot_perturbation(choice.zero_pivot_perturbation, n_primal)?;
             Box::new(s)
         }
         LinearSolverKind::Lblt => {
@@ -512,16 +531,24 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                     _ => KktStatus::WrongInertia,
                 });
             }
-            let inertia = active(&mut s.solver, &mut s.pivoting, s.use_pivoting).inertia();
+            let factor = active(&mut s.solver, &mut s.pivoting, s.use_pivoting);
+            let (inertia, perturbed) = (factor.inertia(), factor.perturbed_pivots());
             tracing::trace!(
                 ?st,
                 ?inertia,
+                perturbed,
                 delta_w,
                 delta_c,
                 pivoting = s.use_pivoting,
                 "KKT factorization"
             );
-            Ok(classify(st, inertia, nk))
+            Ok(match classify(st, inertia, nk) {
+                // Static pivoting replaced exact zero pivots but the perturbed factor does
+                // not have the inertia of a KKT matrix: report the exact zero pivot as
+                // before (singular: δ_c first), not as the perturbed factor's count.
+                status if status != KktStatus::Correct && perturbed > 0 => KktStatus::Singular,
+                status => status,
+            })
         })
     }
 
@@ -529,19 +556,17 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
         let Kkt::Augmented { asm, .. } = &self.kkt else {
             return Ok(false);
         };
-        if self.pivoting_tried || self.linear_solver != LinearSolverKind::Ldlt {
+        if self.pivoting_tried || self.factorization.kind != LinearSolverKind::Ldlt {
             return Ok(false);
         }
         self.pivoting_tried = true;
         if self.pivoting.is_none() {
             // built once per solve, on first need (this allocates the second factor)
-            let mut p = make_solver(
-                LinearSolverKind::Lblt,
-                false,
-                self.eval.nw,
-                self.factorization_threads,
-                self.ordering,
-            )?;
+            let choice = FactorizationChoice {
+                kind: LinearSolverKind::Lblt,
+                ..self.factorization
+            };
+            let mut p = make_solver(&choice, false, self.eval.nw)?;
             p.analyze(self.eval.nw + self.eval.m, asm.col_ptr(), asm.row_idx())?;
             self.pivoting = Some(p);
         }

@@ -531,6 +531,19 @@ options_table! {
         kkt: KktKind = KktKind::Augmented, (any);
         /// Factorization of the augmented system: `ldlt` or `lblt`.
         linear_solver: LinearSolverKind = LinearSolverKind::Ldlt, (any);
+        /// Static pivoting of the augmented system's LDLᵀ (no pivoting): an exact zero
+        /// pivot of a primal row is replaced by this times `max|K_ij|` and counted
+        /// positive, and iterative refinement against `K` recovers the solution; `0` (the
+        /// default) makes an exact zero pivot a singular factorization (δ_c, then δ_w
+        /// follow). Exact zero pivots come from variables without curvature (no Hessian
+        /// diagonal, no bounds: e.g. the linear states of COPS `chain`) that the static
+        /// ordering eliminates before their constraints; pivoting solvers (Ipopt's MUMPS)
+        /// factor those matrices at δ_w = 0, and so does LDLᵀ with `1e-10` here
+        /// (chain:20000: Ipopt's 6 iterations instead of 13 with δ_w at every step). Off
+        /// by default: with `1e-10`, COPS glider (n = 100) reaches the iteration limit and
+        /// marine (n = 100) ends in a failed restoration (both solve without it); with
+        /// `1e-8` COPS pinene (small) fails too.
+        zero_pivot_perturbation: f64 = 0.0, (x >= 0);
         /// Factorization of the condensed system by cuDSS on `device = cuda`: `cholesky`
         /// (a failure means not positive definite, as on the CPU) or `ldlt` (accepted when
         /// the inertia is `(n, 0, 0)`).

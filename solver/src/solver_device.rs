@@ -6,7 +6,7 @@
 
 use crate::device_kkt::DeviceKktBackend;
 use crate::evaluate::{DeviceNlp, HostNlp, KernelNlp};
-use crate::host_kkt::{HostKktBackend, make_solver};
+use crate::host_kkt::{FactorizationChoice, HostKktBackend, make_solver};
 use crate::options::{DeviceKind, KktKind};
 use crate::result::{SolveResult, SolverError};
 use crate::solve::{Cache, Run};
@@ -103,7 +103,7 @@ impl sealed::DeviceSolve for Emu {
         };
         let o = run.o;
         if o.kkt == KktKind::Condensed {
-            let (kind, threads, ordering) = (o.linear_solver, o.factorization_threads, o.ordering);
+            let choice = FactorizationChoice::of(o);
             run.solve(
                 device,
                 evaluator,
@@ -111,7 +111,7 @@ impl sealed::DeviceSolve for Emu {
                 |device, model, lay| {
                     let seam_device = Arc::clone(&device);
                     let make = Arc::new(move || {
-                        let solver = make_solver(kind, true, 0, threads, ordering)?;
+                        let solver = make_solver(&choice, true, 0)?;
                         Ok(HostFactorization::new(Arc::clone(&seam_device), solver))
                     });
                     DeviceKktBackend::new(device, model, lay, o, make)

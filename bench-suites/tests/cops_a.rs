@@ -276,4 +276,39 @@ mod solve {
     fn glider_reference() {
         solve_reference(&glider::PROBLEM, 1e-4);
     }
+
+    /// glider's altitude `y` and vertical speed `vy` are free and without curvature at the
+    /// start (linear objective, y₀ = 0), so the default LDLᵀ meets zero pivots that only a
+    /// 2×2 pivot with a constraint removes. `linear_solver = lblt_paired` puts each
+    /// constraint in one node with its matched variable: glider at nh = 2 reaches Ipopt +
+    /// MUMPS's optimum (range 1014.853 in 79 iterations, `peers/glider_ipopt.py 2`; the
+    /// default ends in `RestorationFailed`), and the reference size its reference.
+    #[test]
+    fn glider_with_paired_lblt() {
+        let options = Options {
+            linear_solver: simdnlp_solver::LinearSolverKind::LbltPaired,
+            ..Options::default()
+        };
+        for (size, want, rtol) in [
+            (CopsSize::N(2), 1014.853, 1e-6),
+            (
+                glider::PROBLEM.reference_size,
+                glider::PROBLEM.reference_objective.unwrap(),
+                1e-4,
+            ),
+        ] {
+            let m = glider::PROBLEM.build_at(size).unwrap();
+            let res = solve(&m, &options).unwrap();
+            eprintln!(
+                "glider {size}: {:?}, {} iterations, range {}",
+                res.status, res.iterations, res.objective
+            );
+            assert!(res.status.is_success(), "glider {size}: {:?}", res.status);
+            assert!(
+                (res.objective - want).abs() <= rtol * want,
+                "glider {size}: range {} vs {want}",
+                res.objective
+            );
+        }
+    }
 }

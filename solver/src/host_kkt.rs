@@ -329,9 +329,13 @@ pub(crate) fn make_solver(
             s.set_zero_pivot_perturbation(choice.zero_pivot_perturbation, n_primal)?;
             Box::new(s)
         }
-        LinearSolverKind::Lblt => {
+        LinearSolverKind::Lblt | LinearSolverKind::LbltPaired => {
             let mut s = FaerLblt::new(par);
-            s.set_ordering(ord);
+            s.set_ordering(if choice.kind == LinearSolverKind::LbltPaired {
+                FillOrdering::KktPaired { n_primal }
+            } else {
+                ord
+            });
             s.set_zero_pivot_tol(ZERO_PIVOT_TOL)?;
             Box::new(s)
         }

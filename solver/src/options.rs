@@ -246,6 +246,19 @@ pub enum LinearSolverKind {
     Ldlt,
     /// faer's Bunch–Kaufman LBLᵀ with inertia from the 1×1/2×2 blocks of `B`.
     Lblt,
+    /// faer's Bunch–Kaufman LBLᵀ on the *paired* KKT ordering
+    /// (`simdnlp_linalg::FillOrdering::KktPaired`): each constraint is eliminated right
+    /// after its matched variable, as one node of an AMD ordering of the compressed graph,
+    /// so that a variable without curvature and its constraint can be pivoted together as a
+    /// 2×2 block when they share a supernode. More fill than the default ordering (1.4–2×
+    /// AMD's), and the `ordering` option does not apply. For problems whose free variables
+    /// have no curvature where the static orderings meet zero pivots: COPS glider:8000
+    /// solves in 76 iterations with it (12.8 s on the 2-core dev machine) and runs to
+    /// `max_iter` with `ldlt`; glider:2 solves (97 iterations) where `ldlt` ends in
+    /// `RestorationFailed`. Not the default: it needs more iterations on some problems
+    /// (COPS steering:400 51 against 20) and faer's LBLᵀ fails the first step of
+    /// case1354_pegase (as `lblt` does).
+    LbltPaired,
 }
 
 /// Which cuDSS factorization backs the condensed system on `device = cuda`.
@@ -529,7 +542,8 @@ options_table! {
         device: DeviceKind = DeviceKind::Cpu, (any);
         /// KKT formulation: `augmented` or `condensed`.
         kkt: KktKind = KktKind::Augmented, (any);
-        /// Factorization of the augmented system: `ldlt` or `lblt`.
+        /// Factorization of the augmented system: `ldlt`, `lblt` or `lblt_paired`
+        /// ([`LinearSolverKind`]).
         linear_solver: LinearSolverKind = LinearSolverKind::Ldlt, (any);
         /// Static pivoting of the augmented system's LDLᵀ (no pivoting): an exact zero
         /// pivot of a primal row is replaced by this times `max|K_ij|` and counted

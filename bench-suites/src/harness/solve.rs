@@ -45,6 +45,12 @@ pub enum LinearSolverChoice {
     Ldlt,
     /// Supernodal LBLᵀ with intranode Bunch–Kaufman pivoting.
     Lblt,
+    /// LBLᵀ on the paired KKT ordering (each constraint in one node with its matched
+    /// variable, so the two can form a 2×2 pivot; solver option `linear_solver =
+    /// lblt_paired`).
+    #[value(name = "lblt-paired")]
+    #[serde(rename = "lblt_paired")]
+    LbltPaired,
 }
 
 /// Solver settings the harness passes on.
@@ -277,6 +283,7 @@ pub fn solver_options(
         linear_solver: match settings.linear_solver {
             LinearSolverChoice::Ldlt => simdnlp_solver::LinearSolverKind::Ldlt,
             LinearSolverChoice::Lblt => simdnlp_solver::LinearSolverKind::Lblt,
+            LinearSolverChoice::LbltPaired => simdnlp_solver::LinearSolverKind::LbltPaired,
         },
         max_iter: settings.max_iter.unwrap_or(defaults.max_iter),
         max_wall_time: settings.max_wall_time.unwrap_or(defaults.max_wall_time),

@@ -200,7 +200,11 @@ choice_value!(
     ["cpu" => DeviceKind::Cpu, "emu" => DeviceKind::Emu, "cuda" => DeviceKind::Cuda]
 );
 choice_value!(KktKind, ["augmented" => KktKind::Augmented, "condensed" => KktKind::Condensed]);
-choice_value!(LinearSolverKind, ["ldlt" => LinearSolverKind::Ldlt, "lblt" => LinearSolverKind::Lblt]);
+choice_value!(LinearSolverKind, [
+    "ldlt" => LinearSolverKind::Ldlt,
+    "lblt" => LinearSolverKind::Lblt,
+    "lblt_paired" => LinearSolverKind::LbltPaired,
+]);
 choice_value!(CudssKind, ["ldlt" => CudssKind::Ldlt, "cholesky" => CudssKind::Cholesky]);
 choice_value!(CudssReorderingKind, [
     "default" => CudssReorderingKind::Default,

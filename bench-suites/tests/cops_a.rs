@@ -281,8 +281,8 @@ mod solve {
     /// start (linear objective, y₀ = 0), so the default LDLᵀ meets zero pivots that only a
     /// 2×2 pivot with a constraint removes. `linear_solver = lblt_paired` puts each
     /// constraint in one node with its matched variable: glider at nh = 2 reaches Ipopt +
-    /// MUMPS's optimum (range 1014.853 in 79 iterations, `peers/glider_ipopt.py 2`; the
-    /// default ends in `RestorationFailed`), and the reference size its reference.
+    /// MUMPS's optimum (range 1014.853 in 79 iterations, `peers/glider_ipopt.py 2`), and
+    /// the reference size its reference.
     #[test]
     fn glider_with_paired_lblt() {
         let options = Options {

@@ -253,11 +253,9 @@ pub enum LinearSolverKind {
     /// 2×2 block when they share a supernode. More fill than the default ordering (1.4–2×
     /// AMD's), and the `ordering` option does not apply. For problems whose free variables
     /// have no curvature where the static orderings meet zero pivots: COPS glider:8000
-    /// solves in 76 iterations with it (12.8 s on the 2-core dev machine) and runs to
-    /// `max_iter` with `ldlt`; glider:2 solves (97 iterations) where `ldlt` ends in
-    /// `RestorationFailed`. Not the default: it needs more iterations on some problems
-    /// (COPS steering:400 51 against 20) and faer's LBLᵀ fails the first step of
-    /// case1354_pegase (as `lblt` does).
+    /// solves in 76 iterations with it (7.6–12.8 s on the 2-core dev machine) and runs to
+    /// `max_iter` with `ldlt`. Not the default: it needs more iterations on some problems
+    /// (COPS steering:400 51 against 20).
     LbltPaired,
 }
 

@@ -796,6 +796,19 @@ fn ldlt_inertia(
     Some(inertia)
 }
 
+/// `Ok` for a finite `value >= 0`; otherwise [`LinalgError::InvalidValue`] naming `what`.
+fn check_non_negative(what: &str, value: f64) -> Result<(), LinalgError> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(LinalgError::InvalidValue {
+            what: what.into(),
+            value,
+            detail: "must be finite and >= 0".into(),
+        })
+    }
+}
+
 /// Number of columns and column-major values of supernode `sn`.
 fn supernode_block<'a>(
     s: &faer::sparse::linalg::cholesky::supernodal::SymbolicSupernodalCholesky<usize>,
@@ -881,13 +894,7 @@ macro_rules! backend {
             /// # Errors
             /// [`LinalgError::InvalidValue`] when `tol` is negative or not finite.
             pub fn set_zero_pivot_tol(&mut self, tol: f64) -> Result<(), LinalgError> {
-                if !(tol.is_finite() && tol >= 0.0) {
-                    return Err(LinalgError::InvalidValue {
-                        what: "zero pivot tolerance".into(),
-                        value: tol,
-                        detail: "must be finite and >= 0".into(),
-                    });
-                }
+                check_non_negative("zero pivot tolerance", tol)?;
                 self.core.zero_pivot_tol = tol;
                 Ok(())
             }
@@ -1019,15 +1026,8 @@ impl FaerLdlt {
         reg: Option<DynamicRegularization>,
     ) -> Result<(), LinalgError> {
         if let Some(r) = &reg {
-            for (what, v) in [("epsilon", r.epsilon), ("delta", r.delta)] {
-                if !(v.is_finite() && v >= 0.0) {
-                    return Err(LinalgError::InvalidValue {
-                        what: format!("dynamic regularization {what}"),
-                        value: v,
-                        detail: "must be finite and >= 0".into(),
-                    });
-                }
-            }
+            check_non_negative("dynamic regularization epsilon", r.epsilon)?;
+            check_non_negative("dynamic regularization delta", r.delta)?;
             if let Some(s) = &r.signs
                 && self.core.symbolic.is_some()
             {
@@ -1062,13 +1062,7 @@ impl FaerLdlt {
         relative: f64,
         rows: usize,
     ) -> Result<(), LinalgError> {
-        if !(relative.is_finite() && relative >= 0.0) {
-            return Err(LinalgError::InvalidValue {
-                what: "zero pivot perturbation".into(),
-                value: relative,
-                detail: "must be finite and >= 0".into(),
-            });
-        }
+        check_non_negative("zero pivot perturbation", relative)?;
         self.core.zero_pivot_perturbation = relative;
         self.core.static_pivot_rows = rows;
         self.core.static_pivoting_started = false;

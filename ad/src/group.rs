@@ -28,7 +28,8 @@ use crate::expr::{Expr, funcs};
 use crate::index::Index;
 use crate::jit::{GroupFunction, JitArgs, JitCode, SumInto, compile_group};
 use crate::pattern::{
-    IndexBounds, Load, Pattern, bounds_of, column_loads, derivatives, jit_args, set_columns, tasks,
+    IndexBounds, Load, Pattern, bounds_of, column_loads, derivatives, jit_args, set_columns,
+    set_columns_with, tasks,
 };
 use crate::program::{Program, build};
 use crate::scalar::Scalar;
@@ -634,19 +635,12 @@ fn set_weight_columns<T: Scalar>(
     weight_column: u32,
     weights: MemberWeights<'_, T>,
 ) -> usize {
-    ws.columns.clear();
-    let reals = &data.reals[..(weight_column as usize).min(data.reals.len())];
-    ws.columns.extend(reals.iter().map(|c| c.as_ptr() as usize));
-    ws.columns.extend(
-        weights
-            .offsets
-            .iter()
-            .map(|&o| weights.values.as_ptr().wrapping_add(o) as usize),
-    );
-    let nreals = ws.columns.len();
-    ws.columns
-        .extend(data.ints.iter().map(|c| c.as_ptr() as usize));
-    nreals
+    let values = weights.values.as_ptr();
+    let member_columns = weights
+        .offsets
+        .iter()
+        .map(|&o| values.wrapping_add(o) as usize);
+    set_columns_with(ws, data, weight_column as usize, member_columns)
 }
 
 /// The weights of a group's Hessian ([`PatternGroup::eval_hessians`]): member `m`'s

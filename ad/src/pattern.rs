@@ -932,9 +932,22 @@ pub(crate) fn tasks(par: Parallelism, n: usize, scratch: usize) -> usize {
 /// Puts the base pointers of `data`'s real columns, then its integer columns, into
 /// `ws.columns`; returns the number of real columns.
 pub(crate) fn set_columns<T: Scalar>(ws: &mut Workspace<T>, data: &DataView<'_, T>) -> usize {
+    set_columns_with(ws, data, data.reals.len(), std::iter::empty())
+}
+
+/// [`set_columns`] with `data`'s first `data_reals` real columns (at most all of them),
+/// then the base pointers `extra` as further real columns, then `data`'s integer columns;
+/// returns the number of real columns.
+pub(crate) fn set_columns_with<T: Scalar>(
+    ws: &mut Workspace<T>,
+    data: &DataView<'_, T>,
+    data_reals: usize,
+    extra: impl Iterator<Item = usize>,
+) -> usize {
     ws.columns.clear();
-    ws.columns
-        .extend(data.reals.iter().map(|c| c.as_ptr() as usize));
+    let reals = &data.reals[..data_reals.min(data.reals.len())];
+    ws.columns.extend(reals.iter().map(|c| c.as_ptr() as usize));
+    ws.columns.extend(extra);
     let nreals = ws.columns.len();
     ws.columns
         .extend(data.ints.iter().map(|c| c.as_ptr() as usize));

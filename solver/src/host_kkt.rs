@@ -348,6 +348,9 @@ pub(crate) fn make_solver(
 /// backend's life: `choice` becomes that choice, and the returned solver has analyzed
 /// `asm`'s pattern (`nk = (nw, m)`).
 ///
+/// When: an LDLᵀ factorization at δ_w = 0 stopped at an exact zero pivot of a variable
+/// whose diagonal entry `W_ii + Σ_i` is itself an exact zero.
+///
 /// Why: the KKT-matched ordering guarantees nonzero LDLᵀ pivots only when `W + Σx` has a
 /// positive diagonal. A free variable without curvature (a state entering its dynamics
 /// linearly, an altitude maximized linearly: COPS glider, chain, methanol) has a zero
@@ -533,23 +536,33 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                             (delta_w, delta_c, hessian),
                             &mut s.solver_matrix,
                         )?;
-                        let variable_zero_pivot = s.solver.zero_pivot_row().filter(|&r| r < nk.0);
-                        match variable_zero_pivot {
+                        // A variable whose own diagonal entry is an exact zero (no
+                        // curvature, no bound, δ_w = 0) met as an exact zero pivot: no
+                        // constraint was eliminated before it to fill its diagonal. A zero
+                        // pivot of a variable with a nonzero diagonal is cancellation (seen
+                        // late in PGLIB solves): left to the inertia correction, as before.
+                        let (col_ptr, row_idx) = (asm.col_ptr(), asm.row_idx());
+                        let zero_diagonal_pivot = s.solver.zero_pivot_row().filter(|&r| {
+                            r < nk.0
+                                && row_idx.get(col_ptr[r]) == Some(&r)
+                                && s.kvals[col_ptr[r]] == 0.0
+                        });
+                        match zero_diagonal_pivot {
                             Some(row)
                                 if st == FactorStatus::Singular
                                     && delta_w == 0.0
                                     && s.factorization.kind == LinearSolverKind::Ldlt =>
                             {
-                                // The static order met a variable without curvature before
-                                // any of its constraints: the ordering's failure, not the
-                                // matrix's. Pair each constraint with its matched variable
+                                // The static order met a variable without curvature or
+                                // bounds before any of its constraints: the ordering's
+                                // failure, not the matrix's. Pair each constraint with its matched variable
                                 // and pivot on 2×2 blocks from now on (see
                                 // `paired_switch`).
                                 tracing::debug!(
                                     row,
                                     delta_c,
-                                    "LDLT met an exact zero pivot of a variable at delta_w = 0: \
-                                     switching to the paired LBLT"
+                                    "LDLT met a variable with a zero diagonal as an exact zero \
+                                     pivot at delta_w = 0: switching to the paired LBLT"
                                 );
                                 s.solver = paired_switch(&mut s.factorization, nk, asm)?;
                                 s.pivoting = None;

@@ -345,8 +345,9 @@ pub(crate) fn make_solver(
 /// The switch of the augmented system's factorization from LDLᵀ without pivoting on the
 /// KKT-matched ordering to Bunch–Kaufman LBLᵀ on the paired ordering
 /// ([`FillOrdering::KktPaired`], `linear_solver = lblt_paired`), for the rest of the
-/// backend's life: `choice` becomes that choice, and the returned solver has analyzed
-/// `asm`'s pattern (`nk = (nw, m)`).
+/// backend's life (re-solves of the same structure reuse the backend and keep it):
+/// `choice` becomes that choice, and the returned solver has analyzed `asm`'s pattern
+/// (`nk = (nw, m)`).
 ///
 /// When: an LDLᵀ factorization at δ_w = 0 stopped at an exact zero pivot of a variable
 /// whose diagonal entry `W_ii + Σ_i` is itself an exact zero.

@@ -282,7 +282,8 @@ mod solve {
     /// 2×2 pivot with a constraint removes. `linear_solver = lblt_paired` puts each
     /// constraint in one node with its matched variable: glider at nh = 2 reaches Ipopt +
     /// MUMPS's optimum (range 1014.853 in 79 iterations, `peers/glider_ipopt.py 2`), and
-    /// the reference size its reference.
+    /// the reference size its reference. (The default LDLᵀ switches to it by itself at the
+    /// first such zero pivot; here it runs from the start.)
     #[test]
     fn glider_with_paired_lblt() {
         let options = Options {

@@ -159,6 +159,9 @@ struct Core {
     static_pivoting_started: bool,
     /// Pivots of the last LDLᵀ factorization replaced by the zero-pivot perturbation.
     perturbed_pivots: usize,
+    /// Row (input order) of the exact zero pivot at which the last LDLᵀ factorization
+    /// stopped (`None`: it did not stop at one).
+    zero_pivot_row: Option<usize>,
 }
 
 impl std::fmt::Debug for Core {
@@ -227,6 +230,7 @@ impl Core {
             static_pivot_rows: 0,
             static_pivoting_started: false,
             perturbed_pivots: 0,
+            zero_pivot_row: None,
         }
     }
 
@@ -399,6 +403,7 @@ impl Core {
         self.factored = false;
         self.inertia = None;
         self.perturbed_pivots = 0;
+        self.zero_pivot_row = None;
         if !self.analyzed {
             return Err(LinalgError::InvalidState(
                 "factorize called before analyze".into(),
@@ -524,7 +529,13 @@ impl Core {
                             with_static = true;
                             self.static_pivoting_started = true;
                         }
-                        Err(_) => return Ok(FactorStatus::Singular),
+                        Err(LdltError::ZeroPivot { index }) => {
+                            self.zero_pivot_row = self
+                                .fill_fwd
+                                .get(zero_pivot_position(symbolic, index))
+                                .copied();
+                            return Ok(FactorStatus::Singular);
+                        }
                     }
                 }
                 let static_pivot = static_pivot.filter(|_| with_static);
@@ -984,6 +995,10 @@ macro_rules! backend {
 
             fn perturbed_pivots(&self) -> usize {
                 self.core.perturbed_pivots
+            }
+
+            fn zero_pivot_row(&self) -> Option<usize> {
+                self.core.zero_pivot_row
             }
         }
     };

@@ -78,4 +78,15 @@ pub trait SymmetricSolver: Send {
     fn perturbed_pivots(&self) -> usize {
         0
     }
+
+    /// The row (in the order of the analyzed matrix) of the exact zero pivot at which the
+    /// last factorization stopped with [`FactorStatus::Singular`], for a backend that
+    /// factorizes in a static order and stops there (LDLᵀ without pivoting); `None` when
+    /// it did not stop at an exact zero pivot or the backend does not tell (the default).
+    /// For a KKT matrix `[[H, Jᵀ], [J, −δc I]]` a row of the primal block means a variable
+    /// without curvature eliminated before any of its constraints, which says nothing about
+    /// the singularity of the matrix itself; a constraint row, a rank-deficient `J`.
+    fn zero_pivot_row(&self) -> Option<usize> {
+        None
+    }
 }

@@ -684,10 +684,13 @@ fn zero_pivot_perturbation_replaces_primal_zero_pivots_only() {
     let mut plain = analyzed(0.0, 1);
     assert_eq!(plain.factorize(&vals).unwrap(), FactorStatus::Singular);
     assert_eq!(plain.perturbed_pivots(), 0);
+    // it stopped at the variable's row (input order)
+    assert_eq!(plain.zero_pivot_row(), Some(0));
 
     let mut ldlt = analyzed(1e-8, 1);
     assert_eq!(ldlt.factorize(&vals).unwrap(), FactorStatus::Success);
     assert_eq!(ldlt.perturbed_pivots(), 1);
+    assert_eq!(ldlt.zero_pivot_row(), None);
     // from now on every factorization starts with static pivoting
     assert_eq!(ldlt.factorize(&vals).unwrap(), FactorStatus::Success);
     assert_eq!(ldlt.perturbed_pivots(), 1);
@@ -730,6 +733,8 @@ fn zero_pivot_perturbation_replaces_primal_zero_pivots_only() {
         rank_deficient.factorize(&v).unwrap(),
         FactorStatus::Singular
     );
+    // the constraint's row
+    assert_eq!(rank_deficient.zero_pivot_row(), Some(1));
     assert!(ldlt.set_zero_pivot_perturbation(-1.0, 1).is_err());
     assert!(ldlt.set_zero_pivot_perturbation(f64::NAN, 1).is_err());
 }

@@ -342,6 +342,37 @@ pub(crate) fn make_solver(
     })
 }
 
+/// The switch of the augmented system's factorization from LDLᵀ without pivoting on the
+/// KKT-matched ordering to Bunch–Kaufman LBLᵀ on the paired ordering
+/// ([`FillOrdering::KktPaired`], `linear_solver = lblt_paired`), for the rest of the
+/// backend's life (re-solves of the same structure reuse the backend and keep it):
+/// `choice` becomes that choice, and the returned solver has analyzed `asm`'s pattern
+/// (`nk = (nw, m)`).
+///
+/// When: an LDLᵀ factorization at δ_w = 0 stopped at an exact zero pivot of a variable
+/// whose diagonal entry `W_ii + Σ_i` is itself an exact zero.
+///
+/// Why: the KKT-matched ordering guarantees nonzero LDLᵀ pivots only when `W + Σx` has a
+/// positive diagonal. A free variable without curvature (a state entering its dynamics
+/// linearly, an altitude maximized linearly: COPS glider, chain, methanol) has a zero
+/// diagonal at δ_w = 0, and eliminated before any of its constraints it is an exact zero
+/// pivot although the matrix may be nonsingular with the inertia of a descent step — so
+/// the inertia correction would add a δ_w (an inexact Newton step) in every iteration, and
+/// δ_c, which it tries first, cannot remove a variable's zero pivot. The paired ordering
+/// eliminates each constraint right after its matched variable, where LBLᵀ takes the pair
+/// as a 2×2 pivot `[[0, a], [a, −δc]]`; δ_w is then needed only for the curvature of the
+/// problem itself, as with a pivoting factorization (MUMPS in Ipopt).
+fn paired_switch(
+    choice: &mut FactorizationChoice,
+    nk: (usize, usize),
+    asm: &SymAssembly,
+) -> Result<Box<dyn SymmetricSolver>, SolverError> {
+    choice.kind = LinearSolverKind::LbltPaired;
+    let mut solver = make_solver(choice, false, nk.0)?;
+    solver.analyze(nk.0 + nk.1, asm.col_ptr(), asm.row_idx())?;
+    Ok(solver)
+}
+
 /// The factorization in use: the LBLᵀ fallback `pivoting` while `use_pivoting` is on,
 /// else the configured `solver` (fields passed separately so the KKT values stay
 /// borrowable).
@@ -500,12 +531,55 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                             }
                         }
                     } else {
-                        factorize_remembered(
+                        let st = factorize_remembered(
                             &mut s.solver,
                             &s.kvals,
                             (delta_w, delta_c, hessian),
                             &mut s.solver_matrix,
-                        )?
+                        )?;
+                        // A variable whose own diagonal entry is an exact zero (no
+                        // curvature, no bound, δ_w = 0) met as an exact zero pivot: no
+                        // constraint was eliminated before it to fill its diagonal. A zero
+                        // pivot of a variable with a nonzero diagonal is cancellation (seen
+                        // late in PGLIB solves): left to the inertia correction, as before.
+                        let (col_ptr, row_idx) = (asm.col_ptr(), asm.row_idx());
+                        let zero_diagonal_pivot = s.solver.zero_pivot_row().filter(|&r| {
+                            r < nk.0
+                                && row_idx.get(col_ptr[r]) == Some(&r)
+                                && s.kvals[col_ptr[r]] == 0.0
+                        });
+                        match zero_diagonal_pivot {
+                            Some(row)
+                                if st == FactorStatus::Singular
+                                    && delta_w == 0.0
+                                    && s.factorization.kind == LinearSolverKind::Ldlt =>
+                            {
+                                // The static order met a variable without curvature or
+                                // bounds before any of its constraints: the ordering's
+                                // failure, not the matrix's. Pair each constraint with its matched variable
+                                // and pivot on 2×2 blocks from now on (see
+                                // `paired_switch`).
+                                tracing::debug!(
+                                    row,
+                                    delta_c,
+                                    "LDLT met a variable with a zero diagonal as an exact zero \
+                                     pivot at delta_w = 0: switching to the paired LBLT"
+                                );
+                                s.solver = paired_switch(&mut s.factorization, nk, asm)?;
+                                s.pivoting = None;
+                                s.use_pivoting = false;
+                                s.eval.counts.factorizations += 1;
+                                s.eval.counts.factorizations_pivoting += 1;
+                                s.eval.counts.pivoting_switches += 1;
+                                factorize_remembered(
+                                    &mut s.solver,
+                                    &s.kvals,
+                                    (delta_w, delta_c, hessian),
+                                    &mut s.solver_matrix,
+                                )?
+                            }
+                            _ => st,
+                        }
                     }
                 }
                 Kkt::Condensed(on_device) => {

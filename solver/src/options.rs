@@ -241,7 +241,11 @@ pub enum DeviceKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[non_exhaustive]
 pub enum LinearSolverKind {
-    /// faer's simplicial/supernodal LDLᵀ with inertia from `D` (the default).
+    /// faer's simplicial/supernodal LDLᵀ with inertia from `D` (the default). When a
+    /// factorization at δ_w = 0 stops at an exact zero pivot of a variable whose own
+    /// diagonal `W_ii + Σ_i` is zero (a free variable without curvature eliminated before
+    /// its constraints), the backend switches to [`LinearSolverKind::LbltPaired`] for the
+    /// rest of its solves (counted in `CallbackCounts::pivoting_switches`).
     #[default]
     Ldlt,
     /// faer's Bunch–Kaufman LBLᵀ with inertia from the 1×1/2×2 blocks of `B`.
@@ -253,9 +257,8 @@ pub enum LinearSolverKind {
     /// 2×2 block when they share a supernode. More fill than the default ordering (1.4–2×
     /// AMD's), and the `ordering` option does not apply. For problems whose free variables
     /// have no curvature where the static orderings meet zero pivots: COPS glider:8000
-    /// solves in 76 iterations with it (7.6–12.8 s on the 2-core dev machine) and runs to
-    /// `max_iter` with `ldlt`. Not the default: it needs more iterations on some problems
-    /// (COPS steering:400 51 against 20).
+    /// solves in 76 iterations with it (7.6–12.8 s on the 2-core dev machine). `ldlt`
+    /// switches to it by itself where its LDLᵀ meets such a variable as a zero pivot.
     LbltPaired,
 }
 

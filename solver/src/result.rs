@@ -109,9 +109,18 @@ pub struct CallbackCounts {
     pub factorizations_accuracy: usize,
     /// Of [`CallbackCounts::factorizations`]: Bunch–Kaufman LBLᵀ re-factorizations after
     /// an inaccurate LDLᵀ solve (Ipopt's `IncreaseQuality`), with the LDLᵀ repeat when
-    /// LBLᵀ's inertia is rejected.
+    /// LBLᵀ's inertia is rejected, and the paired LBLᵀ repeat of the matrix at which the
+    /// backend switched to it (`pivoting_switches`).
     #[serde(default)]
     pub factorizations_pivoting: usize,
+    /// Switches of a KKT backend from LDLᵀ without pivoting to the paired LBLᵀ
+    /// (`linear_solver = lblt_paired`) for the rest of its solves, after an LDLᵀ
+    /// factorization at δ_w = 0 stopped at an exact zero pivot of a variable (one without
+    /// curvature eliminated before its constraints): at most one for the problem and one
+    /// for the restoration problem. The LBLᵀ repeat of that matrix counts in
+    /// `factorizations_pivoting`.
+    #[serde(default)]
+    pub pivoting_switches: usize,
     /// Triangular solves with a KKT factor (one forward and one backward substitution
     /// each; every solve of the condensed form is one), refinement included.
     #[serde(default)]
@@ -148,6 +157,7 @@ impl CallbackCounts {
             factorizations_inertia: self.factorizations_inertia - earlier.factorizations_inertia,
             factorizations_accuracy: self.factorizations_accuracy - earlier.factorizations_accuracy,
             factorizations_pivoting: self.factorizations_pivoting - earlier.factorizations_pivoting,
+            pivoting_switches: self.pivoting_switches - earlier.pivoting_switches,
             solves: self.solves - earlier.solves,
             solves_refinement: self.solves_refinement - earlier.solves_refinement,
             solves_soc: self.solves_soc - earlier.solves_soc,
@@ -167,6 +177,7 @@ impl std::ops::AddAssign for CallbackCounts {
         self.factorizations_inertia += other.factorizations_inertia;
         self.factorizations_accuracy += other.factorizations_accuracy;
         self.factorizations_pivoting += other.factorizations_pivoting;
+        self.pivoting_switches += other.pivoting_switches;
         self.solves += other.solves;
         self.solves_refinement += other.solves_refinement;
         self.solves_soc += other.solves_soc;

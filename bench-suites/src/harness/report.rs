@@ -575,6 +575,7 @@ mod tests {
             "factorizations_inertia",
             "factorizations_accuracy",
             "factorizations_pivoting",
+            "pivoting_switches",
             "solves",
             "solves_refinement",
             "solves_soc",

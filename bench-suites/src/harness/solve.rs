@@ -150,6 +150,9 @@ pub struct SolveCounts {
     /// Of `factorizations`: Bunch–Kaufman LBLᵀ re-factorizations after an inaccurate LDLᵀ
     /// solve (and the LDLᵀ repeat when LBLᵀ's inertia is rejected).
     pub factorizations_pivoting: usize,
+    /// Switches from LDLᵀ to the paired LBLᵀ after an exact zero pivot of a variable at
+    /// δ_w = 0 (at most one per KKT backend: the problem's and the restoration problem's).
+    pub pivoting_switches: usize,
     /// Triangular solves (forward + backward substitution) with a KKT factor, every
     /// cause.
     pub solves: usize,
@@ -362,6 +365,7 @@ impl SolveBackend for SimdnlpSolver {
                 factorizations_inertia: r.counts.factorizations_inertia,
                 factorizations_accuracy: r.counts.factorizations_accuracy,
                 factorizations_pivoting: r.counts.factorizations_pivoting,
+                pivoting_switches: r.counts.pivoting_switches,
                 solves: r.counts.solves,
                 solves_refinement: r.counts.solves_refinement,
                 solves_soc: r.counts.solves_soc,

@@ -67,6 +67,14 @@ pub struct HostKktBackend<D: Device + HostBuffers> {
     use_pivoting: bool,
     /// `pivoting` was already tried in this step.
     pivoting_tried: bool,
+    /// The paired LBLᵀ (see `paired_solver`), built when LDLᵀ first meets a zero-diagonal
+    /// variable as a zero pivot; while `paired_in_use`, it is swapped into `solver` for
+    /// the rest of the step (swapped back by [`Backend::kkt_reset_quality`]).
+    paired: Option<Box<dyn SymmetricSolver>>,
+    paired_in_use: bool,
+    /// The previous step used the paired LBLᵀ: a second such step in a row makes the
+    /// switch permanent.
+    paired_last_step: bool,
     /// What `solver` last factorized in this step: `(δ_w, δ_c, hessian)` and the status it
     /// gave (`None` when its factor is not of this step or not valid). Within a step Σ, the
     /// Hessian and the Jacobian values are fixed ([`Backend::kkt_reset_quality`] starts a
@@ -146,6 +154,9 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
             pivoting: None,
             use_pivoting: false,
             pivoting_tried: false,
+            paired: None,
+            paired_in_use: false,
+            paired_last_step: false,
             solver_matrix: None,
             cause: FactorizationCause::default(),
             pivoting_requested: false,
@@ -342,12 +353,12 @@ pub(crate) fn make_solver(
     })
 }
 
-/// The switch of the augmented system's factorization from LDLᵀ without pivoting on the
-/// KKT-matched ordering to Bunch–Kaufman LBLᵀ on the paired ordering
-/// ([`FillOrdering::KktPaired`], `linear_solver = lblt_paired`), for the rest of the
-/// backend's life (re-solves of the same structure reuse the backend and keep it):
-/// `choice` becomes that choice, and the returned solver has analyzed `asm`'s pattern
-/// (`nk = (nw, m)`).
+/// Bunch–Kaufman LBLᵀ on the paired ordering ([`FillOrdering::KktPaired`],
+/// `linear_solver = lblt_paired`) with `choice`'s other settings, analyzed on `asm`'s
+/// pattern (`nk = (nw, m)`): the augmented system's factorization in place of LDLᵀ
+/// without pivoting on the KKT-matched ordering, for the rest of a step, and for the rest
+/// of the backend's life (re-solves of the same structure reuse the backend and keep it)
+/// from the second step in a row that needs it.
 ///
 /// When: an LDLᵀ factorization at δ_w = 0 stopped at an exact zero pivot of a variable
 /// whose diagonal entry `W_ii + Σ_i` is itself an exact zero.
@@ -362,13 +373,16 @@ pub(crate) fn make_solver(
 /// eliminates each constraint right after its matched variable, where LBLᵀ takes the pair
 /// as a 2×2 pivot `[[0, a], [a, −δc]]`; δ_w is then needed only for the curvature of the
 /// problem itself, as with a pivoting factorization (MUMPS in Ipopt).
-fn paired_switch(
-    choice: &mut FactorizationChoice,
+fn paired_solver(
+    choice: &FactorizationChoice,
     nk: (usize, usize),
     asm: &SymAssembly,
 ) -> Result<Box<dyn SymmetricSolver>, SolverError> {
-    choice.kind = LinearSolverKind::LbltPaired;
-    let mut solver = make_solver(choice, false, nk.0)?;
+    let paired = FactorizationChoice {
+        kind: LinearSolverKind::LbltPaired,
+        ..*choice
+    };
+    let mut solver = make_solver(&paired, false, nk.0)?;
     solver.analyze(nk.0 + nk.1, asm.col_ptr(), asm.row_idx())?;
     Ok(solver)
 }
@@ -556,21 +570,38 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                             {
                                 // The static order met a variable without curvature or
                                 // bounds before any of its constraints: the ordering's
-                                // failure, not the matrix's. Pair each constraint with its matched variable
-                                // and pivot on 2×2 blocks from now on (see
-                                // `paired_switch`).
+                                // failure, not the matrix's. Pair each constraint with its
+                                // matched variable and pivot on 2×2 blocks for the rest of
+                                // this step; for good when the previous step needed it too
+                                // (a variable that stays without curvature, as glider's
+                                // altitude; one-off zero diagonals at the start, as on
+                                // case9591_goc, go back to LDLᵀ). See `paired_solver`.
+                                let permanent = s.paired_last_step;
                                 tracing::debug!(
                                     row,
                                     delta_c,
+                                    permanent,
                                     "LDLT met a variable with a zero diagonal as an exact zero \
-                                     pivot at delta_w = 0: switching to the paired LBLT"
+                                     pivot at delta_w = 0: factorizing with the paired LBLT"
                                 );
-                                s.solver = paired_switch(&mut s.factorization, nk, asm)?;
-                                s.pivoting = None;
+                                let paired = match s.paired.take() {
+                                    Some(p) => p,
+                                    None => paired_solver(&s.factorization, nk, asm)?,
+                                };
+                                let ldlt = std::mem::replace(&mut s.solver, paired);
+                                if permanent {
+                                    s.factorization.kind = LinearSolverKind::LbltPaired;
+                                    s.pivoting = None;
+                                    s.eval.counts.pivoting_switches += 1;
+                                } else {
+                                    s.paired = Some(ldlt);
+                                    s.paired_in_use = true;
+                                }
                                 s.use_pivoting = false;
+                                s.solver_matrix = None;
                                 s.eval.counts.factorizations += 1;
                                 s.eval.counts.factorizations_pivoting += 1;
-                                s.eval.counts.pivoting_switches += 1;
+                                s.eval.counts.paired_repeats += 1;
                                 factorize_remembered(
                                     &mut s.solver,
                                     &s.kvals,
@@ -654,6 +685,14 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
     }
 
     fn kkt_reset_quality(&mut self) {
+        // Back to LDLᵀ after a step that used the paired LBLᵀ (held in `paired` meanwhile).
+        self.paired_last_step = self.paired_in_use;
+        if self.paired_in_use {
+            if let Some(ldlt) = self.paired.as_mut() {
+                std::mem::swap(&mut self.solver, ldlt);
+            }
+            self.paired_in_use = false;
+        }
         self.solver_matrix = None;
         self.use_pivoting = false;
         self.pivoting_tried = false;

@@ -244,8 +244,9 @@ pub enum LinearSolverKind {
     /// faer's simplicial/supernodal LDLᵀ with inertia from `D` (the default). When a
     /// factorization at δ_w = 0 stops at an exact zero pivot of a variable whose own
     /// diagonal `W_ii + Σ_i` is zero (a free variable without curvature eliminated before
-    /// its constraints), the backend switches to [`LinearSolverKind::LbltPaired`] for the
-    /// rest of its solves (counted in `CallbackCounts::pivoting_switches`).
+    /// its constraints), the backend factorizes with [`LinearSolverKind::LbltPaired`] for
+    /// the rest of that step, and for the rest of its solves from the second such step in
+    /// a row (counted in `CallbackCounts::paired_repeats` and `pivoting_switches`).
     #[default]
     Ldlt,
     /// faer's Bunch–Kaufman LBLᵀ with inertia from the 1×1/2×2 blocks of `B`.

@@ -109,18 +109,23 @@ pub struct CallbackCounts {
     pub factorizations_accuracy: usize,
     /// Of [`CallbackCounts::factorizations`]: Bunch–Kaufman LBLᵀ re-factorizations after
     /// an inaccurate LDLᵀ solve (Ipopt's `IncreaseQuality`), with the LDLᵀ repeat when
-    /// LBLᵀ's inertia is rejected, and the paired LBLᵀ repeat of the matrix at which the
-    /// backend switched to it (`pivoting_switches`).
+    /// LBLᵀ's inertia is rejected, and the paired LBLᵀ repeats (`paired_repeats`).
     #[serde(default)]
     pub factorizations_pivoting: usize,
     /// Switches of a KKT backend from LDLᵀ without pivoting to the paired LBLᵀ
-    /// (`linear_solver = lblt_paired`) for the rest of its solves, after an LDLᵀ
-    /// factorization at δ_w = 0 stopped at an exact zero pivot of a variable (one without
-    /// curvature eliminated before its constraints): at most one for the problem and one
-    /// for the restoration problem. The LBLᵀ repeat of that matrix counts in
-    /// `factorizations_pivoting`.
+    /// (`linear_solver = lblt_paired`) for the rest of its solves, after LDLᵀ
+    /// factorizations at δ_w = 0 stopped at an exact zero pivot of a variable (one without
+    /// curvature eliminated before its constraints) in two steps in a row: at most one for
+    /// the problem and one for the restoration problem. The switching factorization also
+    /// counts in `paired_repeats`.
     #[serde(default)]
     pub pivoting_switches: usize,
+    /// Factorizations repeated with the paired LBLᵀ after LDLᵀ without pivoting stopped
+    /// at an exact zero pivot of a variable without curvature at δ_w = 0 (the paired LBLᵀ
+    /// then serves the rest of that step; from the second such step in a row, every later
+    /// one: `pivoting_switches`). Also counted in `factorizations_pivoting`.
+    #[serde(default)]
+    pub paired_repeats: usize,
     /// Triangular solves with a KKT factor (one forward and one backward substitution
     /// each; every solve of the condensed form is one), refinement included.
     #[serde(default)]
@@ -158,6 +163,7 @@ impl CallbackCounts {
             factorizations_accuracy: self.factorizations_accuracy - earlier.factorizations_accuracy,
             factorizations_pivoting: self.factorizations_pivoting - earlier.factorizations_pivoting,
             pivoting_switches: self.pivoting_switches - earlier.pivoting_switches,
+            paired_repeats: self.paired_repeats - earlier.paired_repeats,
             solves: self.solves - earlier.solves,
             solves_refinement: self.solves_refinement - earlier.solves_refinement,
             solves_soc: self.solves_soc - earlier.solves_soc,
@@ -178,6 +184,7 @@ impl std::ops::AddAssign for CallbackCounts {
         self.factorizations_accuracy += other.factorizations_accuracy;
         self.factorizations_pivoting += other.factorizations_pivoting;
         self.pivoting_switches += other.pivoting_switches;
+        self.paired_repeats += other.paired_repeats;
         self.solves += other.solves;
         self.solves_refinement += other.solves_refinement;
         self.solves_soc += other.solves_soc;

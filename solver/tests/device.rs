@@ -276,17 +276,22 @@ fn resolve_repeats<M: NlpModel, D: SolverDevice>(mut solver: Solver<M, D>) {
     let name = format!("{device:?} {kkt:?} re-solve");
     assert_eq!(again.counts.analyses, 0, "{name}");
     assert_same_bits(&name, &again, &first);
-    // A backend that switched from LDLᵀ to the paired LBLᵀ (a variable without curvature
-    // met as a zero pivot) keeps it: the re-solve factorizes with it from the start,
-    // without the LDLᵀ attempt and the LBLᵀ repeat of that matrix.
-    let switches = first.counts.pivoting_switches;
+    // A backend that switched from LDLᵀ to the paired LBLᵀ for good (variables without
+    // curvature met as zero pivots in two steps in a row) keeps it: the re-solve
+    // factorizes with it from the start, without the LDLᵀ attempts and the paired repeats.
+    let repeats = if first.counts.pivoting_switches > 0 {
+        first.counts.paired_repeats
+    } else {
+        0
+    };
     assert_eq!(
         again.counts,
         CallbackCounts {
             analyses: 0,
-            factorizations: first.counts.factorizations - switches,
-            factorizations_pivoting: first.counts.factorizations_pivoting - switches,
+            factorizations: first.counts.factorizations - repeats,
+            factorizations_pivoting: first.counts.factorizations_pivoting - repeats,
             pivoting_switches: 0,
+            paired_repeats: first.counts.paired_repeats - repeats,
             ..first.counts
         },
         "{name}"

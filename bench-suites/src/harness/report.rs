@@ -576,6 +576,7 @@ mod tests {
             "factorizations_accuracy",
             "factorizations_pivoting",
             "pivoting_switches",
+            "paired_repeats",
             "solves",
             "solves_refinement",
             "solves_soc",

@@ -150,9 +150,13 @@ pub struct SolveCounts {
     /// Of `factorizations`: Bunch–Kaufman LBLᵀ re-factorizations after an inaccurate LDLᵀ
     /// solve (and the LDLᵀ repeat when LBLᵀ's inertia is rejected).
     pub factorizations_pivoting: usize,
-    /// Switches from LDLᵀ to the paired LBLᵀ after an exact zero pivot of a variable at
-    /// δ_w = 0 (at most one per KKT backend: the problem's and the restoration problem's).
+    /// Switches for good from LDLᵀ to the paired LBLᵀ after exact zero pivots of a variable
+    /// at δ_w = 0 in two steps in a row (at most one per KKT backend: the problem's and the
+    /// restoration problem's).
     pub pivoting_switches: usize,
+    /// Factorizations repeated with the paired LBLᵀ after such a zero pivot (the switching
+    /// one included).
+    pub paired_repeats: usize,
     /// Triangular solves (forward + backward substitution) with a KKT factor, every
     /// cause.
     pub solves: usize,
@@ -366,6 +370,7 @@ impl SolveBackend for SimdnlpSolver {
                 factorizations_accuracy: r.counts.factorizations_accuracy,
                 factorizations_pivoting: r.counts.factorizations_pivoting,
                 pivoting_switches: r.counts.pivoting_switches,
+                paired_repeats: r.counts.paired_repeats,
                 solves: r.counts.solves,
                 solves_refinement: r.counts.solves_refinement,
                 solves_soc: r.counts.solves_soc,

@@ -21,7 +21,7 @@ use crate::evaluate::DeviceNlp;
 use crate::evaluation::{Evaluation, FactorizationCause, Phase};
 use crate::layout::Layout;
 use crate::options::{KktKind, LinearSolverKind, Options, OrderingKind};
-use crate::result::SolverError;
+use crate::result::{CallbackCounts, SolverError};
 use simdnlp_device::{Device, HostBuffers};
 use simdnlp_linalg::condensed::CondensedKkt;
 use simdnlp_linalg::ordering::{FillMethod, FillOrdering};
@@ -416,6 +416,21 @@ fn factorize_remembered(
     Ok(st)
 }
 
+/// [`factorize_remembered`] as a repeat of the same matrix with another factorization
+/// (LDLᵀ after a rejected LBLᵀ, the paired LBLᵀ after LDLᵀ's zero pivot): counted in
+/// `factorizations` and `factorizations_pivoting`.
+fn refactorize_remembered(
+    solver: &mut Box<dyn SymmetricSolver>,
+    values: &[f64],
+    params: (f64, f64, bool),
+    remembered: &mut Option<((f64, f64, bool), FactorStatus)>,
+    counts: &mut CallbackCounts,
+) -> Result<FactorStatus, SolverError> {
+    counts.factorizations += 1;
+    counts.factorizations_pivoting += 1;
+    factorize_remembered(solver, values, params, remembered)
+}
+
 /// The inertia-correction verdict on an augmented factorization with `nk = (nw, m)`:
 /// correct inertia is `nw` positive and `m` negative eigenvalues; zero eigenvalues or too
 /// few negative ones mean a singular (rank-deficient) constraint block.
@@ -533,16 +548,13 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                         match s.solver_matrix {
                             // LDLᵀ already holds the factor of this very matrix.
                             Some((params, prev)) if params == (delta_w, delta_c, hessian) => prev,
-                            _ => {
-                                s.eval.counts.factorizations += 1;
-                                s.eval.counts.factorizations_pivoting += 1;
-                                factorize_remembered(
-                                    &mut s.solver,
-                                    &s.kvals,
-                                    (delta_w, delta_c, hessian),
-                                    &mut s.solver_matrix,
-                                )?
-                            }
+                            _ => refactorize_remembered(
+                                &mut s.solver,
+                                &s.kvals,
+                                (delta_w, delta_c, hessian),
+                                &mut s.solver_matrix,
+                                &mut s.eval.counts,
+                            )?,
                         }
                     } else {
                         let st = factorize_remembered(
@@ -599,14 +611,13 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                                 }
                                 s.use_pivoting = false;
                                 s.solver_matrix = None;
-                                s.eval.counts.factorizations += 1;
-                                s.eval.counts.factorizations_pivoting += 1;
                                 s.eval.counts.paired_repeats += 1;
-                                factorize_remembered(
+                                refactorize_remembered(
                                     &mut s.solver,
                                     &s.kvals,
                                     (delta_w, delta_c, hessian),
                                     &mut s.solver_matrix,
+                                    &mut s.eval.counts,
                                 )?
                             }
                             _ => st,

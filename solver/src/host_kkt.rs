@@ -68,9 +68,11 @@ pub struct HostKktBackend<D: Device + HostBuffers> {
     /// `pivoting` was already tried in this step.
     pivoting_tried: bool,
     /// The paired LBLᵀ (see `paired_solver`), built when LDLᵀ first meets a zero-diagonal
-    /// variable as a zero pivot; while `paired_in_use`, it is swapped into `solver` for
-    /// the rest of the step (swapped back by [`Backend::kkt_reset_quality`]).
+    /// variable as a zero pivot. While `paired_in_use` the two are swapped: `solver` is the
+    /// paired LBLᵀ for the rest of the step and `paired` holds the LDLᵀ, until
+    /// [`Backend::kkt_reset_quality`] swaps them back.
     paired: Option<Box<dyn SymmetricSolver>>,
+    /// `solver` and `paired` are swapped for this step (see `paired`).
     paired_in_use: bool,
     /// The previous step used the paired LBLᵀ: a second such step in a row makes the
     /// switch permanent.

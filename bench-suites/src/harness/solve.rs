@@ -148,7 +148,8 @@ pub struct SolveCounts {
     /// Of `factorizations`: repeats with a larger δ_c after a solve stayed inaccurate.
     pub factorizations_accuracy: usize,
     /// Of `factorizations`: Bunch–Kaufman LBLᵀ re-factorizations after an inaccurate LDLᵀ
-    /// solve (and the LDLᵀ repeat when LBLᵀ's inertia is rejected).
+    /// solve (and the LDLᵀ repeat when LBLᵀ's inertia is rejected), and the paired-LBLᵀ
+    /// repeats (`paired_repeats`).
     pub factorizations_pivoting: usize,
     /// Switches for good from LDLᵀ to the paired LBLᵀ after exact zero pivots of a variable
     /// at δ_w = 0 in two steps in a row (at most one per KKT backend: the problem's and the

@@ -295,12 +295,6 @@ impl MultifrontalLdlt {
         self.fronts.order.len()
     }
 
-    /// Delayed pivots of the last factorization: the number of times a fully summed column
-    /// was passed on to a parent front (a column delayed over two fronts counts twice).
-    pub fn delayed_pivots(&self) -> usize {
-        self.delayed
-    }
-
     /// Order `m` of the largest front of the last factorization (delayed columns included).
     pub fn largest_front(&self) -> usize {
         self.largest_front
@@ -1099,5 +1093,9 @@ impl SymmetricSolver for MultifrontalLdlt {
 
     fn inertia(&self) -> Option<Inertia> {
         self.inertia
+    }
+
+    fn delayed_pivots(&self) -> usize {
+        self.delayed
     }
 }

@@ -163,6 +163,8 @@ pub struct MultifrontalLdlt {
     cb_stack: Vec<Contribution>,
     /// `L₂₁ D` of the current front (for the contribution-block product).
     ld: Vec<f64>,
+    /// Pivot-search flags of the current front's fully summed columns.
+    failed: Vec<bool>,
     // --- the factor ---
     factors: Vec<FrontFactor>,
     l_store: Vec<f64>,
@@ -175,6 +177,8 @@ pub struct MultifrontalLdlt {
     delayed: usize,
     largest_front: usize,
     rhs_work: Vec<f64>,
+    /// One front's entries of the right-hand side during a solve.
+    solve_local: Vec<f64>,
 }
 
 impl Default for MultifrontalLdlt {
@@ -213,6 +217,7 @@ impl MultifrontalLdlt {
             cb_idx: Vec::new(),
             cb_stack: Vec::new(),
             ld: Vec::new(),
+            failed: Vec::new(),
             factors: Vec::new(),
             l_store: Vec::new(),
             index_store: Vec::new(),
@@ -222,6 +227,7 @@ impl MultifrontalLdlt {
             delayed: 0,
             largest_front: 0,
             rhs_work: Vec::new(),
+            solve_local: Vec::new(),
         }
     }
 
@@ -388,6 +394,8 @@ impl MultifrontalLdlt {
         self.front = Vec::with_capacity(max_m * max_m);
         self.front_idx = Vec::with_capacity(max_m);
         self.ld = Vec::with_capacity(max_m * max_m);
+        self.failed = Vec::with_capacity(max_m);
+        self.solve_local = Vec::with_capacity(max_m);
         self.analyzed = true;
         Ok(())
     }
@@ -528,7 +536,10 @@ impl MultifrontalLdlt {
                 f[r * m + c] = f[c * m + r];
             }
         }
+        self.failed.clear();
+        self.failed.resize(k, false);
         let piv = PivotOutput {
+            failed: &mut self.failed,
             diag: &mut self.d_diag[piv_off..],
             off: &mut self.d_off[piv_off..],
             pair: &mut self.d_pair[piv_off..],
@@ -620,18 +631,24 @@ impl MultifrontalLdlt {
         for (yi, &old) in y.iter_mut().zip(&self.fill_fwd) {
             *yi = rhs[old];
         }
-        // Forward: L z = P b.
+        // Forward: L z = P b, front by front on a gathered dense copy of its entries.
+        let local = &mut self.solve_local;
         for fr in &self.factors {
             let idx = &self.index_store[fr.idx_off..fr.idx_off + fr.m];
+            local.clear();
+            local.extend(idx.iter().map(|&g| y[g]));
             for q in 0..fr.npiv {
-                let yq = y[idx[q]];
+                let yq = local[q];
                 if yq == 0.0 {
                     continue;
                 }
                 let col = &self.l_store[fr.l_off + q * fr.m..fr.l_off + (q + 1) * fr.m];
-                for i in q + 1..fr.m {
-                    y[idx[i]] -= col[i] * yq;
+                for (v, &l) in local[q + 1..].iter_mut().zip(&col[q + 1..]) {
+                    *v -= l * yq;
                 }
+            }
+            for (&g, &v) in idx.iter().zip(local.iter()) {
+                y[g] = v;
             }
         }
         // Block diagonal: D w = z.
@@ -662,13 +679,19 @@ impl MultifrontalLdlt {
         // Backward: Lᵀ x = w.
         for fr in self.factors.iter().rev() {
             let idx = &self.index_store[fr.idx_off..fr.idx_off + fr.m];
+            local.clear();
+            local.extend(idx.iter().map(|&g| y[g]));
             for q in (0..fr.npiv).rev() {
                 let col = &self.l_store[fr.l_off + q * fr.m..fr.l_off + (q + 1) * fr.m];
-                let mut acc = 0.0;
-                for i in q + 1..fr.m {
-                    acc += col[i] * y[idx[i]];
-                }
-                y[idx[q]] -= acc;
+                let acc: f64 = local[q + 1..]
+                    .iter()
+                    .zip(&col[q + 1..])
+                    .map(|(&v, &l)| v * l)
+                    .sum();
+                local[q] -= acc;
+            }
+            for (&g, &v) in idx[..fr.npiv].iter().zip(local.iter()) {
+                y[g] = v;
             }
         }
         for (ri, &new) in rhs.iter_mut().zip(&self.fill_inv) {
@@ -679,6 +702,8 @@ impl MultifrontalLdlt {
 
 /// Where [`partial_factor`] writes the pivots of one front.
 struct PivotOutput<'a> {
+    /// Workspace of at least `k` flags.
+    failed: &'a mut [bool],
     diag: &'a mut [f64],
     off: &'a mut [f64],
     pair: &'a mut [bool],
@@ -724,30 +749,99 @@ fn swap_positions(f: &mut [f64], shape: FrontShape, idx: &mut [usize], p: usize,
     idx.swap(p, j);
 }
 
-/// Largest `|f(i, j)|` over rows `i` in `from..m` other than `j` and `skip`, and the fully
-/// summed row (`< k`) other than `j` with the largest entry.
-fn column_max(
-    f: &[f64],
-    shape: FrontShape,
-    from: usize,
-    j: usize,
-    skip: usize,
-) -> (f64, Option<usize>) {
-    let m = shape.m;
+/// What the pivot tests need of one column `j` (rows `from..m`, the diagonal excluded).
+#[derive(Clone, Copy, Debug)]
+struct ColumnScan {
+    /// Largest `|f(i, j)|`.
+    max: f64,
+    /// The fully summed row (`< k`) with the largest entry, the 2×2 partner.
+    partner: Option<usize>,
+    /// Largest `|f(i, j)|` over the rows other than `partner`.
+    max_without_partner: f64,
+}
+
+/// One pass over column `j` of the front from row `from`.
+fn scan_column(f: &[f64], shape: FrontShape, from: usize, j: usize) -> ColumnScan {
+    let FrontShape { m, k } = shape;
     let col = &f[j * m..j * m + m];
-    let (mut max, mut best, mut best_fs) = (0.0f64, None, 0.0f64);
-    for (i, &v) in col.iter().enumerate().skip(from) {
-        if i == j || i == skip {
+    let (mut best, mut best_at, mut second) = (0.0f64, None, 0.0f64);
+    for (i, &v) in col[..k].iter().enumerate().skip(from) {
+        let a = v.abs();
+        if i == j {
             continue;
         }
-        let a = v.abs();
-        max = max.max(a);
-        if i < shape.k && a > best_fs {
-            best_fs = a;
-            best = Some(i);
+        if a > best {
+            second = best;
+            best = a;
+            best_at = Some(i);
+        } else if a > second {
+            second = a;
         }
     }
-    (max, best)
+    let rest = col[k.max(from)..]
+        .iter()
+        .fold(0.0f64, |acc, &v| acc.max(v.abs()));
+    ColumnScan {
+        max: best.max(rest),
+        partner: best_at,
+        max_without_partner: second.max(rest),
+    }
+}
+
+/// Largest `|f(i, c)|` over rows `i` in `from..m` other than `c` and `skip`.
+fn max_excluding(f: &[f64], m: usize, from: usize, c: usize, skip: usize) -> f64 {
+    f[c * m + from..c * m + m]
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i + from != c && i + from != skip)
+        .fold(0.0f64, |acc, (_, &v)| acc.max(v.abs()))
+}
+
+/// Tests the fully summed column `j` at step `p`: `Ok(pivot)` when a 1×1 or 2×2 pivot
+/// with it passes the threshold `u` (or it is a zero column), else `Err((ratio, pivot))`,
+/// its best candidate and how close it came (`|d| / max`, or the Duff–Reid ratio).
+fn test_column(
+    f: &[f64],
+    shape: FrontShape,
+    p: usize,
+    j: usize,
+    u: f64,
+) -> Result<Pivot, (f64, Pivot)> {
+    let m = shape.m;
+    let d = f[j * m + j];
+    let scan = scan_column(f, shape, p, j);
+    if scan.max == 0.0 {
+        // A zero column: d itself (a zero pivot when d == 0, which is exact).
+        return Ok(Pivot::One(j));
+    }
+    let ratio1 = d.abs() / scan.max;
+    if d != 0.0 && ratio1 >= u {
+        return Ok(Pivot::One(j));
+    }
+    let one = (ratio1, Pivot::One(j));
+    let Some(r) = scan.partner else {
+        return Err(one);
+    };
+    let (a, b, c) = (d, f[j * m + r], f[r * m + r]);
+    let det = a * c - b * b;
+    if det == 0.0 || !det.is_finite() {
+        return Err(one);
+    }
+    let gj = scan.max_without_partner;
+    let gr = max_excluding(f, m, p, r, j);
+    let worst = (c.abs() * gj + b.abs() * gr).max(b.abs() * gj + a.abs() * gr);
+    let ratio2 = if worst == 0.0 {
+        f64::INFINITY
+    } else {
+        det.abs() / worst
+    };
+    if ratio2 >= u {
+        Ok(Pivot::Two(j, r))
+    } else if ratio2 > ratio1 {
+        Err((ratio2, Pivot::Two(j, r)))
+    } else {
+        Err(one)
+    }
 }
 
 /// Partial `LDLᵀ` with threshold pivoting of the `k` fully summed columns of the dense
@@ -764,58 +858,52 @@ fn partial_factor(
 ) -> usize {
     let u = rule.threshold;
     let FrontShape { m, k } = shape;
+    // failed[j]: column j failed the tests and has not been updated since.
+    let failed = &mut out.failed[..k];
+    failed.fill(false);
     let mut p = 0;
     while p < k {
         // Pivot search: the first candidate passing the threshold, else the best one.
-        let mut chosen: Option<Pivot> = None;
-        let mut best: Option<(f64, Pivot)> = None;
-        for j in p..k {
-            let d = f[j * m + j];
-            let (cmax, partner) = column_max(f, shape, p, j, NONE);
-            if cmax == 0.0 {
-                // A zero column: d itself (a zero pivot when d == 0, which is exact).
-                chosen = Some(Pivot::One(j));
-                break;
+        // Columns that failed and have not changed since are skipped, until a search
+        // finds nothing: then every column is tested again before giving up.
+        let mut full = false;
+        let pivot = loop {
+            let mut best: Option<(f64, Pivot)> = None;
+            let mut chosen = None;
+            let mut skipped = false;
+            for j in p..k {
+                if failed[j] && !full {
+                    skipped = true;
+                    continue;
+                }
+                match test_column(f, shape, p, j, u) {
+                    Ok(pv) => {
+                        chosen = Some(pv);
+                        break;
+                    }
+                    Err((ratio, pv)) => {
+                        failed[j] = true;
+                        if best.is_none_or(|(b, _)| ratio > b) {
+                            best = Some((ratio, pv));
+                        }
+                    }
+                }
             }
-            let ratio1 = d.abs() / cmax;
-            if d != 0.0 && ratio1 >= u {
-                chosen = Some(Pivot::One(j));
-                break;
+            if chosen.is_some() || !skipped {
+                break match (chosen, rule.force, best) {
+                    (Some(pv), _, _) => Some(pv),
+                    (None, true, Some((_, pv))) => Some(pv),
+                    (None, true, None) => Some(Pivot::One(p)),
+                    (None, false, _) => None,
+                };
             }
-            if best.is_none_or(|(b, _)| ratio1 > b) {
-                best = Some((ratio1, Pivot::One(j)));
-            }
-            let Some(r) = partner else { continue };
-            let (a, b, c) = (d, f[j * m + r], f[r * m + r]);
-            let det = a * c - b * b;
-            if det == 0.0 || !det.is_finite() {
-                continue;
-            }
-            let (gj, _) = column_max(f, shape, p, j, r);
-            let (gr, _) = column_max(f, shape, p, r, j);
-            let worst = (c.abs() * gj + b.abs() * gr).max(b.abs() * gj + a.abs() * gr);
-            let ratio2 = if worst == 0.0 {
-                f64::INFINITY
-            } else {
-                det.abs() / worst
-            };
-            if ratio2 >= u {
-                chosen = Some(Pivot::Two(j, r));
-                break;
-            }
-            if best.is_none_or(|(b, _)| ratio2 > b) {
-                best = Some((ratio2, Pivot::Two(j, r)));
-            }
-        }
-        let pivot = match (chosen, rule.force, best) {
-            (Some(pv), _, _) => pv,
-            (None, true, Some((_, pv))) => pv,
-            (None, true, None) => Pivot::One(p),
-            (None, false, _) => break,
+            full = true;
         };
+        let Some(pivot) = pivot else { break };
         match pivot {
             Pivot::One(j) => {
                 swap_positions(f, shape, idx, p, j);
+                failed.swap(p, j);
                 let d = f[p * m + p];
                 out.diag[p] = d;
                 out.off[p] = 0.0;
@@ -828,6 +916,7 @@ fn partial_factor(
                     for j2 in p + 1..k {
                         let wj = w[j2];
                         if wj != 0.0 {
+                            failed[j2] = false;
                             let x = wj / d;
                             let col = &mut rest[(j2 - p - 1) * m..(j2 - p) * m];
                             for (ci, &wi) in col[p + 1..].iter_mut().zip(&w[p + 1..]) {
@@ -844,8 +933,10 @@ fn partial_factor(
             }
             Pivot::Two(j, r) => {
                 swap_positions(f, shape, idx, p, j);
+                failed.swap(p, j);
                 let r = if r == p { j } else { r };
                 swap_positions(f, shape, idx, p + 1, r);
+                failed.swap(p + 1, r);
                 let (a, b, c) = (f[p * m + p], f[p * m + p + 1], f[(p + 1) * m + p + 1]);
                 let det = a * c - b * b;
                 out.diag[p] = a;
@@ -861,6 +952,7 @@ fn partial_factor(
                     if v1 == 0.0 && v2 == 0.0 {
                         continue;
                     }
+                    failed[j2] = false;
                     let x1 = (c * v1 - b * v2) / det;
                     let x2 = (a * v2 - b * v1) / det;
                     let col = &mut rest[(j2 - p - 2) * m..(j2 - p - 1) * m];

@@ -871,8 +871,8 @@ fn partial_factor(
             let mut best: Option<(f64, Pivot)> = None;
             let mut chosen = None;
             let mut skipped = false;
-            for j in p..k {
-                if failed[j] && !full {
+            for (j, failed_j) in failed.iter_mut().enumerate().skip(p) {
+                if *failed_j && !full {
                     skipped = true;
                     continue;
                 }
@@ -882,7 +882,7 @@ fn partial_factor(
                         break;
                     }
                     Err((ratio, pv)) => {
-                        failed[j] = true;
+                        *failed_j = true;
                         if best.is_none_or(|(b, _)| ratio > b) {
                             best = Some((ratio, pv));
                         }
@@ -1113,8 +1113,7 @@ fn build_fronts(
     }
     let mut kids = vec![0usize; kids_ptr[nf]];
     let mut fill = kids_ptr[..nf].to_vec();
-    for s in 0..nf {
-        let p = fr_parent[s];
+    for (s, &p) in fr_parent.iter().enumerate() {
         if p != NONE {
             kids[fill[p]] = s;
             fill[p] += 1;

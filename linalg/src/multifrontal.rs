@@ -451,10 +451,9 @@ impl MultifrontalLdlt {
                 if !(a.is_finite() && b.is_finite() && c.is_finite()) {
                     return Ok(FactorStatus::Singular);
                 }
-                let mean = 0.5 * (a + c);
-                let rad = (0.5 * (a - c)).hypot(b);
-                count(&mut inertia, mean + rad, tol);
-                count(&mut inertia, mean - rad, tol);
+                let (big, small) = pair_eigenvalues(a, b, c);
+                count(&mut inertia, big, tol);
+                count(&mut inertia, small, tol);
                 q += 2;
             } else {
                 if !a.is_finite() {
@@ -697,6 +696,22 @@ impl MultifrontalLdlt {
         for (ri, &new) in rhs.iter_mut().zip(&self.fill_inv) {
             *ri = y[new];
         }
+    }
+}
+
+/// The eigenvalues of `[[a, b], [b, c]]`, the larger in magnitude first. The smaller one
+/// is `det / big`: the textbook `mean − rad` loses it entirely to cancellation when the
+/// diagonal entries differ by many orders of magnitude (a barrier diagonal of 1e12 paired
+/// with a constraint's −1e−9), which would count a nonzero eigenvalue as zero.
+fn pair_eigenvalues(a: f64, b: f64, c: f64) -> (f64, f64) {
+    let mean = 0.5 * (a + c);
+    let rad = (0.5 * (a - c)).hypot(b);
+    let big = if mean >= 0.0 { mean + rad } else { mean - rad };
+    let det = a * c - b * b;
+    if big == 0.0 {
+        (0.0, 0.0)
+    } else {
+        (big, det / big)
     }
 }
 

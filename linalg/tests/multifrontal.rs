@@ -331,3 +331,46 @@ proptest! {
         check(&mut s, &a, &mut rng, "proptest");
     }
 }
+
+/// KKT matrices with the barrier diagonal spread over many orders of magnitude (as late in
+/// an interior-point solve) and `H + Σ` positive definite: the inertia is `(n, m, 0)` by
+/// construction, whatever the scaling.
+#[test]
+fn badly_scaled_kkt_matrices_keep_the_kkt_inertia() {
+    let mut rng = Rng::new(77);
+    for trial in 0..20 {
+        let (n, m) = (60 + 7 * trial, 25 + 3 * trial);
+        let mut a = random_kkt(&mut rng, n, m, 2, 0.0);
+        for (k, v) in a.vals.iter_mut().enumerate() {
+            if a.rows[k] == a.cols[k] && a.rows[k] < n {
+                // Σ between 1e-8 and 1e12 on a diagonally dominant H.
+                *v += 10f64.powf(-8.0 + 20.0 * rng.uniform());
+            }
+            if a.rows[k] == a.cols[k] && a.rows[k] >= n && trial % 2 == 1 {
+                *v = -1e-9;
+            }
+        }
+        let (asm, vals) = a.to_csc();
+        let mut s = MultifrontalLdlt::new();
+        if trial % 3 == 0 {
+            s.set_ordering(FillOrdering::KktMatched { n_primal: n });
+        }
+        s.analyze(asm.n(), asm.col_ptr(), asm.row_idx()).unwrap();
+        let status = s.factorize(&vals).unwrap();
+        assert_eq!(status, FactorStatus::Success, "trial {trial} {:?} delayed {}", s.inertia(), s.delayed_pivots());
+        assert_eq!(
+            s.inertia(),
+            Some(Inertia {
+                positive: n,
+                negative: m,
+                zero: 0
+            }),
+            "trial {trial}"
+        );
+        let b = random_vec(&mut rng, n + m);
+        let mut x = b.clone();
+        s.solve_in_place(&mut x).unwrap();
+        let err = backward_error(&asm, &vals, &x, &b);
+        assert!(err < 1e-10, "trial {trial}: backward error {err:e}");
+    }
+}

@@ -357,7 +357,13 @@ fn badly_scaled_kkt_matrices_keep_the_kkt_inertia() {
         }
         s.analyze(asm.n(), asm.col_ptr(), asm.row_idx()).unwrap();
         let status = s.factorize(&vals).unwrap();
-        assert_eq!(status, FactorStatus::Success, "trial {trial} {:?} delayed {}", s.inertia(), s.delayed_pivots());
+        assert_eq!(
+            status,
+            FactorStatus::Success,
+            "trial {trial} {:?} delayed {}",
+            s.inertia(),
+            s.delayed_pivots()
+        );
         assert_eq!(
             s.inertia(),
             Some(Inertia {

@@ -186,7 +186,7 @@ fn alloc(req: StackReq) -> Result<MemBuffer, LinalgError> {
 }
 
 /// Classifies a value as positive / negative / zero into `inertia`.
-fn count(inertia: &mut Inertia, d: f64, tol: f64) {
+pub(crate) fn count(inertia: &mut Inertia, d: f64, tol: f64) {
     if d.abs() <= tol {
         inertia.zero += 1;
     } else if d > 0.0 {
@@ -677,7 +677,7 @@ const FORCE_SUPERNODAL: SupernodalThreshold = SupernodalThreshold(-1.0);
 /// faer's `permute_self_adjoint_to_unsorted` gives them (input columns in order, then
 /// their entries in order): the simplicial factorization's update order follows it, so
 /// this keeps the factor identical to faer's own permuting path bit for bit.
-fn permute_pattern(
+pub(crate) fn permute_pattern(
     n: usize,
     col_ptr: &[usize],
     row_idx: &[usize],
@@ -808,7 +808,7 @@ fn ldlt_inertia(
 }
 
 /// `Ok` for a finite `value >= 0`; otherwise [`LinalgError::InvalidValue`] naming `what`.
-fn check_non_negative(what: &str, value: f64) -> Result<(), LinalgError> {
+pub(crate) fn check_non_negative(what: &str, value: f64) -> Result<(), LinalgError> {
     if value.is_finite() && value >= 0.0 {
         Ok(())
     } else {

@@ -11,6 +11,9 @@
 //!   `K = W + Σx + Jᵀ D J`.
 //! - [`faer_backend`]: [`FaerLlt`], [`FaerLdlt`], [`FaerLblt`] implementing
 //!   [`SymmetricSolver`] on faer's sparse Cholesky machinery.
+//! - [`multifrontal`]: [`MultifrontalLdlt`], a multifrontal LDLᵀ with threshold pivoting
+//!   (1×1 and 2×2 pivots) and delayed pivots across fronts: an inertia that can be
+//!   trusted where LDLᵀ without pivoting meets zero or tiny pivots.
 //! - [`ordering`]: fill-reducing orderings (AMD, METIS nested dissection, or the one that
 //!   predicts fewer flops), including a KKT-aware matched ordering that makes
 //!   `[[H, Jᵀ], [J, 0]]` factorizable by LDLᵀ without pivoting.
@@ -78,6 +81,7 @@ pub mod condensed_device;
 pub mod cudss;
 pub mod device_factor;
 pub mod faer_backend;
+pub mod multifrontal;
 pub mod ordering;
 pub mod refine;
 pub mod sparse;
@@ -88,6 +92,7 @@ pub use condensed::CondensedKkt;
 pub use condensed_device::{CondensedValues, DeviceCondensedKkt};
 pub use device_factor::{DeviceFactorization, HostFactorization};
 pub use faer_backend::{DynamicRegularization, FaerLblt, FaerLdlt, FaerLlt, Parallelism};
+pub use multifrontal::MultifrontalLdlt;
 pub use ordering::{FillMethod, FillOrdering};
 pub use refine::{
     KrylovSystem, KrylovWork, RefineOptions, RefineStats, RefineSystem, RefineWork,

@@ -654,7 +654,45 @@ pub(crate) fn etree_postorder(
 ) -> Vec<usize> {
     const NONE: usize = usize::MAX;
     let inv = invert(fwd);
-    // For every new index k, its neighbours i < k in the permuted pattern.
+    let (ptr, lower) = earlier_neighbours(n, col_ptr, row_idx, &inv);
+    let parent = elimination_tree(n, &ptr, &lower);
+    drop((ptr, lower));
+    // Children lists (increasing order), then an iterative depth-first postorder.
+    let mut head = vec![NONE; n];
+    let mut sibling = vec![NONE; n];
+    for k in (0..n).rev() {
+        if parent[k] != NONE {
+            sibling[k] = head[parent[k]];
+            head[parent[k]] = k;
+        }
+    }
+    let mut post = Vec::with_capacity(n);
+    let mut stack = Vec::new();
+    for root in (0..n).filter(|&k| parent[k] == NONE) {
+        stack.push(root);
+        while let Some(&top) = stack.last() {
+            let child = head[top];
+            if child != NONE {
+                head[top] = sibling[child];
+                stack.push(child);
+            } else {
+                stack.pop();
+                post.push(top);
+            }
+        }
+    }
+    post.into_iter().map(|k| fwd[k]).collect()
+}
+
+/// For every index `k` of the permuted pattern (`inv[old] = new`, `A` given by its lower
+/// triangle), its neighbours `i < k`: CSR arrays `(ptr, lower)` with the neighbours of `k`
+/// in `lower[ptr[k]..ptr[k + 1]]` (the strict upper triangle of `P A Pᵀ` by columns).
+pub(crate) fn earlier_neighbours(
+    n: usize,
+    col_ptr: &[usize],
+    row_idx: &[usize],
+    inv: &[usize],
+) -> (Vec<usize>, Vec<usize>) {
     let mut ptr = vec![0usize; n + 1];
     for j in 0..n {
         for &i in &row_idx[col_ptr[j]..col_ptr[j + 1]] {
@@ -678,7 +716,14 @@ pub(crate) fn etree_postorder(
             }
         }
     }
-    // Liu's elimination-tree algorithm with path compression.
+    (ptr, lower)
+}
+
+/// The elimination tree of a pattern given by [`earlier_neighbours`]: `parent[k]` is the
+/// etree parent of `k` (always `> k`), `usize::MAX` for a root (Liu's algorithm with path
+/// compression).
+pub(crate) fn elimination_tree(n: usize, ptr: &[usize], lower: &[usize]) -> Vec<usize> {
+    const NONE: usize = usize::MAX;
     let mut parent = vec![NONE; n];
     let mut ancestor = vec![NONE; n];
     for k in 0..n {
@@ -695,32 +740,7 @@ pub(crate) fn etree_postorder(
             }
         }
     }
-    drop((ptr, lower, ancestor));
-    // Children lists (increasing order), then an iterative depth-first postorder.
-    let mut head = vec![NONE; n];
-    let mut sibling = next;
-    for k in (0..n).rev() {
-        if parent[k] != NONE {
-            sibling[k] = head[parent[k]];
-            head[parent[k]] = k;
-        }
-    }
-    let mut post = Vec::with_capacity(n);
-    let mut stack = Vec::new();
-    for root in (0..n).filter(|&k| parent[k] == NONE) {
-        stack.push(root);
-        while let Some(&top) = stack.last() {
-            let child = head[top];
-            if child != NONE {
-                head[top] = sibling[child];
-                stack.push(child);
-            } else {
-                stack.pop();
-                post.push(top);
-            }
-        }
-    }
-    post.into_iter().map(|k| fwd[k]).collect()
+    parent
 }
 
 /// Inverse of a permutation given as `fwd[new] = old`.

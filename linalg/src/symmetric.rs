@@ -89,4 +89,12 @@ pub trait SymmetricSolver: Send {
     fn zero_pivot_row(&self) -> Option<usize> {
         None
     }
+
+    /// Delayed pivots of the last factorization, for a backend that passes fully summed
+    /// columns failing its pivot test on to a later front (a multifrontal LDLᵀ with
+    /// threshold pivoting): the number of times a column was passed on. `0` for backends
+    /// without delayed pivots (the default).
+    fn delayed_pivots(&self) -> usize {
+        0
+    }
 }

@@ -8,7 +8,7 @@ use common::*;
 use simdnlp_linalg::sparse::sym_lower_matvec;
 use simdnlp_linalg::{
     CondensedKkt, FactorStatus, FaerLblt, FaerLdlt, FaerLlt, FillOrdering, KktBuilder,
-    RefineOptions, RefineWork, SymmetricSolver, iterative_refinement,
+    MultifrontalLdlt, RefineOptions, RefineWork, SymmetricSolver, iterative_refinement,
 };
 
 fn assert_no_alloc(name: &str, f: impl FnOnce()) {
@@ -33,6 +33,12 @@ fn factorize_solve_refine_allocate_nothing() {
             ("lblt", Box::new(FaerLblt::default())),
             ("ldlt matched", {
                 let mut s = FaerLdlt::default();
+                s.set_ordering(FillOrdering::KktMatched { n_primal: n });
+                Box::new(s)
+            }),
+            // Buffers sized by the first factorization (same delays in the second).
+            ("multifrontal", {
+                let mut s = MultifrontalLdlt::new();
                 s.set_ordering(FillOrdering::KktMatched { n_primal: n });
                 Box::new(s)
             }),

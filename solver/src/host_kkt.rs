@@ -28,8 +28,8 @@ use simdnlp_linalg::ordering::{FillMethod, FillOrdering};
 use simdnlp_linalg::refine::DEFAULT_KRYLOV_DIM;
 use simdnlp_linalg::sparse::sym_lower_matvec;
 use simdnlp_linalg::{
-    FactorStatus, FaerLblt, FaerLdlt, FaerLlt, KktBuilder, Parallelism, RefineOptions,
-    RefineSystem, RefineWork, SymAssembly, SymmetricSolver, refine_system,
+    FactorStatus, FaerLblt, FaerLdlt, FaerLlt, KktBuilder, MultifrontalLdlt, Parallelism,
+    RefineOptions, RefineSystem, RefineWork, SymAssembly, SymmetricSolver, refine_system,
 };
 use std::sync::Arc;
 use std::time::Instant;
@@ -296,6 +296,8 @@ pub(crate) struct FactorizationChoice {
     /// Relative static-pivot value of the augmented LDLᵀ (`0`: off), see
     /// `Options::zero_pivot_perturbation`.
     pub zero_pivot_perturbation: f64,
+    /// Pivot threshold of the multifrontal LDLᵀ, see `Options::pivot_threshold`.
+    pub pivot_threshold: f64,
 }
 
 impl FactorizationChoice {
@@ -306,6 +308,7 @@ impl FactorizationChoice {
             threads: opts.factorization_threads,
             ordering: opts.ordering,
             zero_pivot_perturbation: opts.zero_pivot_perturbation,
+            pivot_threshold: opts.pivot_threshold,
         }
     }
 }
@@ -350,6 +353,14 @@ pub(crate) fn make_solver(
                 ord
             });
             s.set_zero_pivot_tol(ZERO_PIVOT_TOL)?;
+            Box::new(s)
+        }
+        LinearSolverKind::Multifrontal => {
+            let mut s = MultifrontalLdlt::new();
+            s.set_ordering(ord);
+            s.set_threads(choice.threads);
+            s.set_zero_pivot_tol(ZERO_PIVOT_TOL)?;
+            s.set_pivot_threshold(choice.pivot_threshold)?;
             Box::new(s)
         }
     })
@@ -655,10 +666,13 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
             }
             let factor = active(&mut s.solver, &mut s.pivoting, s.use_pivoting);
             let (inertia, perturbed) = (factor.inertia(), factor.perturbed_pivots());
+            let delayed = factor.delayed_pivots();
+            s.eval.counts.delayed_pivots += delayed;
             tracing::trace!(
                 ?st,
                 ?inertia,
                 perturbed,
+                delayed,
                 delta_w,
                 delta_c,
                 pivoting = s.use_pivoting,

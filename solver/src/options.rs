@@ -261,6 +261,13 @@ pub enum LinearSolverKind {
     /// solves in 76 iterations with it (7.6–12.8 s on the 2-core dev machine). `ldlt`
     /// switches to it by itself where its LDLᵀ meets such a variable as a zero pivot.
     LbltPaired,
+    /// Multifrontal LDLᵀ with threshold pivoting (1×1 and 2×2 pivots, threshold
+    /// `pivot_threshold`) and **delayed pivots** passed to the parent front
+    /// (`simdnlp_linalg::MultifrontalLdlt`), on the KKT-matched ordering: pivoting across
+    /// supernodes, as MA57/MUMPS do, so that the inertia of a factorization can be trusted
+    /// where LDLᵀ without pivoting meets zero or tiny pivots. Slower per factorization
+    /// than `ldlt` (unblocked pivot updates inside a front).
+    Multifrontal,
 }
 
 /// Which cuDSS factorization backs the condensed system on `device = cuda`.
@@ -544,9 +551,15 @@ options_table! {
         device: DeviceKind = DeviceKind::Cpu, (any);
         /// KKT formulation: `augmented` or `condensed`.
         kkt: KktKind = KktKind::Augmented, (any);
-        /// Factorization of the augmented system: `ldlt`, `lblt` or `lblt_paired`
-        /// ([`LinearSolverKind`]).
+        /// Factorization of the augmented system: `ldlt`, `lblt`, `lblt_paired` or
+        /// `multifrontal` ([`LinearSolverKind`]).
         linear_solver: LinearSolverKind = LinearSolverKind::Ldlt, (any);
+        /// Threshold `u` of the pivot tests of `linear_solver = multifrontal`: a 1×1 pivot
+        /// `d` is accepted when `|d| ≥ u · max|column|` (a 2×2 pivot by the Duff–Reid test
+        /// with the same `u`), otherwise the column is delayed to the parent front. Larger
+        /// is more stable (entries of `L` below `1/u`) with more delays; ignored by the
+        /// other factorizations.
+        pivot_threshold: f64 = 0.01, (0 <= x <= 1);
         /// Static pivoting of the augmented system's LDLᵀ (no pivoting): an exact zero
         /// pivot of a primal row is replaced by this times `max|K_ij|` and counted
         /// positive, and iterative refinement against `K` recovers the solution; `0` (the

@@ -146,6 +146,12 @@ pub struct CallbackCounts {
     /// phase, kept for the later ones and for the next solves, as the problem's).
     #[serde(default)]
     pub analyses: usize,
+    /// Delayed pivots summed over the KKT factorizations (`linear_solver = multifrontal`:
+    /// fully summed columns that failed the threshold pivot test and were passed on to
+    /// the parent front, once per front they were passed from; `0` for the other
+    /// factorizations).
+    #[serde(default)]
+    pub delayed_pivots: usize,
 }
 
 impl CallbackCounts {
@@ -168,6 +174,7 @@ impl CallbackCounts {
             solves_refinement: self.solves_refinement - earlier.solves_refinement,
             solves_soc: self.solves_soc - earlier.solves_soc,
             analyses: self.analyses.saturating_sub(earlier.analyses),
+            delayed_pivots: self.delayed_pivots - earlier.delayed_pivots,
         }
     }
 }
@@ -189,6 +196,7 @@ impl std::ops::AddAssign for CallbackCounts {
         self.solves_refinement += other.solves_refinement;
         self.solves_soc += other.solves_soc;
         self.analyses += other.analyses;
+        self.delayed_pivots += other.delayed_pivots;
     }
 }
 

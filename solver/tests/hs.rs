@@ -156,3 +156,16 @@ fn ldlt_whole_set() {
     let total = whole_set(&opts());
     println!("ldlt: {total} iterations in total");
 }
+
+#[test]
+fn multifrontal_reaches_the_same_optima() {
+    for threshold in [0.01, 1e-8] {
+        let o = Options {
+            linear_solver: simdnlp_solver::LinearSolverKind::Multifrontal,
+            pivot_threshold: threshold,
+            ..Options::default()
+        };
+        let total = whole_set(&o);
+        println!("multifrontal (u = {threshold}): {total} iterations in total");
+    }
+}

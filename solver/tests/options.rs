@@ -148,7 +148,7 @@ fn ill_typed_and_out_of_range_values_fail() {
     let err = o.set("linear_solver", "ma57").unwrap_err();
     assert_eq!(
         err.to_string(),
-        "option `linear_solver`: \"ma57\" is not one of `ldlt`, `lblt`, `lblt_paired`"
+        "option `linear_solver`: \"ma57\" is not one of `ldlt`, `lblt`, `lblt_paired`, `multifrontal`"
     );
     for (name, value) in [
         ("tol", "-1"),
@@ -398,7 +398,7 @@ fn option_value() -> impl Strategy<Value = String> {
         any::<f64>().prop_map(|v| format!("{v:?}")),
         any::<i64>().prop_map(|v| v.to_string()),
         "[-+]?[0-9]{0,4}(\\.[0-9]{0,3})?([eEdD][-+]?[0-9]{0,4})?",
-        "(yes|no|true|false|monotone|adaptive|ldlt|lblt|lblt_paired|augmented|condensed|make_parameter|relax_bounds|none|debug|nan|inf|-inf|infinity)",
+        "(yes|no|true|false|monotone|adaptive|ldlt|lblt|lblt_paired|multifrontal|augmented|condensed|make_parameter|relax_bounds|none|debug|nan|inf|-inf|infinity)",
         ".{0,16}",
     ]
 }

@@ -582,6 +582,7 @@ mod tests {
             "solves_soc",
             "restorations",
             "analyses",
+            "delayed_pivots",
         ] {
             assert!(v.get(k).is_some(), "missing key {k}");
         }

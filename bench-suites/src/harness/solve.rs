@@ -51,6 +51,9 @@ pub enum LinearSolverChoice {
     #[value(name = "lblt-paired")]
     #[serde(rename = "lblt_paired")]
     LbltPaired,
+    /// Multifrontal LDLᵀ with threshold pivoting and delayed pivots (solver option
+    /// `linear_solver = multifrontal`; threshold: `--option pivot_threshold=U`).
+    Multifrontal,
 }
 
 /// Solver settings the harness passes on.
@@ -167,6 +170,9 @@ pub struct SolveCounts {
     pub solves_soc: usize,
     /// Feasibility-restoration phases entered.
     pub restorations: usize,
+    /// Delayed pivots summed over the KKT factorizations (`--linear-solver multifrontal`;
+    /// `0` for the other factorizations).
+    pub delayed_pivots: usize,
     /// Symbolic analyses of a KKT pattern made by the solve: the problem's, plus one for
     /// the restoration problem when a restoration phase was entered (kept for the later
     /// phases).
@@ -292,6 +298,7 @@ pub fn solver_options(
             LinearSolverChoice::Ldlt => simdnlp_solver::LinearSolverKind::Ldlt,
             LinearSolverChoice::Lblt => simdnlp_solver::LinearSolverKind::Lblt,
             LinearSolverChoice::LbltPaired => simdnlp_solver::LinearSolverKind::LbltPaired,
+            LinearSolverChoice::Multifrontal => simdnlp_solver::LinearSolverKind::Multifrontal,
         },
         max_iter: settings.max_iter.unwrap_or(defaults.max_iter),
         max_wall_time: settings.max_wall_time.unwrap_or(defaults.max_wall_time),
@@ -377,6 +384,7 @@ impl SolveBackend for SimdnlpSolver {
                 solves_soc: r.counts.solves_soc,
                 restorations: r.restorations,
                 analyses: r.counts.analyses,
+                delayed_pivots: r.counts.delayed_pivots,
             }),
             bytes_per_iteration: Some(r.bytes_per_iteration),
         })

@@ -204,6 +204,7 @@ choice_value!(LinearSolverKind, [
     "ldlt" => LinearSolverKind::Ldlt,
     "lblt" => LinearSolverKind::Lblt,
     "lblt_paired" => LinearSolverKind::LbltPaired,
+    "multifrontal" => LinearSolverKind::Multifrontal,
 ]);
 choice_value!(CudssKind, ["ldlt" => CudssKind::Ldlt, "cholesky" => CudssKind::Cholesky]);
 choice_value!(CudssReorderingKind, [

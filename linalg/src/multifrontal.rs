@@ -1,0 +1,1288 @@
+//! A multifrontal LDLᵀ with threshold pivoting and **delayed pivots**: [`MultifrontalLdlt`].
+//!
+//! The faer backends ([`crate::FaerLdlt`], [`crate::FaerLblt`]) pivot at most inside one
+//! supernode, on an ordering fixed at analysis. When a pivot of that ordering is (close to)
+//! zero, LDLᵀ stops or grows and its inertia cannot be trusted. This solver factorizes like
+//! MA57/MUMPS: a pivot that fails the threshold test is passed on (**delayed**) to the
+//! parent front, where more of the matrix is summed and a stable 1×1 or 2×2 pivot exists.
+//!
+//! # Analysis ([`SymmetricSolver::analyze`])
+//! The lower-triangle CSC pattern is validated, a fill-reducing ordering is computed with
+//! the same [`FillOrdering`] machinery as the faer backends (`set_ordering`; the
+//! interior-point solver uses [`FillOrdering::kkt_matched`]) and postordered by its
+//! elimination tree. Column counts of `L` come from the row subtrees of the etree; columns
+//! are grouped into fundamental supernodes, and a child supernode is merged into its parent
+//! when they are contiguous and the merge adds few explicit zeros (relaxed amalgamation,
+//! [`RELAX_ALWAYS`] / [`RELAX_ZERO_FRACTION`]). Each supernode is one **front**; its row
+//! pattern is the union of its columns' entries and its children's patterns, and its
+//! parent in the **assembly tree** is the front holding the first row of that pattern.
+//!
+//! # Factorization ([`SymmetricSolver::factorize`])
+//! Fronts are processed in a postorder of the assembly tree with a stack of contribution
+//! blocks. A front's index list is: the columns its children delayed, its own columns (both
+//! *fully summed*, `k` of them), then its row pattern (`m` indices in all). Its dense
+//! `m × m` matrix is assembled from the original entries of its own columns and the
+//! children's contribution blocks (extend-add). Then the fully summed columns are
+//! eliminated one pivot at a time (right-looking, all `m` rows of the fully summed columns
+//! kept up to date), choosing among the remaining fully summed columns:
+//! - a **1×1 pivot** `d = a_jj` when `|d| ≥ u · max_{i≠j} |a_ij|` (the threshold `u`,
+//!   default [`DEFAULT_PIVOT_THRESHOLD`] `= 0.01`, [`MultifrontalLdlt::set_pivot_threshold`]),
+//!   which bounds the entries of `L` by `1/u`;
+//! - else a **2×2 pivot** `D = [[a_jj, a_jr], [a_jr, a_rr]]` with `r` the fully summed
+//!   row of largest `|a_rj|`, when (Duff–Reid) `|D⁻¹| · (γ_j, γ_r)ᵀ ≤ (1/u, 1/u)ᵀ`
+//!   componentwise, `γ` the largest other entries of columns `j` and `r`;
+//! - a fully summed column that is zero in every remaining row is a **zero pivot** (the
+//!   matrix is singular: its Schur complement has a zero row);
+//! - when no column passes, the remaining fully summed columns are **delayed**: they become
+//!   part of the contribution block and fully summed columns of the parent front. At a root
+//!   of the assembly tree everything must be eliminated: the candidate with the largest
+//!   `|d| / max|a_ij|` ratio (or Duff–Reid ratio for 2×2) is taken whatever its value.
+//!
+//! The contribution block `C −= L₂₁ D L₂₁ᵀ` is one faer matrix product (lower triangle).
+//!
+//! **Scaling.** Before each factorization the matrix is equilibrated symmetrically (Ruiz's
+//! ∞-norm iteration, at most [`DEFAULT_SCALING_SWEEPS`] sweeps,
+//! [`MultifrontalLdlt::set_scaling_sweeps`]): `S A S` with `S` diagonal and positive, whose
+//! rows have largest entries close to 1. The inertia is that of `A` (congruence), and the
+//! solves apply `S` on both sides. Without it the threshold test compares entries of rows
+//! of very different scales: late in an interior-point solve a constraint next to
+//! variables with barrier diagonals of 1e10 has a pivot of 1e−10 against entries of 1,
+//! fails every test and is delayed up to the root (measured on COPS glider: fronts of
+//! hundreds of columns where the analysis predicted 25).
+//!
+//! Inertia (Sylvester): signs of the 1×1 pivots and of the two eigenvalues of each 2×2 pivot;
+//! a pivot `|d| ≤ zero_pivot_tol · max|A_ij|` (default tolerance 0: only exact zeros) counts
+//! as zero and makes the status [`FactorStatus::Singular`] (the inertia is still reported).
+//! A non-finite pivot makes the status `Singular` with no inertia (as the faer backends do).
+//!
+//! # Solves
+//! Forward substitution front by front (unit `L`), the block-diagonal `D` (1×1 and 2×2;
+//! a zero pivot is solved as zero), backward substitution in reverse front order, with the
+//! fill permutation applied around it and the pivot permutations kept as each front's
+//! final index list.
+//!
+//! # Memory, cost
+//! The factor, the index lists, the front and the contribution-block stack are buffers kept
+//! across factorizations: a factorization with the same delays as an earlier one (or fewer)
+//! allocates nothing. Delays make fronts larger than analyzed, so these buffers may grow
+//! (amortized, once per new maximum). The cost is that of a supernodal LDLᵀ
+//! (`Σ_j c_j²` flops, `c_j` the column counts), plus the pivot search (`O(m)` per tested
+//! column), plus the delays' extra rows; pivot-by-pivot updates inside a front are not
+//! blocked, so very large fronts run below the speed of faer's blocked kernels.
+
+use faer::linalg::matmul::triangular::{BlockStructure, matmul as tri_matmul};
+use faer::{Accum, MatMut, MatRef, Par, Side};
+
+use crate::faer_backend::{check_non_negative, count, permute_pattern};
+use crate::ordering::{
+    AUTO_MAX_FLOP_RATIO, AUTO_MIN_FLOPS_PER_ROW, FillMethod, FillOrdering, amd_ordering,
+    candidate_methods, candidate_ordering, earlier_neighbours, elimination_tree, etree_postorder,
+    invert,
+};
+use crate::sparse::{check_csc, check_len};
+use crate::{FactorStatus, Inertia, LinalgError, SymmetricSolver};
+
+/// Default threshold `u` of the pivot tests (the entries of `L` stay below `1/u`).
+pub const DEFAULT_PIVOT_THRESHOLD: f64 = 0.01;
+
+/// Default number of symmetric Ruiz equilibration sweeps before each factorization.
+pub const DEFAULT_SCALING_SWEEPS: usize = 10;
+
+/// Equilibration stops early once every row's largest entry is within this factor of 1.
+const SCALING_TOLERANCE: f64 = 0.1;
+
+/// Supernodes are always merged with their contiguous parent while the merged front has at
+/// most this many columns.
+pub const RELAX_ALWAYS: usize = 16;
+
+/// Beyond [`RELAX_ALWAYS`] columns, a merge is kept while the explicit zeros it stores are
+/// at most this fraction of the merged front's entries.
+pub const RELAX_ZERO_FRACTION: f64 = 0.05;
+
+const NONE: usize = usize::MAX;
+
+/// One contribution block waiting on the stack for its parent front.
+#[derive(Clone, Copy, Debug)]
+struct Contribution {
+    /// Offset of its `rows × rows` values (column-major, lower triangle meaningful).
+    val_off: usize,
+    /// Offset of its `rows` global (permuted) indices: the delayed columns first.
+    idx_off: usize,
+    rows: usize,
+    delayed: usize,
+}
+
+/// Where one factorized front's data lies.
+#[derive(Clone, Copy, Debug, Default)]
+struct FrontFactor {
+    /// Offset of its `m × npiv` block of `L` (column-major; `L(i, q)` for `i > q` used).
+    l_off: usize,
+    /// Offset of its `m` global indices (after pivoting) in `index_store`.
+    idx_off: usize,
+    /// First pivot (global pivot number) of this front.
+    piv_off: usize,
+    m: usize,
+    npiv: usize,
+}
+
+/// The symbolic structure of the fronts (assembly tree), fixed at analysis.
+#[derive(Clone, Debug, Default)]
+struct Fronts {
+    /// Front `s` owns the columns `begin[s]..begin[s + 1]` (of the permuted matrix).
+    begin: Vec<usize>,
+    /// Row pattern (below its columns, sorted) of front `s`: `rows[rows_ptr[s]..rows_ptr[s + 1]]`.
+    rows_ptr: Vec<usize>,
+    rows: Vec<usize>,
+    /// Number of children of each front in the assembly tree.
+    n_children: Vec<usize>,
+    /// Whether the front is a root of the assembly tree.
+    is_root: Vec<bool>,
+    /// Fronts in a postorder of the assembly tree.
+    order: Vec<usize>,
+}
+
+/// Sparse symmetric indefinite `LDLᵀ` (1×1 and 2×2 pivots), multifrontal, with threshold
+/// pivoting inside each front and delayed pivots passed to the parent front: an inertia
+/// that can be trusted where LDLᵀ without pivoting meets zero or tiny pivots. See the
+/// [module documentation](self).
+#[derive(Debug)]
+pub struct MultifrontalLdlt {
+    ordering: FillOrdering,
+    threshold: f64,
+    zero_pivot_tol: f64,
+    par: Par,
+    method_used: Option<FillMethod>,
+    flops: f64,
+    n: usize,
+    input_nnz: usize,
+    analyzed: bool,
+    factored: bool,
+    inertia: Option<Inertia>,
+    /// Fill-reducing permutation (`fill_fwd[new] = old`) and its inverse.
+    fill_fwd: Vec<usize>,
+    fill_inv: Vec<usize>,
+    /// Lower triangle of `P A Pᵀ` (CSC, rows unsorted), values scattered per factorization.
+    a_ptr: Vec<usize>,
+    a_idx: Vec<usize>,
+    a_val: Vec<f64>,
+    value_map: Vec<usize>,
+    fronts: Fronts,
+    // --- numeric workspace (kept across factorizations) ---
+    /// The dense front (`m × m`, column-major).
+    front: Vec<f64>,
+    /// The front's global indices.
+    front_idx: Vec<usize>,
+    /// Position of a global index in the current front.
+    pos: Vec<usize>,
+    cb_vals: Vec<f64>,
+    cb_idx: Vec<usize>,
+    cb_stack: Vec<Contribution>,
+    /// `L₂₁ D` of the current front (for the contribution-block product).
+    ld: Vec<f64>,
+    /// Pivot-search flags of the current front's fully summed columns.
+    failed: Vec<bool>,
+    // --- the factor ---
+    factors: Vec<FrontFactor>,
+    l_store: Vec<f64>,
+    index_store: Vec<usize>,
+    /// Per pivot (global pivot number): diagonal of `D`, off-diagonal of a 2×2 block
+    /// starting at that pivot, and whether one starts there.
+    d_diag: Vec<f64>,
+    d_off: Vec<f64>,
+    d_pair: Vec<bool>,
+    delayed: usize,
+    largest_front: usize,
+    /// Symmetric equilibration: number of Ruiz sweeps per factorization (0: off).
+    scaling_sweeps: usize,
+    /// Scaling factors of the last factorization (permuted order): the factorized matrix
+    /// is `S P A Pᵀ S`, `S = diag(scale)`.
+    scale: Vec<f64>,
+    /// Largest entry per row during a scaling sweep.
+    row_max: Vec<f64>,
+    rhs_work: Vec<f64>,
+    /// One front's entries of the right-hand side during a solve.
+    solve_local: Vec<f64>,
+}
+
+impl Default for MultifrontalLdlt {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MultifrontalLdlt {
+    /// A new, not yet analyzed solver (AMD ordering, threshold [`DEFAULT_PIVOT_THRESHOLD`],
+    /// only exact zeros counted as zero pivots, sequential).
+    pub fn new() -> Self {
+        Self {
+            ordering: FillOrdering::Amd,
+            threshold: DEFAULT_PIVOT_THRESHOLD,
+            zero_pivot_tol: 0.0,
+            par: Par::Seq,
+            method_used: None,
+            flops: 0.0,
+            n: 0,
+            input_nnz: 0,
+            analyzed: false,
+            factored: false,
+            inertia: None,
+            fill_fwd: Vec::new(),
+            fill_inv: Vec::new(),
+            a_ptr: Vec::new(),
+            a_idx: Vec::new(),
+            a_val: Vec::new(),
+            value_map: Vec::new(),
+            fronts: Fronts::default(),
+            front: Vec::new(),
+            front_idx: Vec::new(),
+            pos: Vec::new(),
+            cb_vals: Vec::new(),
+            cb_idx: Vec::new(),
+            cb_stack: Vec::new(),
+            ld: Vec::new(),
+            failed: Vec::new(),
+            factors: Vec::new(),
+            l_store: Vec::new(),
+            index_store: Vec::new(),
+            d_diag: Vec::new(),
+            d_off: Vec::new(),
+            d_pair: Vec::new(),
+            delayed: 0,
+            largest_front: 0,
+            scaling_sweeps: DEFAULT_SCALING_SWEEPS,
+            scale: Vec::new(),
+            row_max: Vec::new(),
+            rhs_work: Vec::new(),
+            solve_local: Vec::new(),
+        }
+    }
+
+    /// Chooses the fill-reducing ordering of the next [`SymmetricSolver::analyze`] (default
+    /// [`FillOrdering::Amd`]).
+    pub fn set_ordering(&mut self, ordering: FillOrdering) {
+        self.ordering = ordering;
+    }
+
+    /// The ordering the next analysis will use.
+    pub fn ordering(&self) -> FillOrdering {
+        self.ordering
+    }
+
+    /// Sets the pivot threshold `u` (`0 ≤ u ≤ 1`; see the module documentation): larger is
+    /// more stable, with more delayed pivots. Takes effect at the next factorization.
+    ///
+    /// # Errors
+    /// [`LinalgError::InvalidValue`] when `u` is not finite or outside `[0, 1]`.
+    pub fn set_pivot_threshold(&mut self, u: f64) -> Result<(), LinalgError> {
+        check_non_negative("pivot threshold", u)?;
+        if u > 1.0 {
+            return Err(LinalgError::InvalidValue {
+                what: "pivot threshold".into(),
+                value: u,
+                detail: "must be at most 1".into(),
+            });
+        }
+        self.threshold = u;
+        Ok(())
+    }
+
+    /// The pivot threshold `u`.
+    pub fn pivot_threshold(&self) -> f64 {
+        self.threshold
+    }
+
+    /// Sets the number of symmetric equilibration sweeps before each factorization
+    /// (default [`DEFAULT_SCALING_SWEEPS`]; 0 turns scaling off). See the module
+    /// documentation.
+    pub fn set_scaling_sweeps(&mut self, sweeps: usize) {
+        self.scaling_sweeps = sweeps;
+    }
+
+    /// Sets the relative zero-pivot tolerance: a pivot (or 2×2 eigenvalue) `d` counts as
+    /// zero when `|d| ≤ tol · max|A_ij|` (default 0: only exact zeros).
+    ///
+    /// # Errors
+    /// [`LinalgError::InvalidValue`] when `tol` is negative or not finite.
+    pub fn set_zero_pivot_tol(&mut self, tol: f64) -> Result<(), LinalgError> {
+        check_non_negative("zero pivot tolerance", tol)?;
+        self.zero_pivot_tol = tol;
+        Ok(())
+    }
+
+    /// Uses `threads` threads in the dense products of large fronts (1: sequential).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.par = if threads <= 1 {
+            Par::Seq
+        } else {
+            Par::rayon(threads)
+        };
+    }
+
+    /// Base method of the ordering the last analysis used (`None` before analysis).
+    pub fn fill_method(&self) -> Option<FillMethod> {
+        self.method_used
+    }
+
+    /// Predicted flops of a factorization without delays (`Σ_j c_j²` over the columns of
+    /// `L` as analyzed, amalgamation zeros not counted); 0 before analysis.
+    pub fn predicted_flops(&self) -> f64 {
+        self.flops
+    }
+
+    /// Number of fronts (supernodes after amalgamation) of the last analysis.
+    pub fn front_count(&self) -> usize {
+        self.fronts.order.len()
+    }
+
+    /// Order `m` of the largest front of the last factorization (delayed columns included).
+    pub fn largest_front(&self) -> usize {
+        self.largest_front
+    }
+
+    /// Stored values of the factor `L` of the last factorization (dense front blocks).
+    pub fn factor_len(&self) -> usize {
+        self.l_store.len()
+    }
+
+    fn analyze_impl(
+        &mut self,
+        n: usize,
+        col_ptr: &[usize],
+        row_idx: &[usize],
+    ) -> Result<(), LinalgError> {
+        check_csc("analyze", n, n, col_ptr, row_idx, true)?;
+        self.analyzed = false;
+        self.factored = false;
+        self.inertia = None;
+        self.method_used = None;
+        self.flops = 0.0;
+        self.n = n;
+        self.input_nnz = row_idx.len();
+        // Candidate orderings (two for `Auto`), each postordered; keep the cheaper one.
+        let methods = candidate_methods(self.ordering);
+        let auto = methods.len() > 1;
+        let mut best: Option<(FillMethod, f64, Vec<usize>)> = None;
+        for method in methods {
+            if let Some((_, f, _)) = &best
+                && *f < AUTO_MIN_FLOPS_PER_ROW * n as f64
+            {
+                break;
+            }
+            let fwd = match candidate_ordering(self.ordering, method, n, col_ptr, row_idx)? {
+                Some(fwd) => fwd,
+                None => amd_ordering(n, col_ptr, row_idx)?,
+            };
+            let fwd = etree_postorder(n, col_ptr, row_idx, &fwd);
+            let inv = invert(&fwd);
+            let (ptr, lower) = earlier_neighbours(n, col_ptr, row_idx, &inv);
+            let parent = elimination_tree(n, &ptr, &lower);
+            let counts = column_counts(n, &ptr, &lower, &parent);
+            let flops: f64 = counts.iter().map(|&c| (c as f64) * (c as f64)).sum();
+            let keep = match &best {
+                None => true,
+                Some((_, f, _)) if auto => flops <= AUTO_MAX_FLOP_RATIO * f,
+                Some((_, f, _)) => flops < *f,
+            };
+            if keep {
+                best = Some((method, flops, fwd));
+            }
+        }
+        let Some((method, flops, fwd)) = best else {
+            return Err(LinalgError::InvalidState(
+                "no candidate fill-reducing ordering".into(),
+            ));
+        };
+        self.method_used = Some(method);
+        self.flops = flops;
+        self.fill_inv = invert(&fwd);
+        self.fill_fwd = fwd;
+        let (a_ptr, a_idx, value_map) =
+            permute_pattern(n, col_ptr, row_idx, &self.fill_inv, Side::Lower);
+        let (ptr, lower) = earlier_neighbours(n, col_ptr, row_idx, &self.fill_inv);
+        let parent = elimination_tree(n, &ptr, &lower);
+        let counts = column_counts(n, &ptr, &lower, &parent);
+        drop((ptr, lower));
+        self.fronts = build_fronts(n, &a_ptr, &a_idx, &parent, &counts);
+        self.a_val = vec![0.0; a_idx.len()];
+        self.a_ptr = a_ptr;
+        self.a_idx = a_idx;
+        self.value_map = value_map;
+        self.pos = vec![0; n];
+        self.d_diag = vec![0.0; n];
+        self.d_off = vec![0.0; n];
+        self.d_pair = vec![false; n];
+        self.rhs_work = vec![0.0; n];
+        self.scale = vec![1.0; n];
+        self.row_max = vec![0.0; n];
+        self.factors = Vec::with_capacity(self.fronts.order.len());
+        // Buffers sized for a factorization without delays.
+        let (mut l_len, mut idx_len, mut max_m) = (0usize, 0usize, 0usize);
+        for s in 0..self.fronts.order.len() {
+            let w = self.fronts.begin[s + 1] - self.fronts.begin[s];
+            let m = w + self.fronts.rows_ptr[s + 1] - self.fronts.rows_ptr[s];
+            l_len += m * w;
+            idx_len += m;
+            max_m = max_m.max(m);
+        }
+        self.l_store = Vec::with_capacity(l_len);
+        self.index_store = Vec::with_capacity(idx_len);
+        self.front = Vec::with_capacity(max_m * max_m);
+        self.front_idx = Vec::with_capacity(max_m);
+        self.ld = Vec::with_capacity(max_m * max_m);
+        self.failed = Vec::with_capacity(max_m);
+        self.solve_local = Vec::with_capacity(max_m);
+        self.analyzed = true;
+        Ok(())
+    }
+
+    fn factorize_impl(&mut self, values: &[f64]) -> Result<FactorStatus, LinalgError> {
+        self.factored = false;
+        self.inertia = None;
+        self.delayed = 0;
+        self.largest_front = 0;
+        if !self.analyzed {
+            return Err(LinalgError::InvalidState(
+                "factorize called before analyze".into(),
+            ));
+        }
+        check_len("factorize values", self.input_nnz, values.len())?;
+        let mut scale = 0.0f64;
+        for (&v, &at) in values.iter().zip(&self.value_map) {
+            if !v.is_finite() {
+                return Err(LinalgError::InvalidValue {
+                    what: "factorize values".into(),
+                    value: v,
+                    detail: "matrix entries must be finite".into(),
+                });
+            }
+            scale = scale.max(v.abs());
+            self.a_val[at] = v;
+        }
+        self.equilibrate();
+        self.factors.clear();
+        self.l_store.clear();
+        self.index_store.clear();
+        self.cb_vals.clear();
+        self.cb_idx.clear();
+        self.cb_stack.clear();
+        let mut piv_off = 0usize;
+        for oi in 0..self.fronts.order.len() {
+            let s = self.fronts.order[oi];
+            piv_off += self.factor_front(s, piv_off);
+        }
+        if piv_off != self.n || !self.cb_stack.is_empty() {
+            return Err(LinalgError::InvalidState(format!(
+                "multifrontal factorization eliminated {piv_off} of {} pivots",
+                self.n
+            )));
+        }
+        // Inertia from D (the scaled matrix has the same inertia: S A S is congruent to A).
+        let scale = if self.scaling_sweeps > 0 {
+            self.a_val.iter().fold(0.0f64, |m, v| m.max(v.abs()))
+        } else {
+            scale
+        };
+        let tol = self.zero_pivot_tol * scale;
+        let mut inertia = Inertia::default();
+        let mut q = 0;
+        while q < self.n {
+            let a = self.d_diag[q];
+            if self.d_pair[q] {
+                let (b, c) = (self.d_off[q], self.d_diag[q + 1]);
+                if !(a.is_finite() && b.is_finite() && c.is_finite()) {
+                    return Ok(FactorStatus::Singular);
+                }
+                let (big, small) = pair_eigenvalues(a, b, c);
+                count(&mut inertia, big, tol);
+                count(&mut inertia, small, tol);
+                q += 2;
+            } else {
+                if !a.is_finite() {
+                    return Ok(FactorStatus::Singular);
+                }
+                count(&mut inertia, a, tol);
+                q += 1;
+            }
+        }
+        if self.l_store.iter().any(|v| !v.is_finite()) {
+            return Ok(FactorStatus::Singular);
+        }
+        self.inertia = Some(inertia);
+        self.factored = true;
+        Ok(if inertia.zero > 0 {
+            FactorStatus::Singular
+        } else {
+            FactorStatus::Success
+        })
+    }
+
+    /// Symmetric Ruiz equilibration of the permuted values in place: up to
+    /// `scaling_sweeps` times, every row and column `i` is divided by the square root of
+    /// its largest entry, so that all rows end with largest entries close to 1. The
+    /// threshold pivot test then compares entries of comparable rows: without it, a
+    /// constraint row next to variables with a barrier diagonal of 1e10 has pivots of 1e−10
+    /// against entries of 1, fails every test and is delayed up to the root.
+    fn equilibrate(&mut self) {
+        self.scale.fill(1.0);
+        for _ in 0..self.scaling_sweeps {
+            self.row_max.fill(0.0);
+            for j in 0..self.n {
+                for e in self.a_ptr[j]..self.a_ptr[j + 1] {
+                    let i = self.a_idx[e];
+                    let v = self.a_val[e].abs();
+                    self.row_max[i] = self.row_max[i].max(v);
+                    self.row_max[j] = self.row_max[j].max(v);
+                }
+            }
+            let mut converged = true;
+            for (r, s) in self.row_max.iter_mut().zip(&mut self.scale) {
+                if *r > 0.0 && r.is_finite() {
+                    converged &= (1.0 - *r).abs() <= SCALING_TOLERANCE;
+                    *r = 1.0 / r.sqrt();
+                    *s *= *r;
+                } else {
+                    *r = 1.0;
+                }
+            }
+            for j in 0..self.n {
+                let rj = self.row_max[j];
+                for e in self.a_ptr[j]..self.a_ptr[j + 1] {
+                    self.a_val[e] *= self.row_max[self.a_idx[e]] * rj;
+                }
+            }
+            if converged {
+                break;
+            }
+        }
+    }
+
+    /// Assembles, partially factorizes and stores front `s` (its pivots numbered from
+    /// `piv_off`), pushing its contribution block. Returns its number of pivots.
+    fn factor_front(&mut self, s: usize, piv_off: usize) -> usize {
+        let fr = &self.fronts;
+        let (c0, c1) = (fr.begin[s], fr.begin[s + 1]);
+        let rows = &fr.rows[fr.rows_ptr[s]..fr.rows_ptr[s + 1]];
+        let n_children = fr.n_children[s];
+        let is_root = fr.is_root[s];
+        let children = self.cb_stack.len() - n_children;
+        // Index list: delayed columns of the children, own columns, row pattern.
+        self.front_idx.clear();
+        for cb in &self.cb_stack[children..] {
+            self.front_idx
+                .extend_from_slice(&self.cb_idx[cb.idx_off..cb.idx_off + cb.delayed]);
+        }
+        let nd = self.front_idx.len();
+        self.delayed += nd;
+        self.front_idx.extend(c0..c1);
+        let k = self.front_idx.len();
+        self.front_idx.extend_from_slice(rows);
+        let m = self.front_idx.len();
+        self.largest_front = self.largest_front.max(m);
+        for (p, &g) in self.front_idx.iter().enumerate() {
+            self.pos[g] = p;
+        }
+        self.front.clear();
+        self.front.resize(m * m, 0.0);
+        let f = &mut self.front[..];
+        // Original entries of the own columns.
+        for j in c0..c1 {
+            let pj = self.pos[j];
+            for e in self.a_ptr[j]..self.a_ptr[j + 1] {
+                let pi = self.pos[self.a_idx[e]];
+                f[pi.min(pj) * m + pi.max(pj)] += self.a_val[e];
+            }
+        }
+        // Extend-add of the children's contribution blocks, then pop them.
+        for cb in &self.cb_stack[children..] {
+            let r = cb.rows;
+            let idx = &self.cb_idx[cb.idx_off..cb.idx_off + r];
+            for b in 0..r {
+                let pb = self.pos[idx[b]];
+                let col = &self.cb_vals[cb.val_off + b * r..cb.val_off + (b + 1) * r];
+                for a in b..r {
+                    let pa = self.pos[idx[a]];
+                    f[pa.min(pb) * m + pa.max(pb)] += col[a];
+                }
+            }
+        }
+        if let Some(first) = self.cb_stack.get(children).copied() {
+            self.cb_vals.truncate(first.val_off);
+            self.cb_idx.truncate(first.idx_off);
+            self.cb_stack.truncate(children);
+        }
+        // Fully summed block symmetric (both triangles) for the pivot search.
+        for c in 0..k {
+            for r in c + 1..k {
+                f[r * m + c] = f[c * m + r];
+            }
+        }
+        self.failed.clear();
+        self.failed.resize(k, false);
+        let piv = PivotOutput {
+            failed: &mut self.failed,
+            diag: &mut self.d_diag[piv_off..],
+            off: &mut self.d_off[piv_off..],
+            pair: &mut self.d_pair[piv_off..],
+        };
+        let npiv = partial_factor(
+            f,
+            FrontShape { m, k },
+            &mut self.front_idx,
+            PivotRule {
+                threshold: self.threshold,
+                force: is_root,
+            },
+            piv,
+        );
+        // Contribution block C −= L₂₁ D L₂₁ᵀ (rows/cols k..m), one product.
+        let r2 = m - k;
+        if npiv > 0 && r2 > 0 {
+            self.ld.clear();
+            self.ld.resize(r2 * npiv, 0.0);
+            let mut q = 0;
+            while q < npiv {
+                let l1 = &f[q * m + k..q * m + m];
+                if self.d_pair[piv_off + q] {
+                    let (a, b, c) = (
+                        self.d_diag[piv_off + q],
+                        self.d_off[piv_off + q],
+                        self.d_diag[piv_off + q + 1],
+                    );
+                    let l2 = &f[(q + 1) * m + k..(q + 1) * m + m];
+                    let (w1, w2) = self.ld[q * r2..(q + 2) * r2].split_at_mut(r2);
+                    for i in 0..r2 {
+                        w1[i] = a * l1[i] + b * l2[i];
+                        w2[i] = b * l1[i] + c * l2[i];
+                    }
+                    q += 2;
+                } else {
+                    let d = self.d_diag[piv_off + q];
+                    for (w, &l) in self.ld[q * r2..(q + 1) * r2].iter_mut().zip(l1) {
+                        *w = d * l;
+                    }
+                    q += 1;
+                }
+            }
+            let (left, right) = f.split_at_mut(k * m);
+            let l21 = MatRef::from_column_major_slice_with_stride(&left[k..], r2, npiv, m);
+            let ld = MatRef::from_column_major_slice(&self.ld, r2, npiv);
+            let c = MatMut::from_column_major_slice_with_stride_mut(&mut right[k..], r2, r2, m);
+            tri_matmul(
+                c,
+                BlockStructure::TriangularLower,
+                Accum::Add,
+                l21,
+                BlockStructure::Rectangular,
+                ld.transpose(),
+                BlockStructure::Rectangular,
+                -1.0,
+                self.par,
+            );
+        }
+        // Store the factor: the m × npiv block of L and the index list after pivoting.
+        self.factors.push(FrontFactor {
+            l_off: self.l_store.len(),
+            idx_off: self.index_store.len(),
+            piv_off,
+            m,
+            npiv,
+        });
+        self.l_store.extend_from_slice(&f[..npiv * m]);
+        self.index_store.extend_from_slice(&self.front_idx);
+        // Push the contribution block: the rows/cols npiv..m (delayed columns first).
+        let rows_out = m - npiv;
+        if rows_out > 0 && !is_root {
+            self.cb_stack.push(Contribution {
+                val_off: self.cb_vals.len(),
+                idx_off: self.cb_idx.len(),
+                rows: rows_out,
+                delayed: k - npiv,
+            });
+            for c in npiv..m {
+                self.cb_vals.extend_from_slice(&f[c * m + npiv..c * m + m]);
+            }
+            self.cb_idx.extend_from_slice(&self.front_idx[npiv..]);
+        }
+        npiv
+    }
+
+    fn solve_one(&mut self, rhs: &mut [f64]) {
+        let y = &mut self.rhs_work;
+        for ((yi, &old), &s) in y.iter_mut().zip(&self.fill_fwd).zip(&self.scale) {
+            *yi = rhs[old] * s;
+        }
+        // Forward: L z = P b, front by front on a gathered dense copy of its entries.
+        let local = &mut self.solve_local;
+        for fr in &self.factors {
+            let idx = &self.index_store[fr.idx_off..fr.idx_off + fr.m];
+            local.clear();
+            local.extend(idx.iter().map(|&g| y[g]));
+            for q in 0..fr.npiv {
+                let yq = local[q];
+                if yq == 0.0 {
+                    continue;
+                }
+                let col = &self.l_store[fr.l_off + q * fr.m..fr.l_off + (q + 1) * fr.m];
+                for (v, &l) in local[q + 1..].iter_mut().zip(&col[q + 1..]) {
+                    *v -= l * yq;
+                }
+            }
+            for (&g, &v) in idx.iter().zip(local.iter()) {
+                y[g] = v;
+            }
+        }
+        // Block diagonal: D w = z.
+        for fr in &self.factors {
+            let idx = &self.index_store[fr.idx_off..fr.idx_off + fr.m];
+            let mut q = 0;
+            while q < fr.npiv {
+                let g = fr.piv_off + q;
+                if self.d_pair[g] {
+                    let (a, b, c) = (self.d_diag[g], self.d_off[g], self.d_diag[g + 1]);
+                    let det = a * c - b * b;
+                    let (y1, y2) = (y[idx[q]], y[idx[q + 1]]);
+                    if det != 0.0 {
+                        y[idx[q]] = (c * y1 - b * y2) / det;
+                        y[idx[q + 1]] = (a * y2 - b * y1) / det;
+                    } else {
+                        y[idx[q]] = 0.0;
+                        y[idx[q + 1]] = 0.0;
+                    }
+                    q += 2;
+                } else {
+                    let d = self.d_diag[g];
+                    y[idx[q]] = if d != 0.0 { y[idx[q]] / d } else { 0.0 };
+                    q += 1;
+                }
+            }
+        }
+        // Backward: Lᵀ x = w.
+        for fr in self.factors.iter().rev() {
+            let idx = &self.index_store[fr.idx_off..fr.idx_off + fr.m];
+            local.clear();
+            local.extend(idx.iter().map(|&g| y[g]));
+            for q in (0..fr.npiv).rev() {
+                let col = &self.l_store[fr.l_off + q * fr.m..fr.l_off + (q + 1) * fr.m];
+                let acc: f64 = local[q + 1..]
+                    .iter()
+                    .zip(&col[q + 1..])
+                    .map(|(&v, &l)| v * l)
+                    .sum();
+                local[q] -= acc;
+            }
+            for (&g, &v) in idx[..fr.npiv].iter().zip(local.iter()) {
+                y[g] = v;
+            }
+        }
+        for (ri, &new) in rhs.iter_mut().zip(&self.fill_inv) {
+            *ri = y[new] * self.scale[new];
+        }
+    }
+}
+
+/// The eigenvalues of `[[a, b], [b, c]]`, the larger in magnitude first. The smaller one
+/// is `det / big`: the textbook `mean − rad` loses it entirely to cancellation when the
+/// diagonal entries differ by many orders of magnitude (a barrier diagonal of 1e12 paired
+/// with a constraint's −1e−9), which would count a nonzero eigenvalue as zero.
+fn pair_eigenvalues(a: f64, b: f64, c: f64) -> (f64, f64) {
+    let mean = 0.5 * (a + c);
+    let rad = (0.5 * (a - c)).hypot(b);
+    let big = if mean >= 0.0 { mean + rad } else { mean - rad };
+    let det = a * c - b * b;
+    if big == 0.0 {
+        (0.0, 0.0)
+    } else {
+        (big, det / big)
+    }
+}
+
+/// Where [`partial_factor`] writes the pivots of one front.
+struct PivotOutput<'a> {
+    /// Workspace of at least `k` flags.
+    failed: &'a mut [bool],
+    diag: &'a mut [f64],
+    off: &'a mut [f64],
+    pair: &'a mut [bool],
+}
+
+/// Order `m` and number of fully summed columns `k` of a front.
+#[derive(Clone, Copy, Debug)]
+struct FrontShape {
+    m: usize,
+    k: usize,
+}
+
+/// The pivot tests of one front.
+#[derive(Clone, Copy, Debug)]
+struct PivotRule {
+    /// Threshold `u` of the 1×1 and 2×2 tests.
+    threshold: f64,
+    /// Eliminate every fully summed column (a root front): when no candidate passes the
+    /// tests, the one closest to passing is taken.
+    force: bool,
+}
+
+/// A pivot candidate: 1×1 at column `j`, or 2×2 of columns `j` and `r`.
+#[derive(Clone, Copy, Debug)]
+enum Pivot {
+    One(usize),
+    Two(usize, usize),
+}
+
+/// Symmetric swap of front positions `p < k` and `j < k`: rows of the fully summed columns,
+/// whole columns, and the index list.
+fn swap_positions(f: &mut [f64], shape: FrontShape, idx: &mut [usize], p: usize, j: usize) {
+    if p == j {
+        return;
+    }
+    let m = shape.m;
+    for c in 0..shape.k {
+        f.swap(c * m + p, c * m + j);
+    }
+    let (lo, hi) = (p.min(j), p.max(j));
+    let (a, b) = f.split_at_mut(hi * m);
+    a[lo * m..lo * m + m].swap_with_slice(&mut b[..m]);
+    idx.swap(p, j);
+}
+
+/// What the pivot tests need of one column `j` (rows `from..m`, the diagonal excluded).
+#[derive(Clone, Copy, Debug)]
+struct ColumnScan {
+    /// Largest `|f(i, j)|`.
+    max: f64,
+    /// The fully summed row (`< k`) with the largest entry, the 2×2 partner.
+    partner: Option<usize>,
+    /// Largest `|f(i, j)|` over the rows other than `partner`.
+    max_without_partner: f64,
+}
+
+/// One pass over column `j` of the front from row `from`.
+fn scan_column(f: &[f64], shape: FrontShape, from: usize, j: usize) -> ColumnScan {
+    let FrontShape { m, k } = shape;
+    let col = &f[j * m..j * m + m];
+    let (mut best, mut best_at, mut second) = (0.0f64, None, 0.0f64);
+    for (i, &v) in col[..k].iter().enumerate().skip(from) {
+        let a = v.abs();
+        if i == j {
+            continue;
+        }
+        if a > best {
+            second = best;
+            best = a;
+            best_at = Some(i);
+        } else if a > second {
+            second = a;
+        }
+    }
+    let rest = col[k.max(from)..]
+        .iter()
+        .fold(0.0f64, |acc, &v| acc.max(v.abs()));
+    ColumnScan {
+        max: best.max(rest),
+        partner: best_at,
+        max_without_partner: second.max(rest),
+    }
+}
+
+/// Largest `|f(i, c)|` over rows `i` in `from..m` other than `c` and `skip`.
+fn max_excluding(f: &[f64], m: usize, from: usize, c: usize, skip: usize) -> f64 {
+    f[c * m + from..c * m + m]
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i + from != c && i + from != skip)
+        .fold(0.0f64, |acc, (_, &v)| acc.max(v.abs()))
+}
+
+/// Tests the fully summed column `j` at step `p`: `Ok(pivot)` when a 1×1 or 2×2 pivot
+/// with it passes the threshold `u` (or it is a zero column), else `Err((ratio, pivot))`,
+/// its best candidate and how close it came (`|d| / max`, or the Duff–Reid ratio).
+fn test_column(
+    f: &[f64],
+    shape: FrontShape,
+    p: usize,
+    j: usize,
+    u: f64,
+) -> Result<Pivot, (f64, Pivot)> {
+    let m = shape.m;
+    let d = f[j * m + j];
+    let scan = scan_column(f, shape, p, j);
+    if scan.max == 0.0 {
+        // A zero column: d itself (a zero pivot when d == 0, which is exact).
+        return Ok(Pivot::One(j));
+    }
+    let ratio1 = d.abs() / scan.max;
+    if d != 0.0 && ratio1 >= u {
+        return Ok(Pivot::One(j));
+    }
+    let one = (ratio1, Pivot::One(j));
+    let Some(r) = scan.partner else {
+        return Err(one);
+    };
+    let (a, b, c) = (d, f[j * m + r], f[r * m + r]);
+    let det = a * c - b * b;
+    if det == 0.0 || !det.is_finite() {
+        return Err(one);
+    }
+    let gj = scan.max_without_partner;
+    let gr = max_excluding(f, m, p, r, j);
+    let worst = (c.abs() * gj + b.abs() * gr).max(b.abs() * gj + a.abs() * gr);
+    let ratio2 = if worst == 0.0 {
+        f64::INFINITY
+    } else {
+        det.abs() / worst
+    };
+    if ratio2 >= u {
+        Ok(Pivot::Two(j, r))
+    } else if ratio2 > ratio1 {
+        Err((ratio2, Pivot::Two(j, r)))
+    } else {
+        Err(one)
+    }
+}
+
+/// Partial `LDLᵀ` with threshold pivoting of the `k` fully summed columns of the dense
+/// front `f` (`m × m`, column-major; the fully summed columns hold all `m` rows, the rest
+/// its lower triangle) with the pivot tests of `rule`. Returns the number of pivots; the columns after them (up to `k`) are
+/// delayed. On return the pivot columns hold `L` (unit diagonal implied, `L(q + 1, q) = 0`
+/// for a 2×2 block) and `idx` the front's indices in pivot order.
+fn partial_factor(
+    f: &mut [f64],
+    shape: FrontShape,
+    idx: &mut [usize],
+    rule: PivotRule,
+    out: PivotOutput<'_>,
+) -> usize {
+    let u = rule.threshold;
+    let FrontShape { m, k } = shape;
+    // failed[j]: column j failed the tests and has not been updated since.
+    let failed = &mut out.failed[..k];
+    failed.fill(false);
+    let mut p = 0;
+    while p < k {
+        // Pivot search: the first candidate passing the threshold, else the best one.
+        // Columns that failed and have not changed since are skipped, until a search
+        // finds nothing: then every column is tested again before giving up.
+        let mut full = false;
+        let pivot = loop {
+            let mut best: Option<(f64, Pivot)> = None;
+            let mut chosen = None;
+            let mut skipped = false;
+            for (j, failed_j) in failed.iter_mut().enumerate().skip(p) {
+                if *failed_j && !full {
+                    skipped = true;
+                    continue;
+                }
+                match test_column(f, shape, p, j, u) {
+                    Ok(pv) => {
+                        chosen = Some(pv);
+                        break;
+                    }
+                    Err((ratio, pv)) => {
+                        *failed_j = true;
+                        if best.is_none_or(|(b, _)| ratio > b) {
+                            best = Some((ratio, pv));
+                        }
+                    }
+                }
+            }
+            if chosen.is_some() || !skipped {
+                break match (chosen, rule.force, best) {
+                    (Some(pv), _, _) => Some(pv),
+                    (None, true, Some((_, pv))) => Some(pv),
+                    (None, true, None) => Some(Pivot::One(p)),
+                    (None, false, _) => None,
+                };
+            }
+            full = true;
+        };
+        let Some(pivot) = pivot else { break };
+        match pivot {
+            Pivot::One(j) => {
+                swap_positions(f, shape, idx, p, j);
+                failed.swap(p, j);
+                let d = f[p * m + p];
+                out.diag[p] = d;
+                out.off[p] = 0.0;
+                out.pair[p] = false;
+                let (done, rest) = f.split_at_mut((p + 1) * m);
+                let w = &mut done[p * m..];
+                if d == 0.0 {
+                    w[p + 1..].fill(0.0);
+                } else {
+                    for j2 in p + 1..k {
+                        let wj = w[j2];
+                        if wj != 0.0 {
+                            failed[j2] = false;
+                            let x = wj / d;
+                            let col = &mut rest[(j2 - p - 1) * m..(j2 - p) * m];
+                            for (ci, &wi) in col[p + 1..].iter_mut().zip(&w[p + 1..]) {
+                                *ci -= x * wi;
+                            }
+                        }
+                    }
+                    let inv = 1.0 / d;
+                    for v in &mut w[p + 1..] {
+                        *v *= inv;
+                    }
+                }
+                p += 1;
+            }
+            Pivot::Two(j, r) => {
+                swap_positions(f, shape, idx, p, j);
+                failed.swap(p, j);
+                let r = if r == p { j } else { r };
+                swap_positions(f, shape, idx, p + 1, r);
+                failed.swap(p + 1, r);
+                let (a, b, c) = (f[p * m + p], f[p * m + p + 1], f[(p + 1) * m + p + 1]);
+                let det = a * c - b * b;
+                out.diag[p] = a;
+                out.off[p] = b;
+                out.pair[p] = true;
+                out.diag[p + 1] = c;
+                out.off[p + 1] = 0.0;
+                out.pair[p + 1] = false;
+                let (done, rest) = f.split_at_mut((p + 2) * m);
+                let (w1, w2) = done[p * m..].split_at_mut(m);
+                for j2 in p + 2..k {
+                    let (v1, v2) = (w1[j2], w2[j2]);
+                    if v1 == 0.0 && v2 == 0.0 {
+                        continue;
+                    }
+                    failed[j2] = false;
+                    let x1 = (c * v1 - b * v2) / det;
+                    let x2 = (a * v2 - b * v1) / det;
+                    let col = &mut rest[(j2 - p - 2) * m..(j2 - p - 1) * m];
+                    for ((ci, &a1), &a2) in
+                        col[p + 2..].iter_mut().zip(&w1[p + 2..]).zip(&w2[p + 2..])
+                    {
+                        *ci -= x1 * a1 + x2 * a2;
+                    }
+                }
+                for i in p + 2..m {
+                    let (v1, v2) = (w1[i], w2[i]);
+                    w1[i] = (c * v1 - b * v2) / det;
+                    w2[i] = (a * v2 - b * v1) / det;
+                }
+                w1[p + 1] = 0.0;
+                p += 2;
+            }
+        }
+    }
+    p
+}
+
+/// Column counts of `L` (diagonal included) from the row subtrees of the etree.
+fn column_counts(n: usize, ptr: &[usize], lower: &[usize], parent: &[usize]) -> Vec<usize> {
+    let mut counts = vec![1usize; n];
+    let mut mark = vec![NONE; n];
+    for k in 0..n {
+        mark[k] = k;
+        for &i in &lower[ptr[k]..ptr[k + 1]] {
+            let mut j = i;
+            while j != NONE && mark[j] != k {
+                counts[j] += 1;
+                mark[j] = k;
+                j = parent[j];
+            }
+        }
+    }
+    counts
+}
+
+/// Supernodes (fundamental, then relaxed amalgamation of contiguous child–parent pairs),
+/// their row patterns, and the assembly tree, for a postordered etree `parent` with column
+/// counts `counts` of the lower-triangle pattern (`a_ptr`, `a_idx`).
+fn build_fronts(
+    n: usize,
+    a_ptr: &[usize],
+    a_idx: &[usize],
+    parent: &[usize],
+    counts: &[usize],
+) -> Fronts {
+    let mut n_child_col = vec![0usize; n];
+    for &p in parent {
+        if p != NONE {
+            n_child_col[p] += 1;
+        }
+    }
+    // Fundamental supernodes: j joins j − 1 when it is j − 1's parent and only child, and
+    // their columns nest (count[j − 1] = count[j] + 1).
+    let mut begin = Vec::new();
+    for j in 0..n {
+        let joins =
+            j > 0 && parent[j - 1] == j && n_child_col[j] == 1 && counts[j - 1] == counts[j] + 1;
+        if !joins {
+            begin.push(j);
+        }
+    }
+    begin.push(n);
+    let nsn = begin.len() - 1;
+    let mut col_sn = vec![0usize; n];
+    for s in 0..nsn {
+        col_sn[begin[s]..begin[s + 1]].fill(s);
+    }
+    // Relaxed amalgamation: children before parents; a supernode merges into its parent when
+    // it ends right where the parent begins and the merge stores few zeros.
+    let mut first = begin[..nsn].to_vec();
+    let last: Vec<usize> = begin[1..].to_vec();
+    let below: Vec<usize> = (0..nsn).map(|s| counts[last[s] - 1] - 1).collect();
+    let mut zeros = vec![0f64; nsn];
+    let mut merged_into = vec![NONE; nsn];
+    for c in 0..nsn {
+        let pc = parent[last[c] - 1];
+        if pc == NONE {
+            continue;
+        }
+        let p = col_sn[pc];
+        if first[p] != last[c] {
+            continue;
+        }
+        let (wc, wp) = ((last[c] - first[c]) as f64, (last[p] - first[p]) as f64);
+        let extra = wc * (wp + below[p] as f64 - below[c] as f64) + zeros[c] + zeros[p];
+        let w = wc + wp;
+        let total = w * (w + 1.0) / 2.0 + w * below[p] as f64;
+        if (w as usize) <= RELAX_ALWAYS || extra <= RELAX_ZERO_FRACTION * total {
+            merged_into[c] = p;
+            first[p] = first[c];
+            zeros[p] = extra;
+        }
+    }
+    let mut fr_begin = Vec::new();
+    for s in 0..nsn {
+        if merged_into[s] == NONE {
+            fr_begin.push(first[s]);
+        }
+    }
+    fr_begin.push(n);
+    let nf = fr_begin.len() - 1;
+    for s in 0..nf {
+        col_sn[fr_begin[s]..fr_begin[s + 1]].fill(s);
+    }
+    // Row patterns (children first), assembly-tree parents.
+    let mut mark = vec![NONE; n];
+    let mut rows_ptr = vec![0usize];
+    let mut rows: Vec<usize> = Vec::new();
+    let mut fr_parent = vec![NONE; nf];
+    let mut head = vec![NONE; nf];
+    let mut next = vec![NONE; nf];
+    for s in 0..nf {
+        let (c0, c1) = (fr_begin[s], fr_begin[s + 1]);
+        let start = rows.len();
+        for j in c0..c1 {
+            for &i in &a_idx[a_ptr[j]..a_ptr[j + 1]] {
+                if i >= c1 && mark[i] != s {
+                    mark[i] = s;
+                    rows.push(i);
+                }
+            }
+        }
+        let mut child = head[s];
+        while child != NONE {
+            for t in rows_ptr[child]..rows_ptr[child + 1] {
+                let i = rows[t];
+                if i >= c1 && mark[i] != s {
+                    mark[i] = s;
+                    rows.push(i);
+                }
+            }
+            child = next[child];
+        }
+        rows[start..].sort_unstable();
+        rows_ptr.push(rows.len());
+        if let Some(&r) = rows.get(start) {
+            let p = col_sn[r];
+            fr_parent[s] = p;
+            next[s] = head[p];
+            head[p] = s;
+        }
+    }
+    // Postorder of the assembly tree (children in increasing order).
+    let mut n_children = vec![0usize; nf];
+    for &p in &fr_parent {
+        if p != NONE {
+            n_children[p] += 1;
+        }
+    }
+    let mut kids_ptr = vec![0usize; nf + 1];
+    for s in 0..nf {
+        kids_ptr[s + 1] = kids_ptr[s] + n_children[s];
+    }
+    let mut kids = vec![0usize; kids_ptr[nf]];
+    let mut fill = kids_ptr[..nf].to_vec();
+    for (s, &p) in fr_parent.iter().enumerate() {
+        if p != NONE {
+            kids[fill[p]] = s;
+            fill[p] += 1;
+        }
+    }
+    let mut order = Vec::with_capacity(nf);
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    for root in (0..nf).filter(|&s| fr_parent[s] == NONE) {
+        stack.push((root, kids_ptr[root]));
+        while let Some(top) = stack.last_mut() {
+            let (s, at) = *top;
+            if at < kids_ptr[s + 1] {
+                top.1 += 1;
+                stack.push((kids[at], kids_ptr[kids[at]]));
+            } else {
+                stack.pop();
+                order.push(s);
+            }
+        }
+    }
+    Fronts {
+        begin: fr_begin,
+        rows_ptr,
+        rows,
+        n_children,
+        is_root: fr_parent.iter().map(|&p| p == NONE).collect(),
+        order,
+    }
+}
+
+impl SymmetricSolver for MultifrontalLdlt {
+    fn analyze(
+        &mut self,
+        n: usize,
+        col_ptr: &[usize],
+        row_idx: &[usize],
+    ) -> Result<(), LinalgError> {
+        self.analyze_impl(n, col_ptr, row_idx)
+    }
+
+    fn factorize(&mut self, values: &[f64]) -> Result<FactorStatus, LinalgError> {
+        self.factorize_impl(values)
+    }
+
+    fn solve_in_place(&mut self, rhs: &mut [f64]) -> Result<(), LinalgError> {
+        self.solve_many_in_place(rhs, 1)
+    }
+
+    fn solve_many_in_place(&mut self, rhs: &mut [f64], nrhs: usize) -> Result<(), LinalgError> {
+        if !self.factored {
+            return Err(LinalgError::InvalidState(
+                "solve called without a successful factorization".into(),
+            ));
+        }
+        check_len("solve rhs (n * nrhs)", self.n * nrhs, rhs.len())?;
+        if self.n == 0 {
+            return Ok(());
+        }
+        for col in rhs.chunks_exact_mut(self.n) {
+            self.solve_one(col);
+        }
+        Ok(())
+    }
+
+    fn provides_inertia(&self) -> bool {
+        true
+    }
+
+    fn inertia(&self) -> Option<Inertia> {
+        self.inertia
+    }
+
+    fn delayed_pivots(&self) -> usize {
+        self.delayed
+    }
+}

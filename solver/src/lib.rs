@@ -96,10 +96,12 @@
 //!    bounds, second-order corrections, the filter-reset heuristic, tiny-step handling and
 //!    an optional watchdog; NaN/∞ from a callback at a trial point only shortens the step;
 //! 5. when the step size falls below α_min, the ℓ1 feasibility-restoration problem
-//!    ([`models::RestoOnDevice`]) is solved by the same machinery until the original filter
-//!    accepts a point (its KKT backend and symbolic analysis are made at the first phase
-//!    and kept for the later ones and for re-solves); if it converges to an infeasible
-//!    stationary point the problem is reported [`Status::InfeasibleProblemDetected`].
+//!    ([`models::RestoOnDevice`]) is solved by the same machinery until a point lowers both
+//!    θ and the largest violation `‖c‖_∞` by `required_infeasibility_reduction` and the
+//!    original filter accepts it (its KKT backend and symbolic analysis are made at the
+//!    first phase and kept for the later ones and for re-solves); if it converges to an
+//!    infeasible stationary point the problem is reported
+//!    [`Status::InfeasibleProblemDetected`].
 //!
 //! Initialization follows Ipopt: `bound_push`/`bound_frac`, slacks at `g(x0)`, least-squares
 //! multipliers (dropped above `constr_mult_init_max`), `z0 = 1`, gradient-based NLP scaling

@@ -617,8 +617,11 @@ options_table! {
         // ---------------------------------------------------------------- restoration
         /// Penalty ρ of the ℓ1 restoration problem.
         resto_penalty_parameter: f64 = 1000.0, (x > 0);
-        /// Restoration ends once θ fell below this fraction of its value at entry and the
-        /// original filter accepts the point.
+        /// Restoration ends at a point where both θ = `‖c‖_1` and the largest constraint
+        /// violation `‖c‖_∞` fell below this fraction of their values at entry (`‖c‖_∞`:
+        /// or below `min(tol, constr_viol_tol)`) and that the original filter accepts
+        /// (Ipopt measures the reduction in `‖c‖_∞` only; requiring both keeps a phase
+        /// that only moves the violation onto fewer rows from ending).
         required_infeasibility_reduction: f64 = 0.9, (0 <= x < 1);
         /// Whether the feasibility restoration phase may run.
         restoration: bool = true, (any);

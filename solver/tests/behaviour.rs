@@ -447,6 +447,23 @@ fn edge_cases_do_not_panic() {
 }
 
 #[test]
+fn infeasibility_moved_onto_fewer_rows_is_detected() {
+    // The restoration phase lowers θ = ‖c‖_1 by 17 % while the largest violation grows
+    // (`parallel_rows_infeasible`); ending the phase there let the main phase return to
+    // the stall, and the solve cycled through short phases (526 iterations before the
+    // phase had to lower ‖c‖_∞ as well). Now the phase converges to the minimizer of the
+    // violation.
+    let r = solve(&parallel_rows_infeasible(), &quiet()).unwrap();
+    println!(
+        "parallel rows: {:?} iters {} restorations {}",
+        r.status, r.iterations, r.restorations
+    );
+    assert_eq!(r.status, Status::InfeasibleProblemDetected);
+    assert!(r.iterations <= 30, "{} iterations", r.iterations);
+    assert_eq!(r.restorations, 1);
+}
+
+#[test]
 fn logging_at_every_level() {
     use simdnlp_solver::PrintLevel;
     let sub = tracing_subscriber::fmt()

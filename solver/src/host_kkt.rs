@@ -20,7 +20,7 @@ use crate::device_kkt::CondensedOnDevice;
 use crate::evaluate::DeviceNlp;
 use crate::evaluation::{Evaluation, FactorizationCause, Phase};
 use crate::layout::Layout;
-use crate::options::{KktKind, LinearSolverKind, Options, OrderingKind};
+use crate::options::{InertiaConfirmation, KktKind, LinearSolverKind, Options, OrderingKind};
 use crate::result::{CallbackCounts, SolverError};
 use simdnlp_device::{Device, HostBuffers};
 use simdnlp_linalg::condensed::CondensedKkt;
@@ -77,6 +77,12 @@ pub struct HostKktBackend<D: Device + HostBuffers> {
     /// The previous step used the paired LBLᵀ: a second such step in a row makes the
     /// switch permanent.
     paired_last_step: bool,
+    /// The multifrontal LDLᵀ with threshold pivoting that confirms LDLᵀ's wrong inertia
+    /// at δ_w = 0 (`inertia_confirmation`, see [`confirm_inertia`]), built on first need.
+    confirmation: Option<Box<dyn SymmetricSolver>>,
+    /// `confirmation` holds a factor with the correct inertia of the last factorized
+    /// matrix: the solves use it (cleared by the next factorization and the next step).
+    use_confirmation: bool,
     /// What `solver` last factorized in this step: `(δ_w, δ_c, hessian)` and the status it
     /// gave (`None` when its factor is not of this step or not valid). Within a step Σ, the
     /// Hessian and the Jacobian values are fixed ([`Backend::kkt_reset_quality`] starts a
@@ -159,6 +165,8 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
             paired: None,
             paired_in_use: false,
             paired_last_step: false,
+            confirmation: None,
+            use_confirmation: false,
             solver_matrix: None,
             cause: FactorizationCause::default(),
             pivoting_requested: false,
@@ -234,6 +242,23 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
         Ok(())
     }
 
+    /// The factorization that serves the solves: the multifrontal `confirmation` while
+    /// `use_confirmation`, the LBLᵀ fallback `pivoting` while `use_pivoting`, else the
+    /// configured `solver` (the paired LBLᵀ while swapped in).
+    fn active(&mut self) -> &mut dyn SymmetricSolver {
+        if self.use_confirmation
+            && let Some(c) = self.confirmation.as_mut()
+        {
+            return c.as_mut();
+        }
+        if self.use_pivoting
+            && let Some(p) = self.pivoting.as_mut()
+        {
+            return p.as_mut();
+        }
+        self.solver.as_mut()
+    }
+
     /// Solve with the factorization only (no refinement): `v ← K⁻¹ v` (for the condensed
     /// form: reduce on the device, solve, expand on the device).
     fn raw_solve(&mut self, v: &mut [f64]) -> Result<(), SolverError> {
@@ -241,8 +266,7 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
         self.eval.counts.solves += 1;
         match &mut self.kkt {
             Kkt::Augmented { .. } => {
-                active(&mut self.solver, &mut self.pivoting, self.use_pivoting)
-                    .solve_in_place(v)?;
+                self.active().solve_in_place(v)?;
             }
             Kkt::Condensed(on_device) => {
                 // v = (bx, bs, by): row j has slack j (condensed layouts put every row in
@@ -298,6 +322,9 @@ pub(crate) struct FactorizationChoice {
     pub zero_pivot_perturbation: f64,
     /// Pivot threshold of the multifrontal LDLᵀ, see `Options::pivot_threshold`.
     pub pivot_threshold: f64,
+    /// Whether LDLᵀ's wrong (or singular) inertia at δ_w = 0 is confirmed by the
+    /// multifrontal LDLᵀ, see `Options::inertia_confirmation`.
+    pub inertia_confirmation: InertiaConfirmation,
 }
 
 impl FactorizationChoice {
@@ -309,6 +336,7 @@ impl FactorizationChoice {
             ordering: opts.ordering,
             zero_pivot_perturbation: opts.zero_pivot_perturbation,
             pivot_threshold: opts.pivot_threshold,
+            inertia_confirmation: opts.inertia_confirmation,
         }
     }
 }
@@ -400,18 +428,71 @@ fn paired_solver(
     Ok(solver)
 }
 
-/// The factorization in use: the LBLᵀ fallback `pivoting` while `use_pivoting` is on,
-/// else the configured `solver` (fields passed separately so the KKT values stay
-/// borrowable).
-fn active<'a>(
-    solver: &'a mut Box<dyn SymmetricSolver>,
-    pivoting: &'a mut Option<Box<dyn SymmetricSolver>>,
-    use_pivoting: bool,
-) -> &'a mut dyn SymmetricSolver {
-    match (pivoting, use_pivoting) {
-        (Some(p), true) => p.as_mut(),
-        _ => solver.as_mut(),
+/// Multifrontal LDLᵀ with threshold pivoting (`linear_solver = multifrontal`) with
+/// `choice`'s other settings, analyzed on `asm`'s pattern (`nk = (nw, m)`) with the
+/// KKT-matched ordering: the factorization that confirms LDLᵀ's inertia
+/// (`inertia_confirmation`, see [`confirm_inertia`]).
+fn confirmation_solver(
+    choice: &FactorizationChoice,
+    nk: (usize, usize),
+    asm: &SymAssembly,
+) -> Result<Box<dyn SymmetricSolver>, SolverError> {
+    let multifrontal = FactorizationChoice {
+        kind: LinearSolverKind::Multifrontal,
+        ..*choice
+    };
+    let mut solver = make_solver(&multifrontal, false, nk.0)?;
+    solver.analyze(nk.0 + nk.1, asm.col_ptr(), asm.row_idx())?;
+    Ok(solver)
+}
+
+/// Re-factorizes `values` (the matrix that LDLᵀ without pivoting just factorized at
+/// δ_w = 0 with the verdict `ldlt_status`) with the multifrontal LDLᵀ `confirmation`
+/// (built on first call) when `choice.inertia_confirmation` asks for it; returns its status
+/// when its inertia is correct, so that its factor serves the solves of this matrix
+/// (counted in `factorizations`, `factorizations_pivoting`, `inertia_confirmations` and
+/// `inertia_confirmed`), `None` when not asked or not confirmed (LDLᵀ's verdict stands).
+///
+/// Why: LDLᵀ without pivoting on the static KKT-matched ordering takes every pivot as it
+/// comes; a tiny pivot of the wrong sign (cancellation, growth) miscounts the inertia of a
+/// matrix whose inertia is correct, and the inertia correction then adds a δ_w that a
+/// pivoting factorization (Ipopt's MUMPS) does not need (case2869_pegase).
+fn confirm_inertia(
+    confirmation: &mut Option<Box<dyn SymmetricSolver>>,
+    choice: &FactorizationChoice,
+    ldlt_status: KktStatus,
+    asm: &SymAssembly,
+    values: &[f64],
+    nk: (usize, usize),
+    counts: &mut CallbackCounts,
+) -> Result<Option<FactorStatus>, SolverError> {
+    let asked = match (choice.inertia_confirmation, ldlt_status) {
+        (InertiaConfirmation::None, _) | (_, KktStatus::Correct) => false,
+        (_, KktStatus::WrongInertia) => true,
+        (InertiaConfirmation::MultifrontalSingular, KktStatus::Singular) => true,
+        (_, KktStatus::Singular) => false,
+    };
+    if !asked {
+        return Ok(None);
     }
+    let factor = match confirmation {
+        Some(f) => f,
+        // built once per backend, on first need (this allocates the third factor)
+        None => confirmation.insert(confirmation_solver(choice, nk, asm)?),
+    };
+    counts.factorizations += 1;
+    counts.factorizations_pivoting += 1;
+    counts.inertia_confirmations += 1;
+    let st = factor.factorize(values)?;
+    let status = verdict(st, factor.as_ref(), nk);
+    tracing::debug!(?ldlt_status, ?status, inertia = ?factor.inertia(), "inertia confirmation");
+    if status != KktStatus::Correct {
+        // (an accepted factor's delayed pivots are counted as the factor in use's)
+        counts.delayed_pivots += factor.delayed_pivots();
+        return Ok(None);
+    }
+    counts.inertia_confirmed += 1;
+    Ok(Some(st))
 }
 
 /// Factorizes `values` (the matrix of parameters `params = (δ_w, δ_c, hessian)`) with
@@ -461,6 +542,19 @@ fn classify(
             Some(_) => KktStatus::WrongInertia,
             None => KktStatus::Correct,
         },
+    }
+}
+
+/// The inertia-correction verdict on `factor`'s last factorization, of status `st`:
+/// [`classify`], except that where static pivoting replaced exact zero pivots and the
+/// perturbed factor does not have the inertia of a KKT matrix, the exact zero pivot is
+/// reported as before (singular: δ_c first), not the perturbed factor's count.
+fn verdict(st: FactorStatus, factor: &dyn SymmetricSolver, nk: (usize, usize)) -> KktStatus {
+    match classify(st, factor.inertia(), nk) {
+        status if status != KktStatus::Correct && factor.perturbed_pivots() > 0 => {
+            KktStatus::Singular
+        }
+        status => status,
     }
 }
 
@@ -517,6 +611,7 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
             // FactorizationCause.
             s.cause.factorized(&mut s.eval.counts, s.pivoting_requested);
             s.pivoting_requested = false;
+            s.use_confirmation = false;
             s.delta = (delta_w, delta_c);
             for (d, v) in s.diag_w.iter_mut().zip(sigma) {
                 *d = v + delta_w;
@@ -587,7 +682,7 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                                 && row_idx.get(col_ptr[r]) == Some(&r)
                                 && s.kvals[col_ptr[r]] == 0.0
                         });
-                        match zero_diagonal_pivot {
+                        let st = match zero_diagonal_pivot {
                             Some(row)
                                 if st == FactorStatus::Singular
                                     && delta_w == 0.0
@@ -634,6 +729,25 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                                 )?
                             }
                             _ => st,
+                        };
+                        if delta_w == 0.0
+                            && s.factorization.kind == LinearSolverKind::Ldlt
+                            && !s.paired_in_use
+                        {
+                            let ldlt_status = verdict(st, s.solver.as_ref(), nk);
+                            let confirmed = confirm_inertia(
+                                &mut s.confirmation,
+                                &s.factorization,
+                                ldlt_status,
+                                asm,
+                                &s.kvals,
+                                nk,
+                                &mut s.eval.counts,
+                            )?;
+                            s.use_confirmation = confirmed.is_some();
+                            confirmed.unwrap_or(st)
+                        } else {
+                            st
                         }
                     }
                 }
@@ -664,9 +778,11 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                     _ => KktStatus::WrongInertia,
                 });
             }
-            let factor = active(&mut s.solver, &mut s.pivoting, s.use_pivoting);
+            let (pivoting, confirmed) = (s.use_pivoting, s.use_confirmation);
+            let factor = s.active();
             let (inertia, perturbed) = (factor.inertia(), factor.perturbed_pivots());
             let delayed = factor.delayed_pivots();
+            let status = verdict(st, factor, nk);
             s.eval.counts.delayed_pivots += delayed;
             tracing::trace!(
                 ?st,
@@ -675,16 +791,11 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                 delayed,
                 delta_w,
                 delta_c,
-                pivoting = s.use_pivoting,
+                pivoting,
+                confirmed,
                 "KKT factorization"
             );
-            Ok(match classify(st, inertia, nk) {
-                // Static pivoting replaced exact zero pivots but the perturbed factor does
-                // not have the inertia of a KKT matrix: report the exact zero pivot as
-                // before (singular: δ_c first), not as the perturbed factor's count.
-                status if status != KktStatus::Correct && perturbed > 0 => KktStatus::Singular,
-                status => status,
-            })
+            Ok(status)
         })
     }
 
@@ -722,6 +833,7 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
         }
         self.solver_matrix = None;
         self.use_pivoting = false;
+        self.use_confirmation = false;
         self.pivoting_tried = false;
         self.cause.reset();
         self.pivoting_requested = false;

@@ -154,9 +154,9 @@ pub use derivative_check::{
 };
 pub use drive::{CancelToken, Hooks, IterationCallback, IterationRecord};
 pub use options::{
-    CudssKind, CudssReorderingKind, DeviceKind, FixedVariableTreatment, KktKind, LinearSolverKind,
-    MuStrategy, OPTIONS, OptionError, OptionInfo, OptionKind, Options, OrderingKind, PrintLevel,
-    ValidRange,
+    CudssKind, CudssReorderingKind, DeviceKind, FixedVariableTreatment, InertiaConfirmation,
+    KktKind, LinearSolverKind, MuStrategy, OPTIONS, OptionError, OptionInfo, OptionKind, Options,
+    OrderingKind, PrintLevel, ValidRange,
 };
 pub use result::{CallbackCounts, SolveResult, SolverError, Status, Timings};
 pub use size::ProblemSize;

@@ -270,6 +270,29 @@ pub enum LinearSolverKind {
     Multifrontal,
 }
 
+/// Whether a second, pivoting factorization confirms the inertia that LDLᵀ without
+/// pivoting (`linear_solver = ldlt`) reports at δ_w = 0 before the inertia correction
+/// perturbs the Hessian (`inertia_confirmation`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
+pub enum InertiaConfirmation {
+    /// LDLᵀ's inertia decides (the default).
+    #[default]
+    None,
+    /// When LDLᵀ reports the wrong inertia at δ_w = 0, the same matrix is factorized by
+    /// the multifrontal LDLᵀ with threshold pivoting ([`LinearSolverKind::Multifrontal`],
+    /// built once per KKT backend on first need); where its inertia is correct, its factor
+    /// serves this step's solves and δ_w stays 0 (LDLᵀ again from the next
+    /// factorization). LDLᵀ without pivoting can miscount the inertia of an indefinite
+    /// matrix (tiny pivots of the wrong sign, growth); Ipopt's MUMPS, which pivots, takes
+    /// δ_w = 0 there.
+    Multifrontal,
+    /// As `multifrontal`, and also when LDLᵀ reports a singular matrix at δ_w = 0 (an
+    /// exact zero or a non-finite pivot, other than the zero-diagonal variables that the
+    /// paired LBLᵀ handles), before δ_c is added.
+    MultifrontalSingular,
+}
+
 /// Which cuDSS factorization backs the condensed system on `device = cuda`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[non_exhaustive]
@@ -560,6 +583,14 @@ options_table! {
         /// is more stable (entries of `L` below `1/u`) with more delays; ignored by the
         /// other factorizations.
         pivot_threshold: f64 = 0.01, (0 <= x <= 1);
+        /// `none`, `multifrontal` or `multifrontal_singular` ([`InertiaConfirmation`]):
+        /// whether the multifrontal LDLᵀ with threshold pivoting re-factorizes a matrix
+        /// whose inertia `linear_solver = ldlt` reports wrong (and, with
+        /// `multifrontal_singular`, singular) at δ_w = 0, so that its correct inertia
+        /// spares the Hessian perturbation (counted in `CallbackCounts::inertia_confirmations`
+        /// and `inertia_confirmed`). Ignored by the other factorizations and by
+        /// `kkt = condensed`.
+        inertia_confirmation: InertiaConfirmation = InertiaConfirmation::None, (any);
         /// Static pivoting of the augmented system's LDLᵀ (no pivoting): an exact zero
         /// pivot of a primal row is replaced by this times `max|K_ij|` and counted
         /// positive, and iterative refinement against `K` recovers the solution; `0` (the

@@ -109,7 +109,8 @@ pub struct CallbackCounts {
     pub factorizations_accuracy: usize,
     /// Of [`CallbackCounts::factorizations`]: Bunch–Kaufman LBLᵀ re-factorizations after
     /// an inaccurate LDLᵀ solve (Ipopt's `IncreaseQuality`), with the LDLᵀ repeat when
-    /// LBLᵀ's inertia is rejected, and the paired LBLᵀ repeats (`paired_repeats`).
+    /// LBLᵀ's inertia is rejected, the paired LBLᵀ repeats (`paired_repeats`) and the
+    /// multifrontal inertia confirmations (`inertia_confirmations`).
     #[serde(default)]
     pub factorizations_pivoting: usize,
     /// Switches of a KKT backend from LDLᵀ without pivoting to the paired LBLᵀ
@@ -126,6 +127,16 @@ pub struct CallbackCounts {
     /// one: `pivoting_switches`). Also counted in `factorizations_pivoting`.
     #[serde(default)]
     pub paired_repeats: usize,
+    /// Factorizations repeated with the multifrontal LDLᵀ (threshold pivoting) after LDLᵀ
+    /// without pivoting reported the wrong inertia (or, with `inertia_confirmation =
+    /// multifrontal_singular`, a singular matrix) at δ_w = 0 (`inertia_confirmation`).
+    /// Also counted in `factorizations_pivoting`.
+    #[serde(default)]
+    pub inertia_confirmations: usize,
+    /// Of [`CallbackCounts::inertia_confirmations`]: those whose inertia was correct, so
+    /// that the step was computed with the multifrontal factor at δ_w = 0.
+    #[serde(default)]
+    pub inertia_confirmed: usize,
     /// Triangular solves with a KKT factor (one forward and one backward substitution
     /// each; every solve of the condensed form is one), refinement included.
     #[serde(default)]
@@ -170,6 +181,8 @@ impl CallbackCounts {
             factorizations_pivoting: self.factorizations_pivoting - earlier.factorizations_pivoting,
             pivoting_switches: self.pivoting_switches - earlier.pivoting_switches,
             paired_repeats: self.paired_repeats - earlier.paired_repeats,
+            inertia_confirmations: self.inertia_confirmations - earlier.inertia_confirmations,
+            inertia_confirmed: self.inertia_confirmed - earlier.inertia_confirmed,
             solves: self.solves - earlier.solves,
             solves_refinement: self.solves_refinement - earlier.solves_refinement,
             solves_soc: self.solves_soc - earlier.solves_soc,
@@ -192,6 +205,8 @@ impl std::ops::AddAssign for CallbackCounts {
         self.factorizations_pivoting += other.factorizations_pivoting;
         self.pivoting_switches += other.pivoting_switches;
         self.paired_repeats += other.paired_repeats;
+        self.inertia_confirmations += other.inertia_confirmations;
+        self.inertia_confirmed += other.inertia_confirmed;
         self.solves += other.solves;
         self.solves_refinement += other.solves_refinement;
         self.solves_soc += other.solves_soc;

@@ -113,6 +113,41 @@ fn nonconvex_problem_uses_inertia_correction() {
     );
 }
 
+/// `inertia_confirmation = multifrontal` re-factorizes with the multifrontal LDLᵀ every
+/// matrix whose inertia LDLᵀ reports wrong at δ_w = 0; on a genuinely nonconvex problem
+/// it agrees with LDLᵀ, so the solve takes the same path as without it, with one counted
+/// repeat per confirmation.
+#[test]
+fn inertia_confirmation_agrees_on_a_genuinely_wrong_inertia() {
+    let m = AdModel::new(
+        "double well",
+        [0.1, 0.0],
+        Bounds([-INF; 2], [INF; 2]),
+        Bounds(vec![-5.0], vec![INF]),
+        |x| (x[0].sq() - 1.0).sq() + (x[1] - 0.5).sq(),
+        |x, c| c.push(x[0] + x[1]),
+    );
+    let plain = solve(&m, &quiet()).unwrap();
+    let mut opts = quiet();
+    opts.set("inertia_confirmation", "multifrontal").unwrap();
+    let r = solve(&m, &opts).unwrap();
+    let c = r.counts;
+    println!("confirmed: {c:?}");
+    assert_eq!(r.status, Status::SolveSucceeded);
+    assert_eq!(r.iterations, plain.iterations);
+    assert!(c.inertia_confirmations > 0);
+    assert_eq!(c.inertia_confirmed, 0);
+    assert_eq!(
+        c.factorizations - c.inertia_confirmations,
+        plain.counts.factorizations
+    );
+    assert_eq!(
+        c.factorizations_pivoting - c.inertia_confirmations,
+        plain.counts.factorizations_pivoting
+    );
+    assert_eq!(r.x, plain.x);
+}
+
 /// Free variables without curvature (states `y` summing controls `x`, the last one in the
 /// objective linearly: the shape of COPS glider's altitude and chain's states) give the KKT
 /// matrix zero diagonals at δ_w = 0. It is nonsingular with the right inertia, but LDLᵀ

@@ -577,6 +577,8 @@ mod tests {
             "factorizations_pivoting",
             "pivoting_switches",
             "paired_repeats",
+            "inertia_confirmations",
+            "inertia_confirmed",
             "solves",
             "solves_refinement",
             "solves_soc",

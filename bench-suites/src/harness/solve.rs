@@ -161,6 +161,11 @@ pub struct SolveCounts {
     /// Factorizations repeated with the paired LBLᵀ after such a zero pivot (the switching
     /// one included).
     pub paired_repeats: usize,
+    /// Factorizations repeated with the multifrontal LDLᵀ to confirm LDLᵀ's wrong (or
+    /// singular) inertia at δ_w = 0 (`--option inertia_confirmation=multifrontal`).
+    pub inertia_confirmations: usize,
+    /// Of `inertia_confirmations`: those that found the inertia correct (δ_w = 0 kept).
+    pub inertia_confirmed: usize,
     /// Triangular solves (forward + backward substitution) with a KKT factor, every
     /// cause.
     pub solves: usize,
@@ -379,6 +384,8 @@ impl SolveBackend for SimdnlpSolver {
                 factorizations_pivoting: r.counts.factorizations_pivoting,
                 pivoting_switches: r.counts.pivoting_switches,
                 paired_repeats: r.counts.paired_repeats,
+                inertia_confirmations: r.counts.inertia_confirmations,
+                inertia_confirmed: r.counts.inertia_confirmed,
                 solves: r.counts.solves,
                 solves_refinement: r.counts.solves_refinement,
                 solves_soc: r.counts.solves_soc,

@@ -4,8 +4,8 @@
 use std::fmt;
 
 use super::{
-    CudssKind, CudssReorderingKind, DeviceKind, FixedVariableTreatment, KktKind, LinearSolverKind,
-    MuStrategy, OrderingKind, PrintLevel,
+    CudssKind, CudssReorderingKind, DeviceKind, FixedVariableTreatment, InertiaConfirmation,
+    KktKind, LinearSolverKind, MuStrategy, OrderingKind, PrintLevel,
 };
 use crate::derivative_check::DerivativeTest;
 
@@ -205,6 +205,11 @@ choice_value!(LinearSolverKind, [
     "lblt" => LinearSolverKind::Lblt,
     "lblt_paired" => LinearSolverKind::LbltPaired,
     "multifrontal" => LinearSolverKind::Multifrontal,
+]);
+choice_value!(InertiaConfirmation, [
+    "none" => InertiaConfirmation::None,
+    "multifrontal" => InertiaConfirmation::Multifrontal,
+    "multifrontal_singular" => InertiaConfirmation::MultifrontalSingular,
 ]);
 choice_value!(CudssKind, ["ldlt" => CudssKind::Ldlt, "cholesky" => CudssKind::Cholesky]);
 choice_value!(CudssReorderingKind, [

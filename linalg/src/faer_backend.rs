@@ -63,10 +63,7 @@ use faer::sparse::linalg::cholesky::{
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMat, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par, Side, Spec};
 
-use crate::ordering::{
-    AUTO_MAX_FLOP_RATIO, AUTO_MIN_FLOPS_PER_ROW, FillMethod, FillOrdering, candidate_methods,
-    candidate_ordering, invert,
-};
+use crate::ordering::{FillMethod, FillOrdering, best_candidate, candidate_ordering, invert};
 use crate::sparse::{check_csc, check_len};
 use crate::{FactorStatus, Inertia, LinalgError, SymmetricSolver};
 
@@ -285,16 +282,9 @@ impl Core {
         };
         // One candidate ordering, or for `Auto` AMD and then, when AMD's factorization is
         // expensive, nested dissection, kept when it predicts clearly fewer flops.
-        let methods = candidate_methods(self.ordering);
-        let auto = methods.len() > 1;
-        let mut best: Option<(FillMethod, f64, SymbolicCholesky<usize>)> = None;
-        for method in methods {
-            if let Some((_, f, _)) = &best
-                && *f < AUTO_MIN_FLOPS_PER_ROW * n as f64
-            {
-                break;
-            }
-            let custom = candidate_ordering(self.ordering, method, n, col_ptr, row_idx)?;
+        let ordering = self.ordering;
+        let (method, flops, first) = best_candidate(ordering, n, |method| {
+            let custom = candidate_ordering(ordering, method, n, col_ptr, row_idx)?;
             let symbolic = match &custom {
                 None => factorize_symbolic_cholesky(
                     pattern,
@@ -313,21 +303,8 @@ impl Core {
                 }
             }
             .map_err(|e| backend_err("symbolic factorization", e))?;
-            let flops = predicted_flops(&symbolic);
-            let keep = match &best {
-                None => true,
-                Some((_, f, _)) if auto => flops <= AUTO_MAX_FLOP_RATIO * f,
-                Some((_, f, _)) => flops < *f,
-            };
-            if keep {
-                best = Some((method, flops, symbolic));
-            }
-        }
-        let Some((method, flops, first)) = best else {
-            return Err(LinalgError::InvalidState(
-                "no candidate fill-reducing ordering".into(),
-            ));
-        };
+            Ok((predicted_flops(&symbolic), symbolic))
+        })?;
         self.method_used = Some(method);
         self.flops = flops;
         let supernodal = matches!(first.raw(), SymbolicCholeskyRaw::Supernodal(_));

@@ -75,9 +75,8 @@ use faer::{Accum, MatMut, MatRef, Par, Side};
 
 use crate::faer_backend::{check_non_negative, count, permute_pattern};
 use crate::ordering::{
-    AUTO_MAX_FLOP_RATIO, AUTO_MIN_FLOPS_PER_ROW, FillMethod, FillOrdering, amd_ordering,
-    candidate_methods, candidate_ordering, earlier_neighbours, elimination_tree, etree_postorder,
-    invert,
+    FillMethod, FillOrdering, amd_ordering, best_candidate, candidate_ordering, earlier_neighbours,
+    elimination_tree, etree_postorder, invert,
 };
 use crate::sparse::{check_csc, check_len};
 use crate::{FactorStatus, Inertia, LinalgError, SymmetricSolver};
@@ -359,16 +358,9 @@ impl MultifrontalLdlt {
         self.n = n;
         self.input_nnz = row_idx.len();
         // Candidate orderings (two for `Auto`), each postordered; keep the cheaper one.
-        let methods = candidate_methods(self.ordering);
-        let auto = methods.len() > 1;
-        let mut best: Option<(FillMethod, f64, Vec<usize>)> = None;
-        for method in methods {
-            if let Some((_, f, _)) = &best
-                && *f < AUTO_MIN_FLOPS_PER_ROW * n as f64
-            {
-                break;
-            }
-            let fwd = match candidate_ordering(self.ordering, method, n, col_ptr, row_idx)? {
+        let ordering = self.ordering;
+        let (method, flops, fwd) = best_candidate(ordering, n, |method| {
+            let fwd = match candidate_ordering(ordering, method, n, col_ptr, row_idx)? {
                 Some(fwd) => fwd,
                 None => amd_ordering(n, col_ptr, row_idx)?,
             };
@@ -378,20 +370,8 @@ impl MultifrontalLdlt {
             let parent = elimination_tree(n, &ptr, &lower);
             let counts = column_counts(n, &ptr, &lower, &parent);
             let flops: f64 = counts.iter().map(|&c| (c as f64) * (c as f64)).sum();
-            let keep = match &best {
-                None => true,
-                Some((_, f, _)) if auto => flops <= AUTO_MAX_FLOP_RATIO * f,
-                Some((_, f, _)) => flops < *f,
-            };
-            if keep {
-                best = Some((method, flops, fwd));
-            }
-        }
-        let Some((method, flops, fwd)) = best else {
-            return Err(LinalgError::InvalidState(
-                "no candidate fill-reducing ordering".into(),
-            ));
-        };
+            Ok((flops, fwd))
+        })?;
         self.method_used = Some(method);
         self.flops = flops;
         self.fill_inv = invert(&fwd);

@@ -588,6 +588,38 @@ pub const AUTO_MIN_FLOPS_PER_ROW: f64 = 300.0;
 /// bearing:320x320 0.58 and faster solves).
 pub const AUTO_MAX_FLOP_RATIO: f64 = 0.75;
 
+/// The candidate ordering an analysis keeps: `analyze` computes each method of
+/// [`candidate_methods`] in turn and returns its predicted factorization flops with its
+/// analysis. For [`FillMethod::Auto`] nested dissection is tried only when AMD predicts at
+/// least [`AUTO_MIN_FLOPS_PER_ROW`] flops per row, and kept when it predicts at most
+/// [`AUTO_MAX_FLOP_RATIO`] of AMD's flops. Returns the method, its flops and its analysis.
+pub(crate) fn best_candidate<T>(
+    ordering: FillOrdering,
+    n: usize,
+    mut analyze: impl FnMut(FillMethod) -> Result<(f64, T), LinalgError>,
+) -> Result<(FillMethod, f64, T), LinalgError> {
+    let methods = candidate_methods(ordering);
+    let auto = methods.len() > 1;
+    let mut best: Option<(FillMethod, f64, T)> = None;
+    for method in methods {
+        if let Some((_, f, _)) = &best
+            && *f < AUTO_MIN_FLOPS_PER_ROW * n as f64
+        {
+            break;
+        }
+        let (flops, analysis) = analyze(method)?;
+        let keep = match &best {
+            None => true,
+            Some((_, f, _)) if auto => flops <= AUTO_MAX_FLOP_RATIO * f,
+            Some((_, f, _)) => flops < *f,
+        };
+        if keep {
+            best = Some((method, flops, analysis));
+        }
+    }
+    best.ok_or_else(|| LinalgError::InvalidState("no candidate fill-reducing ordering".into()))
+}
+
 /// The base methods `ordering` tries, in order (AMD first for [`FillMethod::Auto`]).
 pub(crate) fn candidate_methods(ordering: FillOrdering) -> Vec<FillMethod> {
     let method = match ordering {

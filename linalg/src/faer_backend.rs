@@ -193,6 +193,22 @@ pub(crate) fn count(inertia: &mut Inertia, d: f64, tol: f64) {
     }
 }
 
+/// The eigenvalues of `[[a, b], [b, c]]`, the larger in magnitude first. The smaller one
+/// is `det / big`: the textbook `mean − rad` loses it entirely to cancellation when the
+/// diagonal entries differ by many orders of magnitude (a barrier diagonal of 1e12 paired
+/// with a constraint's −1e−9), which would count a nonzero eigenvalue as zero.
+pub(crate) fn pair_eigenvalues(a: f64, b: f64, c: f64) -> (f64, f64) {
+    let mean = 0.5 * (a + c);
+    let rad = (0.5 * (a - c)).hypot(b);
+    let big = if mean >= 0.0 { mean + rad } else { mean - rad };
+    let det = a * c - b * b;
+    if big == 0.0 {
+        (0.0, 0.0)
+    } else {
+        (big, det / big)
+    }
+}
+
 impl Core {
     fn new(kind: Kind, par: Parallelism) -> Self {
         Self {
@@ -841,10 +857,9 @@ fn lblt_inertia(
                 if !(a.is_finite() && b.is_finite() && c.is_finite()) {
                     return None;
                 }
-                let mean = 0.5 * (a + c);
-                let rad = (0.5 * (a - c)).hypot(b);
-                count(&mut inertia, mean + rad, tol);
-                count(&mut inertia, mean - rad, tol);
+                let (big, small) = pair_eigenvalues(a, b, c);
+                count(&mut inertia, big, tol);
+                count(&mut inertia, small, tol);
                 j += 2;
             }
         }
@@ -1059,5 +1074,28 @@ impl FaerLdlt {
         self.core.static_pivot_rows = rows;
         self.core.static_pivoting_started = false;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pair_eigenvalues;
+
+    /// A 2×2 pivot whose diagonal entries differ by 21 orders of magnitude: the small
+    /// eigenvalue (≈ −1e−9) survives, where `mean − rad` rounds it to exactly zero.
+    #[test]
+    fn pair_eigenvalues_keep_the_small_one() {
+        let (a, b, c): (f64, f64, f64) = (1e12, 1.0, -1e-9);
+        let mean = 0.5 * (a + c);
+        let rad = (0.5 * (a - c)).hypot(b);
+        assert_eq!(mean - rad, 0.0, "the textbook formula loses it");
+        let (big, small) = pair_eigenvalues(a, b, c);
+        assert_eq!(big, 1e12);
+        let exact = -1e-9 - 1e-12;
+        assert!((small - exact).abs() <= 1e-12 * exact.abs(), "{small} vs {exact}");
+        // both signs and the zero determinant
+        assert_eq!(pair_eigenvalues(-3.0, 0.0, 2.0), (-3.0, 2.0));
+        assert_eq!(pair_eigenvalues(1.0, 1.0, 1.0), (2.0, 0.0));
+        assert_eq!(pair_eigenvalues(0.0, 0.0, 0.0), (0.0, 0.0));
     }
 }

@@ -73,7 +73,7 @@
 use faer::linalg::matmul::triangular::{BlockStructure, matmul as tri_matmul};
 use faer::{Accum, MatMut, MatRef, Par, Side};
 
-use crate::faer_backend::{check_non_negative, count, permute_pattern};
+use crate::faer_backend::{check_non_negative, count, pair_eigenvalues, permute_pattern};
 use crate::ordering::{
     FillMethod, FillOrdering, amd_ordering, best_candidate, candidate_ordering, earlier_neighbours,
     elimination_tree, etree_postorder, invert,
@@ -757,22 +757,6 @@ impl MultifrontalLdlt {
         for (ri, &new) in rhs.iter_mut().zip(&self.fill_inv) {
             *ri = y[new] * self.scale[new];
         }
-    }
-}
-
-/// The eigenvalues of `[[a, b], [b, c]]`, the larger in magnitude first. The smaller one
-/// is `det / big`: the textbook `mean − rad` loses it entirely to cancellation when the
-/// diagonal entries differ by many orders of magnitude (a barrier diagonal of 1e12 paired
-/// with a constraint's −1e−9), which would count a nonzero eigenvalue as zero.
-fn pair_eigenvalues(a: f64, b: f64, c: f64) -> (f64, f64) {
-    let mean = 0.5 * (a + c);
-    let rad = (0.5 * (a - c)).hypot(b);
-    let big = if mean >= 0.0 { mean + rad } else { mean - rad };
-    let det = a * c - b * b;
-    if big == 0.0 {
-        (0.0, 0.0)
-    } else {
-        (big, det / big)
     }
 }
 

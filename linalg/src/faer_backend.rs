@@ -182,6 +182,29 @@ fn alloc(req: StackReq) -> Result<MemBuffer, LinalgError> {
     MemBuffer::try_new(req).map_err(|e| backend_err("workspace allocation", e))
 }
 
+/// Scatters the input `values` of a factorization to their places `value_map[k]` in
+/// `out` and returns their largest magnitude; a NaN or infinite entry is
+/// [`LinalgError::InvalidValue`] (nothing after it is scattered).
+pub(crate) fn scatter_finite(
+    values: &[f64],
+    value_map: &[usize],
+    out: &mut [f64],
+) -> Result<f64, LinalgError> {
+    let mut scale = 0.0f64;
+    for (&v, &at) in values.iter().zip(value_map) {
+        if !v.is_finite() {
+            return Err(LinalgError::InvalidValue {
+                what: "factorize values".into(),
+                value: v,
+                detail: "matrix entries must be finite".into(),
+            });
+        }
+        scale = scale.max(v.abs());
+        out[at] = v;
+    }
+    Ok(scale)
+}
+
 /// Classifies a value as positive / negative / zero into `inertia`.
 pub(crate) fn count(inertia: &mut Inertia, d: f64, tol: f64) {
     if d.abs() <= tol {
@@ -415,18 +438,7 @@ impl Core {
             ));
         };
         check_len("factorize values", self.input_nnz, values.len())?;
-        let mut scale = 0.0f64;
-        for (&v, &at) in values.iter().zip(&self.value_map) {
-            if !v.is_finite() {
-                return Err(LinalgError::InvalidValue {
-                    what: "factorize values".into(),
-                    value: v,
-                    detail: "matrix entries must be finite".into(),
-                });
-            }
-            scale = scale.max(v.abs());
-            self.permuted_values[at] = v;
-        }
+        let scale = scatter_finite(values, &self.value_map, &mut self.permuted_values)?;
         let tol = self.zero_pivot_tol * scale;
         let side = Self::permuted_side(symbolic);
         let a = SparseColMatRef::new(permuted.rb(), &self.permuted_values);
@@ -1092,7 +1104,10 @@ mod tests {
         let (big, small) = pair_eigenvalues(a, b, c);
         assert_eq!(big, 1e12);
         let exact = -1e-9 - 1e-12;
-        assert!((small - exact).abs() <= 1e-12 * exact.abs(), "{small} vs {exact}");
+        assert!(
+            (small - exact).abs() <= 1e-12 * exact.abs(),
+            "{small} vs {exact}"
+        );
         // both signs and the zero determinant
         assert_eq!(pair_eigenvalues(-3.0, 0.0, 2.0), (-3.0, 2.0));
         assert_eq!(pair_eigenvalues(1.0, 1.0, 1.0), (2.0, 0.0));

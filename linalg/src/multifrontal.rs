@@ -73,7 +73,9 @@
 use faer::linalg::matmul::triangular::{BlockStructure, matmul as tri_matmul};
 use faer::{Accum, MatMut, MatRef, Par, Side};
 
-use crate::faer_backend::{check_non_negative, count, pair_eigenvalues, permute_pattern};
+use crate::faer_backend::{
+    check_non_negative, count, pair_eigenvalues, permute_pattern, scatter_finite,
+};
 use crate::ordering::{
     FillMethod, FillOrdering, amd_ordering, best_candidate, candidate_ordering, earlier_neighbours,
     elimination_tree, etree_postorder, invert,
@@ -426,18 +428,7 @@ impl MultifrontalLdlt {
             ));
         }
         check_len("factorize values", self.input_nnz, values.len())?;
-        let mut scale = 0.0f64;
-        for (&v, &at) in values.iter().zip(&self.value_map) {
-            if !v.is_finite() {
-                return Err(LinalgError::InvalidValue {
-                    what: "factorize values".into(),
-                    value: v,
-                    detail: "matrix entries must be finite".into(),
-                });
-            }
-            scale = scale.max(v.abs());
-            self.a_val[at] = v;
-        }
+        let scale = scatter_finite(values, &self.value_map, &mut self.a_val)?;
         self.equilibrate();
         self.factors.clear();
         self.l_store.clear();

@@ -361,7 +361,7 @@ impl MultifrontalLdlt {
         self.input_nnz = row_idx.len();
         // Candidate orderings (two for `Auto`), each postordered; keep the cheaper one.
         let ordering = self.ordering;
-        let (method, flops, fwd) = best_candidate(ordering, n, |method| {
+        let (method, flops, analysis) = best_candidate(ordering, n, |method| {
             let fwd = match candidate_ordering(ordering, method, n, col_ptr, row_idx)? {
                 Some(fwd) => fwd,
                 None => amd_ordering(n, col_ptr, row_idx)?,
@@ -372,18 +372,16 @@ impl MultifrontalLdlt {
             let parent = elimination_tree(n, &ptr, &lower);
             let counts = column_counts(n, &ptr, &lower, &parent);
             let flops: f64 = counts.iter().map(|&c| (c as f64) * (c as f64)).sum();
-            Ok((flops, fwd))
+            // the kept candidate's etree and column counts build its fronts below
+            Ok((flops, (fwd, inv, parent, counts)))
         })?;
+        let (fwd, inv, parent, counts) = analysis;
         self.method_used = Some(method);
         self.flops = flops;
-        self.fill_inv = invert(&fwd);
+        self.fill_inv = inv;
         self.fill_fwd = fwd;
         let (a_ptr, a_idx, value_map) =
             permute_pattern(n, col_ptr, row_idx, &self.fill_inv, Side::Lower);
-        let (ptr, lower) = earlier_neighbours(n, col_ptr, row_idx, &self.fill_inv);
-        let parent = elimination_tree(n, &ptr, &lower);
-        let counts = column_counts(n, &ptr, &lower, &parent);
-        drop((ptr, lower));
         self.fronts = build_fronts(n, &a_ptr, &a_idx, &parent, &counts);
         self.a_val = vec![0.0; a_idx.len()];
         self.a_ptr = a_ptr;

@@ -67,7 +67,7 @@ pub struct HostKktBackend<D: Device + HostBuffers> {
     use_pivoting: bool,
     /// `pivoting` was already tried in this step.
     pivoting_tried: bool,
-    /// The paired LBLᵀ (see `paired_solver`), built when LDLᵀ first meets a zero-diagonal
+    /// The paired LBLᵀ (see `second_solver`), built when LDLᵀ first meets a zero-diagonal
     /// variable as a zero pivot. While `paired_in_use` the two are swapped: `solver` is the
     /// paired LBLᵀ for the rest of the step and `paired` holds the LDLᵀ, until
     /// [`Backend::kkt_reset_quality`] swaps them back.
@@ -394,12 +394,15 @@ pub(crate) fn make_solver(
     })
 }
 
-/// Bunch–Kaufman LBLᵀ on the paired ordering ([`FillOrdering::KktPaired`],
-/// `linear_solver = lblt_paired`) with `choice`'s other settings, analyzed on `asm`'s
-/// pattern (`nk = (nw, m)`): the augmented system's factorization in place of LDLᵀ
-/// without pivoting on the KKT-matched ordering, for the rest of a step, and for the rest
-/// of the backend's life (re-solves of the same structure reuse the backend and keep it)
-/// from the second step in a row that needs it.
+/// `choice`'s factorization with `kind` instead of its own (its other settings kept),
+/// analyzed on `asm`'s pattern (`nk = (nw, m)`): the second factorizations a backend builds
+/// on first need — the LBLᵀ fallback after an inaccurate solve, the paired LBLᵀ, and the
+/// multifrontal LDLᵀ that confirms LDLᵀ's inertia (see [`confirm_inertia`]).
+///
+/// The paired LBLᵀ (`kind = LbltPaired`: Bunch–Kaufman on [`FillOrdering::KktPaired`])
+/// replaces LDLᵀ without pivoting on the KKT-matched ordering for the rest of a step, and
+/// for the rest of the backend's life (re-solves of the same structure reuse the backend
+/// and keep it) from the second step in a row that needs it.
 ///
 /// When: an LDLᵀ factorization at δ_w = 0 stopped at an exact zero pivot of a variable
 /// whose diagonal entry `W_ii + Σ_i` is itself an exact zero.
@@ -414,34 +417,14 @@ pub(crate) fn make_solver(
 /// eliminates each constraint right after its matched variable, where LBLᵀ takes the pair
 /// as a 2×2 pivot `[[0, a], [a, −δc]]`; δ_w is then needed only for the curvature of the
 /// problem itself, as with a pivoting factorization (MUMPS in Ipopt).
-fn paired_solver(
+fn second_solver(
     choice: &FactorizationChoice,
+    kind: LinearSolverKind,
     nk: (usize, usize),
     asm: &SymAssembly,
 ) -> Result<Box<dyn SymmetricSolver>, SolverError> {
-    let paired = FactorizationChoice {
-        kind: LinearSolverKind::LbltPaired,
-        ..*choice
-    };
-    let mut solver = make_solver(&paired, false, nk.0)?;
-    solver.analyze(nk.0 + nk.1, asm.col_ptr(), asm.row_idx())?;
-    Ok(solver)
-}
-
-/// Multifrontal LDLᵀ with threshold pivoting (`linear_solver = multifrontal`) with
-/// `choice`'s other settings, analyzed on `asm`'s pattern (`nk = (nw, m)`) with the
-/// KKT-matched ordering: the factorization that confirms LDLᵀ's inertia
-/// (`inertia_confirmation`, see [`confirm_inertia`]).
-fn confirmation_solver(
-    choice: &FactorizationChoice,
-    nk: (usize, usize),
-    asm: &SymAssembly,
-) -> Result<Box<dyn SymmetricSolver>, SolverError> {
-    let multifrontal = FactorizationChoice {
-        kind: LinearSolverKind::Multifrontal,
-        ..*choice
-    };
-    let mut solver = make_solver(&multifrontal, false, nk.0)?;
+    let other = FactorizationChoice { kind, ..*choice };
+    let mut solver = make_solver(&other, false, nk.0)?;
     solver.analyze(nk.0 + nk.1, asm.col_ptr(), asm.row_idx())?;
     Ok(solver)
 }
@@ -478,7 +461,12 @@ fn confirm_inertia(
     let factor = match confirmation {
         Some(f) => f,
         // built once per backend, on first need (this allocates the third factor)
-        None => confirmation.insert(confirmation_solver(choice, nk, asm)?),
+        None => confirmation.insert(second_solver(
+            choice,
+            LinearSolverKind::Multifrontal,
+            nk,
+            asm,
+        )?),
     };
     counts.factorizations += 1;
     counts.factorizations_pivoting += 1;
@@ -695,7 +683,7 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                                 // this step; for good when the previous step needed it too
                                 // (a variable that stays without curvature, as glider's
                                 // altitude; one-off zero diagonals at the start, as on
-                                // case9591_goc, go back to LDLᵀ). See `paired_solver`.
+                                // case9591_goc, go back to LDLᵀ). See `second_solver`.
                                 let permanent = s.paired_last_step;
                                 tracing::debug!(
                                     row,
@@ -706,7 +694,12 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                                 );
                                 let paired = match s.paired.take() {
                                     Some(p) => p,
-                                    None => paired_solver(&s.factorization, nk, asm)?,
+                                    None => second_solver(
+                                        &s.factorization,
+                                        LinearSolverKind::LbltPaired,
+                                        nk,
+                                        asm,
+                                    )?,
                                 };
                                 let ldlt = std::mem::replace(&mut s.solver, paired);
                                 if permanent {
@@ -809,13 +802,13 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
         self.pivoting_tried = true;
         if self.pivoting.is_none() {
             // built once per solve, on first need (this allocates the second factor)
-            let choice = FactorizationChoice {
-                kind: LinearSolverKind::Lblt,
-                ..self.factorization
-            };
-            let mut p = make_solver(&choice, false, self.eval.nw)?;
-            p.analyze(self.eval.nw + self.eval.m, asm.col_ptr(), asm.row_idx())?;
-            self.pivoting = Some(p);
+            let nk = (self.eval.nw, self.eval.m);
+            self.pivoting = Some(second_solver(
+                &self.factorization,
+                LinearSolverKind::Lblt,
+                nk,
+                asm,
+            )?);
         }
         self.use_pivoting = true;
         self.pivoting_requested = true;

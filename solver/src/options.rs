@@ -654,6 +654,21 @@ options_table! {
         /// (Ipopt measures the reduction in `‖c‖_∞` only; requiring both keeps a phase
         /// that only moves the violation onto fewer rows from ending).
         required_infeasibility_reduction: f64 = 0.9, (0 <= x < 1);
+        /// Whether restoration also requires θ = `‖c‖_1` to fall below
+        /// `required_infeasibility_reduction` times its value at entry. `false` is Ipopt's
+        /// rule (`RestoConvergenceCheck`: the reduction of `‖c‖_∞` and the original filter
+        /// only), which ends a phase after fewer restoration iterations.
+        resto_require_theta_reduction: bool = true, (any);
+        /// How the bound multipliers are set when restoration ends: `false` takes the
+        /// restoration problem's multipliers of the original bounds; `true` is Ipopt's
+        /// update (`MinC_1NrmRestorationPhase`): the phase's whole primal change counts as
+        /// one Newton step for the complementarity `s z = μ` from the multipliers at entry,
+        /// with the fraction-to-the-boundary rule. Either way multipliers above 1e3 are
+        /// reset to 1.
+        resto_bound_mult_newton: bool = false, (any);
+        /// θ_max factor of the restoration problem's own filter (Ipopt's
+        /// `resto.theta_max_fact` is 1e8; the main problem's `theta_max_fact` is 1e4).
+        resto_theta_max_fact: f64 = 1e4, (x > 0);
         /// Whether the feasibility restoration phase may run.
         restoration: bool = true, (any);
 

@@ -564,3 +564,31 @@ fn active_bound_below_the_slack_resolution_converges() {
         assert!((xi - 1e8).abs() <= 1e8 * 1e-8, "x = {:?}", r.x);
     }
 }
+
+#[test]
+fn newton_update_of_the_bound_multipliers_after_restoration() {
+    // hs23 with θ_max = 1e-2 · θ(x0) enters the restoration phase at once. Taking the
+    // restoration problem's bound multipliers (the default) leaves the main phase with
+    // multipliers that fit the restoration problem, not this one: 400 iterations. Ipopt's
+    // update (the phase's primal change as one Newton step for s z = μ from the
+    // multipliers at entry, `resto_bound_mult_newton`) solves it in 46.
+    let c = hs23();
+    let run = |newton: bool| {
+        let o = Options {
+            theta_max_fact: 1e-2,
+            resto_bound_mult_newton: newton,
+            ..Options::default()
+        };
+        let r = solve(&c.model, &o).unwrap();
+        println!(
+            "newton {newton}: {:?} iters {} restorations {}",
+            r.status, r.iterations, r.restorations
+        );
+        assert_eq!(r.status, Status::SolveSucceeded);
+        assert_eq!(r.restorations, 1);
+        assert!((r.objective - c.f_opt).abs() < 1e-6 * c.f_opt.abs().max(1.0));
+        r.iterations
+    };
+    assert!(run(true) <= 60);
+    run(false);
+}

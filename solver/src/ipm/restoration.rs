@@ -161,9 +161,46 @@ impl<'a, B: Backend> Ipm<'a, B> {
         theta_trial.is_finite()
             && phi_trial.is_finite()
             && theta_trial <= self.filter.theta_max
-            && theta_trial <= kappa * at_entry.theta
+            && (!options.resto_require_theta_reduction || theta_trial <= kappa * at_entry.theta)
             && viol_trial <= viol_max
             && self.filter.accepts(theta_trial, phi_trial)
+    }
+
+    /// Ipopt's bound-multiplier update when a restoration phase ends
+    /// (`MinC_1NrmRestorationPhase::ComputeBoundMultiplierStep`): the phase's whole change
+    /// of the bound slacks, `Δs = s(trial) − s`, counts as one primal Newton step, the
+    /// multipliers take the matching complementarity step `Δz = (μ − z Δs)/s − z` with
+    /// the fraction-to-the-boundary rule. Uses the direction's storage; call before
+    /// [`Ipm::take_trial`] (the accepted point is the trial point).
+    fn bound_mult_newton_update(&mut self) {
+        let backend = &*self.backend;
+        let (iterate, trial, direction) = (&mut self.iterate, &self.trial, &mut self.direction);
+        let steps = &mut direction.slacks;
+        backend.copy(&mut steps.lower, &trial.slacks.lower);
+        backend.axpy(-1.0, &iterate.slacks.lower, &mut steps.lower);
+        backend.copy(&mut steps.upper, &trial.slacks.upper);
+        backend.axpy(-1.0, &iterate.slacks.upper, &mut steps.upper);
+        let (slacks, mu) = (&iterate.slacks, self.mu);
+        backend.bound_dual_step(
+            &mut direction.zl,
+            &iterate.zl,
+            &slacks.lower,
+            &steps.lower,
+            mu,
+        );
+        backend.bound_dual_step(
+            &mut direction.zu,
+            &iterate.zu,
+            &slacks.upper,
+            &steps.upper,
+            mu,
+        );
+        let alpha = self.max_dual_step();
+        let backend = &*self.backend;
+        let (iterate, direction) = (&mut self.iterate, &self.direction);
+        backend.axpy(alpha, &direction.zl, &mut iterate.zl);
+        backend.axpy(alpha, &direction.zu, &mut iterate.zu);
+        tracing::debug!(alpha, "bound multipliers after restoration: Newton step");
     }
 
     /// The restoration problem of this solve with its backend ([`Restoration`]): made at
@@ -210,9 +247,10 @@ impl<'a, B: Backend> Ipm<'a, B> {
         resto_options.nlp_scaling = false;
         resto_options.bound_relax_factor = 0.0;
         resto_options.mu_strategy = MuStrategy::Monotone;
-        // The restoration problem has its own filter; its θ bounds use the defaults.
+        // The restoration problem has its own filter: θ_max from `resto_theta_max_fact`,
+        // θ_min from the default factor.
         let defaults = Options::default();
-        resto_options.theta_max_fact = defaults.theta_max_fact;
+        resto_options.theta_max_fact = options.resto_theta_max_fact;
         resto_options.theta_min_fact = defaults.theta_min_fact;
         let resto_layout = Layout::new(resto.meta(), &resto_options);
         if resto_layout.ns != ns {
@@ -344,6 +382,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             viol: self.backend.norm_inf(&self.residual),
         };
         let mu_r = self.mu.max(at_entry.viol);
+        tracing::debug!(mu_r, viol = at_entry.viol, "restoration barrier parameter");
         resto.start(
             &*self.backend,
             &self.iterate,
@@ -416,12 +455,19 @@ impl<'a, B: Backend> Ipm<'a, B> {
         );
         let outcome = match exit {
             Exit::RestorationAccepted => {
-                self.take_trial();
+                if options.resto_bound_mult_newton {
+                    self.bound_mult_newton_update();
+                    self.take_trial();
+                } else {
+                    self.take_trial();
+                    let backend = &*self.backend;
+                    let iterate = &mut self.iterate;
+                    backend.gather(&mut iterate.zl, &inner_final.zl, &resto.map_l);
+                    backend.gather(&mut iterate.zu, &inner_final.zu, &resto.map_u);
+                }
                 let backend = &*self.backend;
                 let iterate = &mut self.iterate;
                 backend.fill(&mut iterate.y, 0.0);
-                backend.gather(&mut iterate.zl, &inner_final.zl, &resto.map_l);
-                backend.gather(&mut iterate.zu, &inner_final.zu, &resto.map_u);
                 // Ipopt's bound_mult_reset_threshold (1000): large restoration bound
                 // multipliers are reset to 1.
                 if backend

@@ -457,6 +457,11 @@ options_table! {
         nlp_scaling_min_value: f64 = 1e-8, (x >= 0);
         /// Whether gradient-based scaling is applied at all.
         nlp_scaling: bool = true, (any);
+        /// Where the gradient-based scaling factors are computed: `false` at the start
+        /// projected into the variable bounds; `true` at the user's start as given, as
+        /// Ipopt's `GradientScaling` does (the two differ where the start lies outside a
+        /// bound, e.g. a flat start `V = 1` below `V_min`).
+        nlp_scaling_at_user_start: bool = false, (any);
 
         // ---------------------------------------------------------------- warm start
         /// Start from the given primal and dual point instead of Ipopt's default
@@ -669,6 +674,12 @@ options_table! {
         /// θ_max factor of the restoration problem's own filter (Ipopt's
         /// `resto.theta_max_fact` is 1e8; the main problem's `theta_max_fact` is 1e4).
         resto_theta_max_fact: f64 = 1e4, (x > 0);
+        /// The weight ζ of the restoration problem's proximity term `ζ/2 ‖D_R (x − x_R)‖²`:
+        /// `false` `ζ = √μ` of the main phase; `true` `ζ = √μ_R`, the restoration phase's
+        /// barrier parameter at its start (`max(μ, ‖c‖_∞)`), as Ipopt's `RestoIpoptNLP`
+        /// (which also follows μ_R down within a phase; here it stays at the start's
+        /// value). The larger weight keeps the phase's steps closer to `x_R`.
+        resto_proximity_at_resto_mu: bool = false, (any);
         /// Whether the feasibility restoration phase may run.
         restoration: bool = true, (any);
 

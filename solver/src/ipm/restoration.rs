@@ -158,6 +158,15 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let options = self.options;
         let kappa = options.required_infeasibility_reduction;
         let viol_max = (kappa * at_entry.viol).max(options.tol.min(options.constr_viol_tol));
+        tracing::debug!(
+            theta_trial,
+            viol_trial,
+            phi_trial,
+            theta_entry = at_entry.theta,
+            viol_max,
+            filter = self.filter.accepts(theta_trial, phi_trial),
+            "restoration exit test"
+        );
         theta_trial.is_finite()
             && phi_trial.is_finite()
             && theta_trial <= self.filter.theta_max
@@ -383,11 +392,18 @@ impl<'a, B: Backend> Ipm<'a, B> {
         };
         let mu_r = self.mu.max(at_entry.viol);
         tracing::debug!(mu_r, viol = at_entry.viol, "restoration barrier parameter");
+        // ζ = √μ of the proximity term: the main phase's μ, or (Ipopt's
+        // `RestoIpoptNLP::Eta`) the restoration phase's own μ_R at its start
+        let mu_proximity = if options.resto_proximity_at_resto_mu {
+            mu_r
+        } else {
+            self.mu
+        };
         resto.start(
             &*self.backend,
             &self.iterate,
             &self.residual,
-            self.mu,
+            mu_proximity,
             mu_r,
             rho,
         );
@@ -525,7 +541,7 @@ impl<B: Backend> Restoration<'_, B> {
     }
 
     /// Build a phase's start on the device from the outer iterate `outer` with residual
-    /// `residual`: the problem re-centred at `x` (weights, `ζ = √μ`), `(p, n)` from the
+    /// `residual`: the problem re-centred at `x` (weights, `ζ = √mu`), `(p, n)` from the
     /// residual ([`simdnlp_device::Device::resto_elastic`] with `μ_R`), `w0 = (x, p, n, s)`,
     /// the outer bound multipliers (those of `x` capped at `ρ`) with `μ_R/p`, `μ_R/n` for
     /// the bounds of `p, n`. Kernels only, no host traffic.

@@ -592,3 +592,38 @@ fn newton_update_of_the_bound_multipliers_after_restoration() {
     assert!(run(true) <= 60);
     run(false);
 }
+
+#[test]
+fn ipopt_restoration_rules_recover_as_well() {
+    // The Ipopt-faithful restoration rules together (exit by ‖c‖_∞ and the filter only,
+    // Newton update of the bound multipliers, ζ = √μ_R, θ_max factor 1e8) with the
+    // scaling at the user's start and the watchdog: the restoration cases still recover.
+    let o = Options {
+        theta_max_fact: 1e-2,
+        resto_require_theta_reduction: false,
+        resto_bound_mult_newton: true,
+        resto_theta_max_fact: 1e8,
+        resto_proximity_at_resto_mu: true,
+        nlp_scaling_at_user_start: true,
+        watchdog: true,
+        ..Options::default()
+    };
+    for c in [hs6(), hs7(), hs23()] {
+        let r = solve(&c.model, &o).unwrap();
+        println!(
+            "{}: {:?} iters {} restorations {}",
+            c.model.meta.name, r.status, r.iterations, r.restorations
+        );
+        assert_eq!(r.status, Status::SolveSucceeded);
+        assert!(r.restorations >= 1);
+        assert!((r.objective - c.f_opt).abs() < 1e-6 * c.f_opt.abs().max(1.0));
+    }
+    let c = hs71();
+    let r = solve(&c.model, &o).unwrap();
+    println!(
+        "hs71: {:?} iters {} restorations {}",
+        r.status, r.iterations, r.restorations
+    );
+    assert_eq!(r.status, Status::SolveSucceeded);
+    assert!((r.objective - c.f_opt).abs() < 1e-6 * c.f_opt);
+}

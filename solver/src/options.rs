@@ -656,8 +656,9 @@ options_table! {
         /// Restoration ends at a point where both θ = `‖c‖_1` and the largest constraint
         /// violation `‖c‖_∞` fell below this fraction of their values at entry (`‖c‖_∞`:
         /// or below `min(tol, constr_viol_tol)`) and that the original filter accepts
-        /// (Ipopt measures the reduction in `‖c‖_∞` only; requiring both keeps a phase
-        /// that only moves the violation onto fewer rows from ending).
+        /// (Ipopt measures the reduction in `‖c‖_∞` only, `resto_require_theta_reduction
+        /// = false`; requiring both keeps a phase that only moves the violation onto fewer
+        /// rows from ending).
         required_infeasibility_reduction: f64 = 0.9, (0 <= x < 1);
         /// Whether restoration also requires θ = `‖c‖_1` to fall below
         /// `required_infeasibility_reduction` times its value at entry. `false` is Ipopt's

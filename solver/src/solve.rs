@@ -715,11 +715,11 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
     // Ipopt evaluates the gradients for the scaling at the user's start as given
     // (`nlp_scaling_at_user_start`); by default here at the start projected into the bounds
     let x_scaling = if o.nlp_scaling_at_user_start {
-        x_user.clone()
+        None
     } else {
-        restrict(&x_proj)
+        Some(restrict(&x_proj))
     };
-    let (sf, dc) = scaling(model, &x_scaling, o);
+    let (sf, dc) = scaling(model, x_scaling.as_deref().unwrap_or(&x_user), o);
     let obj_scale = if meta.minimize { sf } else { -sf };
     // the same chain on the device: fixed variables as parameters, then scaling
     let reduced_on_device = match &reduced {

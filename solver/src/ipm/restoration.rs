@@ -137,9 +137,10 @@ impl<'a, B: Backend> Ipm<'a, B> {
     /// 0.17 at each phase). With (2) the phase goes on until it lowers both measures or
     /// converges to a minimizer of the infeasibility, which ends the solve with
     /// [`Status::InfeasibleProblemDetected`] (Ipopt's "restoration phase converged to a
-    /// point of local infeasibility"). (1) is kept as well: Ipopt's rule without it
-    /// changes the trajectories of solves whose restoration phases end by (1) today
-    /// (more iterations on the RTE cases of PGLIB).
+    /// point of local infeasibility"). (1) is on by default
+    /// (`resto_require_theta_reduction`): Ipopt's rule without it takes more iterations
+    /// on the RTE cases of PGLIB with LDLᵀ's inertia, but fewer with exact inertia
+    /// together with Ipopt's other restoration rules (`bench-suites/README.md`).
     fn resto_accepts(
         &mut self,
         wr: &B::Vector,

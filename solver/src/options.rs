@@ -457,6 +457,11 @@ options_table! {
         nlp_scaling_min_value: f64 = 1e-8, (x >= 0);
         /// Whether gradient-based scaling is applied at all.
         nlp_scaling: bool = true, (any);
+        /// Where the gradient-based scaling factors are computed: `false` at the start
+        /// projected into the variable bounds; `true` at the user's start as given, as
+        /// Ipopt's `GradientScaling` does (the two differ where the start lies outside a
+        /// bound, e.g. a flat start `V = 1` below `V_min`).
+        nlp_scaling_at_user_start: bool = false, (any);
 
         // ---------------------------------------------------------------- warm start
         /// Start from the given primal and dual point instead of Ipopt's default
@@ -651,9 +656,31 @@ options_table! {
         /// Restoration ends at a point where both θ = `‖c‖_1` and the largest constraint
         /// violation `‖c‖_∞` fell below this fraction of their values at entry (`‖c‖_∞`:
         /// or below `min(tol, constr_viol_tol)`) and that the original filter accepts
-        /// (Ipopt measures the reduction in `‖c‖_∞` only; requiring both keeps a phase
-        /// that only moves the violation onto fewer rows from ending).
+        /// (Ipopt measures the reduction in `‖c‖_∞` only, `resto_require_theta_reduction
+        /// = false`; requiring both keeps a phase that only moves the violation onto fewer
+        /// rows from ending).
         required_infeasibility_reduction: f64 = 0.9, (0 <= x < 1);
+        /// Whether restoration also requires θ = `‖c‖_1` to fall below
+        /// `required_infeasibility_reduction` times its value at entry. `false` is Ipopt's
+        /// rule (`RestoConvergenceCheck`: the reduction of `‖c‖_∞` and the original filter
+        /// only), which ends a phase after fewer restoration iterations.
+        resto_require_theta_reduction: bool = true, (any);
+        /// How the bound multipliers are set when restoration ends: `false` takes the
+        /// restoration problem's multipliers of the original bounds; `true` is Ipopt's
+        /// update (`MinC_1NrmRestorationPhase`): the phase's whole primal change counts as
+        /// one Newton step for the complementarity `s z = μ` from the multipliers at entry,
+        /// with the fraction-to-the-boundary rule. Either way multipliers above 1e3 are
+        /// reset to 1.
+        resto_bound_mult_newton: bool = false, (any);
+        /// θ_max factor of the restoration problem's own filter (Ipopt's
+        /// `resto.theta_max_fact` is 1e8; the main problem's `theta_max_fact` is 1e4).
+        resto_theta_max_fact: f64 = 1e4, (x > 0);
+        /// The weight ζ of the restoration problem's proximity term `ζ/2 ‖D_R (x − x_R)‖²`:
+        /// `false` `ζ = √μ` of the main phase; `true` `ζ = √μ_R`, the restoration phase's
+        /// barrier parameter at its start (`max(μ, ‖c‖_∞)`), as Ipopt's `RestoIpoptNLP`
+        /// (which also follows μ_R down within a phase; here it stays at the start's
+        /// value). The larger weight keeps the phase's steps closer to `x_R`.
+        resto_proximity_at_resto_mu: bool = false, (any);
         /// Whether the feasibility restoration phase may run.
         restoration: bool = true, (any);
 

@@ -712,7 +712,14 @@ fn solve_impl<D: Device, B: Backend<Device = D, Vector = D::Vector, Index = D::I
     let meta = model.meta();
     let (n, m) = (meta.nvar, meta.ncon);
     let x_user = restrict(&x_user);
-    let (sf, dc) = scaling(model, &restrict(&x_proj), o);
+    // Ipopt evaluates the gradients for the scaling at the user's start as given
+    // (`nlp_scaling_at_user_start`); by default here at the start projected into the bounds
+    let x_scaling = if o.nlp_scaling_at_user_start {
+        None
+    } else {
+        Some(restrict(&x_proj))
+    };
+    let (sf, dc) = scaling(model, x_scaling.as_deref().unwrap_or(&x_user), o);
     let obj_scale = if meta.minimize { sf } else { -sf };
     // the same chain on the device: fixed variables as parameters, then scaling
     let reduced_on_device = match &reduced {

@@ -564,3 +564,66 @@ fn active_bound_below_the_slack_resolution_converges() {
         assert!((xi - 1e8).abs() <= 1e8 * 1e-8, "x = {:?}", r.x);
     }
 }
+
+#[test]
+fn newton_update_of_the_bound_multipliers_after_restoration() {
+    // hs23 with θ_max = 1e-2 · θ(x0) enters the restoration phase at once. Taking the
+    // restoration problem's bound multipliers (the default) leaves the main phase with
+    // multipliers that fit the restoration problem, not this one: 400 iterations. Ipopt's
+    // update (the phase's primal change as one Newton step for s z = μ from the
+    // multipliers at entry, `resto_bound_mult_newton`) solves it in 46.
+    let c = hs23();
+    let run = |newton: bool| {
+        let o = Options {
+            theta_max_fact: 1e-2,
+            resto_bound_mult_newton: newton,
+            ..Options::default()
+        };
+        let r = solve(&c.model, &o).unwrap();
+        println!(
+            "newton {newton}: {:?} iters {} restorations {}",
+            r.status, r.iterations, r.restorations
+        );
+        assert_eq!(r.status, Status::SolveSucceeded);
+        assert_eq!(r.restorations, 1);
+        assert!((r.objective - c.f_opt).abs() < 1e-6 * c.f_opt.abs().max(1.0));
+        r.iterations
+    };
+    assert!(run(true) <= 60);
+    run(false);
+}
+
+#[test]
+fn ipopt_restoration_rules_recover_as_well() {
+    // The Ipopt-faithful restoration rules together (exit by ‖c‖_∞ and the filter only,
+    // Newton update of the bound multipliers, ζ = √μ_R, θ_max factor 1e8) with the
+    // scaling at the user's start and the watchdog: the restoration cases still recover.
+    let o = Options {
+        theta_max_fact: 1e-2,
+        resto_require_theta_reduction: false,
+        resto_bound_mult_newton: true,
+        resto_theta_max_fact: 1e8,
+        resto_proximity_at_resto_mu: true,
+        nlp_scaling_at_user_start: true,
+        watchdog: true,
+        ..Options::default()
+    };
+    for c in [hs6(), hs7(), hs23()] {
+        let r = solve(&c.model, &o).unwrap();
+        println!(
+            "{}: {:?} iters {} restorations {}",
+            c.model.meta.name, r.status, r.iterations, r.restorations
+        );
+        assert_eq!(r.status, Status::SolveSucceeded);
+        assert!(r.restorations >= 1);
+        assert!((r.objective - c.f_opt).abs() < 1e-6 * c.f_opt.abs().max(1.0));
+    }
+    let c = hs71();
+    let r = solve(&c.model, &o).unwrap();
+    println!(
+        "hs71: {:?} iters {} restorations {}",
+        r.status, r.iterations, r.restorations
+    );
+    assert_eq!(r.status, Status::SolveSucceeded);
+    assert!((r.objective - c.f_opt).abs() < 1e-6 * c.f_opt);
+}

@@ -137,9 +137,10 @@ impl<'a, B: Backend> Ipm<'a, B> {
     /// 0.17 at each phase). With (2) the phase goes on until it lowers both measures or
     /// converges to a minimizer of the infeasibility, which ends the solve with
     /// [`Status::InfeasibleProblemDetected`] (Ipopt's "restoration phase converged to a
-    /// point of local infeasibility"). (1) is kept as well: Ipopt's rule without it
-    /// changes the trajectories of solves whose restoration phases end by (1) today
-    /// (more iterations on the RTE cases of PGLIB).
+    /// point of local infeasibility"). (1) is on by default
+    /// (`resto_require_theta_reduction`): Ipopt's rule without it takes more iterations
+    /// on the RTE cases of PGLIB with LDLᵀ's inertia, but fewer with exact inertia
+    /// together with Ipopt's other restoration rules (`bench-suites/README.md`).
     fn resto_accepts(
         &mut self,
         wr: &B::Vector,
@@ -158,12 +159,58 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let options = self.options;
         let kappa = options.required_infeasibility_reduction;
         let viol_max = (kappa * at_entry.viol).max(options.tol.min(options.constr_viol_tol));
+        tracing::debug!(
+            theta_trial,
+            viol_trial,
+            phi_trial,
+            theta_entry = at_entry.theta,
+            viol_max,
+            filter = self.filter.accepts(theta_trial, phi_trial),
+            "restoration exit test"
+        );
         theta_trial.is_finite()
             && phi_trial.is_finite()
             && theta_trial <= self.filter.theta_max
-            && theta_trial <= kappa * at_entry.theta
+            && (!options.resto_require_theta_reduction || theta_trial <= kappa * at_entry.theta)
             && viol_trial <= viol_max
             && self.filter.accepts(theta_trial, phi_trial)
+    }
+
+    /// Ipopt's bound-multiplier update when a restoration phase ends
+    /// (`MinC_1NrmRestorationPhase::ComputeBoundMultiplierStep`): the phase's whole change
+    /// of the bound slacks, `Δs = s(trial) − s`, counts as one primal Newton step, the
+    /// multipliers take the matching complementarity step `Δz = (μ − z Δs)/s − z` with
+    /// the fraction-to-the-boundary rule. Uses the direction's storage; call before
+    /// [`Ipm::take_trial`] (the accepted point is the trial point).
+    fn bound_mult_newton_update(&mut self) {
+        let backend = &*self.backend;
+        let (iterate, trial, direction) = (&mut self.iterate, &self.trial, &mut self.direction);
+        let steps = &mut direction.slacks;
+        backend.copy(&mut steps.lower, &trial.slacks.lower);
+        backend.axpy(-1.0, &iterate.slacks.lower, &mut steps.lower);
+        backend.copy(&mut steps.upper, &trial.slacks.upper);
+        backend.axpy(-1.0, &iterate.slacks.upper, &mut steps.upper);
+        let (slacks, mu) = (&iterate.slacks, self.mu);
+        backend.bound_dual_step(
+            &mut direction.zl,
+            &iterate.zl,
+            &slacks.lower,
+            &steps.lower,
+            mu,
+        );
+        backend.bound_dual_step(
+            &mut direction.zu,
+            &iterate.zu,
+            &slacks.upper,
+            &steps.upper,
+            mu,
+        );
+        let alpha = self.max_dual_step();
+        let backend = &*self.backend;
+        let (iterate, direction) = (&mut self.iterate, &self.direction);
+        backend.axpy(alpha, &direction.zl, &mut iterate.zl);
+        backend.axpy(alpha, &direction.zu, &mut iterate.zu);
+        tracing::debug!(alpha, "bound multipliers after restoration: Newton step");
     }
 
     /// The restoration problem of this solve with its backend ([`Restoration`]): made at
@@ -210,9 +257,10 @@ impl<'a, B: Backend> Ipm<'a, B> {
         resto_options.nlp_scaling = false;
         resto_options.bound_relax_factor = 0.0;
         resto_options.mu_strategy = MuStrategy::Monotone;
-        // The restoration problem has its own filter; its θ bounds use the defaults.
+        // The restoration problem has its own filter: θ_max from `resto_theta_max_fact`,
+        // θ_min from the default factor.
         let defaults = Options::default();
-        resto_options.theta_max_fact = defaults.theta_max_fact;
+        resto_options.theta_max_fact = options.resto_theta_max_fact;
         resto_options.theta_min_fact = defaults.theta_min_fact;
         let resto_layout = Layout::new(resto.meta(), &resto_options);
         if resto_layout.ns != ns {
@@ -344,11 +392,19 @@ impl<'a, B: Backend> Ipm<'a, B> {
             viol: self.backend.norm_inf(&self.residual),
         };
         let mu_r = self.mu.max(at_entry.viol);
+        tracing::debug!(mu_r, viol = at_entry.viol, "restoration barrier parameter");
+        // ζ = √μ of the proximity term: the main phase's μ, or (Ipopt's
+        // `RestoIpoptNLP::Eta`) the restoration phase's own μ_R at its start
+        let mu_proximity = if options.resto_proximity_at_resto_mu {
+            mu_r
+        } else {
+            self.mu
+        };
         resto.start(
             &*self.backend,
             &self.iterate,
             &self.residual,
-            self.mu,
+            mu_proximity,
             mu_r,
             rho,
         );
@@ -416,12 +472,19 @@ impl<'a, B: Backend> Ipm<'a, B> {
         );
         let outcome = match exit {
             Exit::RestorationAccepted => {
-                self.take_trial();
+                if options.resto_bound_mult_newton {
+                    self.bound_mult_newton_update();
+                    self.take_trial();
+                } else {
+                    self.take_trial();
+                    let backend = &*self.backend;
+                    let iterate = &mut self.iterate;
+                    backend.gather(&mut iterate.zl, &inner_final.zl, &resto.map_l);
+                    backend.gather(&mut iterate.zu, &inner_final.zu, &resto.map_u);
+                }
                 let backend = &*self.backend;
                 let iterate = &mut self.iterate;
                 backend.fill(&mut iterate.y, 0.0);
-                backend.gather(&mut iterate.zl, &inner_final.zl, &resto.map_l);
-                backend.gather(&mut iterate.zu, &inner_final.zu, &resto.map_u);
                 // Ipopt's bound_mult_reset_threshold (1000): large restoration bound
                 // multipliers are reset to 1.
                 if backend
@@ -479,7 +542,7 @@ impl<B: Backend> Restoration<'_, B> {
     }
 
     /// Build a phase's start on the device from the outer iterate `outer` with residual
-    /// `residual`: the problem re-centred at `x` (weights, `ζ = √μ`), `(p, n)` from the
+    /// `residual`: the problem re-centred at `x` (weights, `ζ = √mu`), `(p, n)` from the
     /// residual ([`simdnlp_device::Device::resto_elastic`] with `μ_R`), `w0 = (x, p, n, s)`,
     /// the outer bound multipliers (those of `x` capped at `ρ`) with `μ_R/p`, `μ_R/n` for
     /// the bounds of `p, n`. Kernels only, no host traffic.

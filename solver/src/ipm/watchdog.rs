@@ -130,8 +130,10 @@ impl<B: Backend> Ipm<'_, B> {
                 }
                 Acceptance::Reject | Acceptance::RejectFilter => {}
             }
+            // up to `watchdog_trial_iter_max` watchdog steps, as Ipopt (which gives up
+            // when its counter exceeds the maximum)
             self.watchdog.trials += 1;
-            if self.watchdog.trials < options.watchdog_trial_iter_max {
+            if self.watchdog.trials <= options.watchdog_trial_iter_max {
                 return Ok(full_step);
             }
         }

@@ -185,6 +185,8 @@ pub struct MultifrontalLdlt {
     front_idx: Vec<usize>,
     /// Position of a global index in the current front.
     pos: Vec<usize>,
+    /// Positions in the current front of one child contribution block's indices.
+    cb_pos: Vec<usize>,
     cb_vals: Vec<f64>,
     cb_idx: Vec<usize>,
     cb_stack: Vec<Contribution>,
@@ -247,6 +249,7 @@ impl MultifrontalLdlt {
             front: Vec::new(),
             front_idx: Vec::new(),
             pos: Vec::new(),
+            cb_pos: Vec::new(),
             cb_vals: Vec::new(),
             cb_idx: Vec::new(),
             cb_stack: Vec::new(),
@@ -418,6 +421,7 @@ impl MultifrontalLdlt {
         self.index_store = Vec::with_capacity(idx_len);
         self.front = Vec::with_capacity(max_m * max_m);
         self.front_idx = Vec::with_capacity(max_m);
+        self.cb_pos = Vec::with_capacity(max_m);
         self.ld = Vec::with_capacity((max_m * max_m).max((max_m + 1) * (PANEL_WIDTH + 1)));
         self.failed = Vec::with_capacity(max_m);
         self.solve_local = Vec::with_capacity(max_m);
@@ -503,34 +507,50 @@ impl MultifrontalLdlt {
     /// against entries of 1, fails every test and is delayed up to the root.
     fn equilibrate(&mut self) {
         self.scale.fill(1.0);
+        if self.scaling_sweeps == 0 {
+            return;
+        }
+        // One pass per sweep: it applies the previous sweep's factors (`rhs_work`, 1 at
+        // first) and takes the row maxima of the result; a last pass applies the last ones.
+        let factors = &mut self.rhs_work;
+        factors.fill(1.0);
         for _ in 0..self.scaling_sweeps {
             self.row_max.fill(0.0);
             for j in 0..self.n {
+                let rj = factors[j];
+                let mut col_max = self.row_max[j];
                 for e in self.a_ptr[j]..self.a_ptr[j + 1] {
                     let i = self.a_idx[e];
+                    self.a_val[e] *= factors[i] * rj;
                     let v = self.a_val[e].abs();
                     self.row_max[i] = self.row_max[i].max(v);
-                    self.row_max[j] = self.row_max[j].max(v);
+                    col_max = col_max.max(v);
                 }
+                self.row_max[j] = self.row_max[j].max(col_max);
             }
             let mut converged = true;
-            for (r, s) in self.row_max.iter_mut().zip(&mut self.scale) {
-                if *r > 0.0 && r.is_finite() {
-                    converged &= (1.0 - *r).abs() <= SCALING_TOLERANCE;
-                    *r = 1.0 / r.sqrt();
-                    *s *= *r;
+            for ((&r, s), f) in self
+                .row_max
+                .iter()
+                .zip(&mut self.scale)
+                .zip(factors.iter_mut())
+            {
+                if r > 0.0 && r.is_finite() {
+                    converged &= (1.0 - r).abs() <= SCALING_TOLERANCE;
+                    *f = 1.0 / r.sqrt();
+                    *s *= *f;
                 } else {
-                    *r = 1.0;
-                }
-            }
-            for j in 0..self.n {
-                let rj = self.row_max[j];
-                for e in self.a_ptr[j]..self.a_ptr[j + 1] {
-                    self.a_val[e] *= self.row_max[self.a_idx[e]] * rj;
+                    *f = 1.0;
                 }
             }
             if converged {
                 break;
+            }
+        }
+        for j in 0..self.n {
+            let rj = factors[j];
+            for e in self.a_ptr[j]..self.a_ptr[j + 1] {
+                self.a_val[e] *= factors[self.a_idx[e]] * rj;
             }
         }
     }
@@ -609,13 +629,16 @@ impl MultifrontalLdlt {
         // Extend-add of the children's contribution blocks, then pop them.
         for cb in &self.cb_stack[children..] {
             let r = cb.rows;
-            let idx = &self.cb_idx[cb.idx_off..cb.idx_off + r];
-            for b in 0..r {
-                let pb = self.pos[idx[b]];
-                let col = &self.cb_vals[cb.val_off + b * r..cb.val_off + (b + 1) * r];
-                for a in b..r {
-                    let pa = self.pos[idx[a]];
-                    f[pa.min(pb) * m + pa.max(pb)] += col[a];
+            self.cb_pos.clear();
+            self.cb_pos.extend(
+                self.cb_idx[cb.idx_off..cb.idx_off + r]
+                    .iter()
+                    .map(|&g| self.pos[g]),
+            );
+            for (b, &pb) in self.cb_pos.iter().enumerate() {
+                let col = &self.cb_vals[cb.val_off + b * r + b..cb.val_off + (b + 1) * r];
+                for (&pa, &v) in self.cb_pos[b..].iter().zip(col) {
+                    f[pa.min(pb) * m + pa.max(pb)] += v;
                 }
             }
         }

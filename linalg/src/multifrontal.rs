@@ -70,6 +70,7 @@
 //! column), plus the delays' extra rows; pivot-by-pivot updates inside a front are not
 //! blocked, so very large fronts run below the speed of faer's blocked kernels.
 
+use faer::linalg::matmul::matmul;
 use faer::linalg::matmul::triangular::{BlockStructure, matmul as tri_matmul};
 use faer::{Accum, MatMut, MatRef, Par, Side};
 
@@ -99,6 +100,15 @@ pub const RELAX_ALWAYS: usize = 16;
 /// Beyond [`RELAX_ALWAYS`] columns, a merge is kept while the explicit zeros it stores are
 /// at most this fraction of the merged front's entries.
 pub const RELAX_ZERO_FRACTION: f64 = 0.05;
+
+/// Pivots of a front eliminated before they are applied, as one matrix product, to the
+/// fully summed columns the pivot search has not reached yet (the panel width of the
+/// blocked elimination).
+pub const PANEL_WIDTH: usize = 32;
+
+/// Matrix–vector products with at most this many entries run as plain loops (faer's
+/// dispatch costs more on small ones).
+const SMALL_PRODUCT: usize = 2048;
 
 const NONE: usize = usize::MAX;
 
@@ -175,6 +185,8 @@ pub struct MultifrontalLdlt {
     front_idx: Vec<usize>,
     /// Position of a global index in the current front.
     pos: Vec<usize>,
+    /// Positions in the current front of one child contribution block's indices.
+    cb_pos: Vec<usize>,
     cb_vals: Vec<f64>,
     cb_idx: Vec<usize>,
     cb_stack: Vec<Contribution>,
@@ -237,6 +249,7 @@ impl MultifrontalLdlt {
             front: Vec::new(),
             front_idx: Vec::new(),
             pos: Vec::new(),
+            cb_pos: Vec::new(),
             cb_vals: Vec::new(),
             cb_idx: Vec::new(),
             cb_stack: Vec::new(),
@@ -408,7 +421,8 @@ impl MultifrontalLdlt {
         self.index_store = Vec::with_capacity(idx_len);
         self.front = Vec::with_capacity(max_m * max_m);
         self.front_idx = Vec::with_capacity(max_m);
-        self.ld = Vec::with_capacity(max_m * max_m);
+        self.cb_pos = Vec::with_capacity(max_m);
+        self.ld = Vec::with_capacity((max_m * max_m).max((max_m + 1) * (PANEL_WIDTH + 1)));
         self.failed = Vec::with_capacity(max_m);
         self.solve_local = Vec::with_capacity(max_m);
         self.analyzed = true;
@@ -493,34 +507,50 @@ impl MultifrontalLdlt {
     /// against entries of 1, fails every test and is delayed up to the root.
     fn equilibrate(&mut self) {
         self.scale.fill(1.0);
+        if self.scaling_sweeps == 0 {
+            return;
+        }
+        // One pass per sweep: it applies the previous sweep's factors (`rhs_work`, 1 at
+        // first) and takes the row maxima of the result; a last pass applies the last ones.
+        let factors = &mut self.rhs_work;
+        factors.fill(1.0);
         for _ in 0..self.scaling_sweeps {
             self.row_max.fill(0.0);
             for j in 0..self.n {
+                let rj = factors[j];
+                let mut col_max = self.row_max[j];
                 for e in self.a_ptr[j]..self.a_ptr[j + 1] {
                     let i = self.a_idx[e];
+                    self.a_val[e] *= factors[i] * rj;
                     let v = self.a_val[e].abs();
                     self.row_max[i] = self.row_max[i].max(v);
-                    self.row_max[j] = self.row_max[j].max(v);
+                    col_max = col_max.max(v);
                 }
+                self.row_max[j] = self.row_max[j].max(col_max);
             }
             let mut converged = true;
-            for (r, s) in self.row_max.iter_mut().zip(&mut self.scale) {
-                if *r > 0.0 && r.is_finite() {
-                    converged &= (1.0 - *r).abs() <= SCALING_TOLERANCE;
-                    *r = 1.0 / r.sqrt();
-                    *s *= *r;
+            for ((&r, s), f) in self
+                .row_max
+                .iter()
+                .zip(&mut self.scale)
+                .zip(factors.iter_mut())
+            {
+                if r > 0.0 && r.is_finite() {
+                    converged &= (1.0 - r).abs() <= SCALING_TOLERANCE;
+                    *f = 1.0 / r.sqrt();
+                    *s *= *f;
                 } else {
-                    *r = 1.0;
-                }
-            }
-            for j in 0..self.n {
-                let rj = self.row_max[j];
-                for e in self.a_ptr[j]..self.a_ptr[j + 1] {
-                    self.a_val[e] *= self.row_max[self.a_idx[e]] * rj;
+                    *f = 1.0;
                 }
             }
             if converged {
                 break;
+            }
+        }
+        for j in 0..self.n {
+            let rj = factors[j];
+            for e in self.a_ptr[j]..self.a_ptr[j + 1] {
+                self.a_val[e] *= factors[self.a_idx[e]] * rj;
             }
         }
     }
@@ -528,11 +558,46 @@ impl MultifrontalLdlt {
     /// Assembles, partially factorizes and stores front `s` (its pivots numbered from
     /// `piv_off`), pushing its contribution block. Returns its number of pivots.
     fn factor_front(&mut self, s: usize, piv_off: usize) -> usize {
+        let shape = self.assemble_front(s);
+        let FrontShape { m, k } = shape;
+        let is_root = self.fronts.is_root[s];
+        self.failed.clear();
+        self.failed.resize(k, false);
+        self.ld.clear();
+        self.ld.resize((k + 1) * (PANEL_WIDTH + 1), 0.0);
+        let piv = PivotOutput {
+            failed: &mut self.failed,
+            diag: &mut self.d_diag[piv_off..],
+            off: &mut self.d_off[piv_off..],
+            pair: &mut self.d_pair[piv_off..],
+            work: &mut self.ld,
+        };
+        let npiv = partial_factor(
+            &mut self.front[..m * m],
+            shape,
+            &mut self.front_idx,
+            PivotRule {
+                threshold: self.threshold,
+                force: is_root,
+                par: self.par,
+            },
+            piv,
+        );
+        self.update_contribution(shape, npiv, piv_off);
+        self.store_front(shape, npiv, piv_off, is_root);
+        npiv
+    }
+
+    /// Builds front `s`: its index list (the children's delayed columns, its own columns,
+    /// its row pattern; `pos` maps them back), its dense matrix from the original entries
+    /// and the children's contribution blocks (popped from the stack), the fully summed
+    /// block stored in both triangles. Returns its shape.
+    #[inline(never)]
+    fn assemble_front(&mut self, s: usize) -> FrontShape {
         let fr = &self.fronts;
         let (c0, c1) = (fr.begin[s], fr.begin[s + 1]);
         let rows = &fr.rows[fr.rows_ptr[s]..fr.rows_ptr[s + 1]];
         let n_children = fr.n_children[s];
-        let is_root = fr.is_root[s];
         let children = self.cb_stack.len() - n_children;
         // Index list: delayed columns of the children, own columns, row pattern.
         self.front_idx.clear();
@@ -564,13 +629,16 @@ impl MultifrontalLdlt {
         // Extend-add of the children's contribution blocks, then pop them.
         for cb in &self.cb_stack[children..] {
             let r = cb.rows;
-            let idx = &self.cb_idx[cb.idx_off..cb.idx_off + r];
-            for b in 0..r {
-                let pb = self.pos[idx[b]];
-                let col = &self.cb_vals[cb.val_off + b * r..cb.val_off + (b + 1) * r];
-                for a in b..r {
-                    let pa = self.pos[idx[a]];
-                    f[pa.min(pb) * m + pa.max(pb)] += col[a];
+            self.cb_pos.clear();
+            self.cb_pos.extend(
+                self.cb_idx[cb.idx_off..cb.idx_off + r]
+                    .iter()
+                    .map(|&g| self.pos[g]),
+            );
+            for (b, &pb) in self.cb_pos.iter().enumerate() {
+                let col = &self.cb_vals[cb.val_off + b * r + b..cb.val_off + (b + 1) * r];
+                for (&pa, &v) in self.cb_pos[b..].iter().zip(col) {
+                    f[pa.min(pb) * m + pa.max(pb)] += v;
                 }
             }
         }
@@ -585,24 +653,15 @@ impl MultifrontalLdlt {
                 f[r * m + c] = f[c * m + r];
             }
         }
-        self.failed.clear();
-        self.failed.resize(k, false);
-        let piv = PivotOutput {
-            failed: &mut self.failed,
-            diag: &mut self.d_diag[piv_off..],
-            off: &mut self.d_off[piv_off..],
-            pair: &mut self.d_pair[piv_off..],
-        };
-        let npiv = partial_factor(
-            f,
-            FrontShape { m, k },
-            &mut self.front_idx,
-            PivotRule {
-                threshold: self.threshold,
-                force: is_root,
-            },
-            piv,
-        );
+        FrontShape { m, k }
+    }
+
+    /// The contribution block of the front just factorized, `C −= L₂₁ D L₂₁ᵀ` (rows and
+    /// columns `k..m`, lower triangle): one matrix product with all its `npiv` pivots.
+    #[inline(never)]
+    fn update_contribution(&mut self, shape: FrontShape, npiv: usize, piv_off: usize) {
+        let FrontShape { m, k } = shape;
+        let f = &mut self.front[..m * m];
         // Contribution block C −= L₂₁ D L₂₁ᵀ (rows/cols k..m), one product.
         let r2 = m - k;
         if npiv > 0 && r2 > 0 {
@@ -648,6 +707,15 @@ impl MultifrontalLdlt {
                 self.par,
             );
         }
+    }
+
+    /// Stores the factorized front (its `m × npiv` block of `L` and its index list after
+    /// pivoting) and pushes its contribution block (positions `npiv..m`, the delayed
+    /// columns first) unless it is a root.
+    #[inline(never)]
+    fn store_front(&mut self, shape: FrontShape, npiv: usize, piv_off: usize, is_root: bool) {
+        let FrontShape { m, k } = shape;
+        let f = &self.front[..m * m];
         // Store the factor: the m × npiv block of L and the index list after pivoting.
         self.factors.push(FrontFactor {
             l_off: self.l_store.len(),
@@ -672,7 +740,6 @@ impl MultifrontalLdlt {
             }
             self.cb_idx.extend_from_slice(&self.front_idx[npiv..]);
         }
-        npiv
     }
 
     fn solve_one(&mut self, rhs: &mut [f64]) {
@@ -756,6 +823,8 @@ struct PivotOutput<'a> {
     diag: &'a mut [f64],
     off: &'a mut [f64],
     pair: &'a mut [bool],
+    /// Workspace of at least `(k + 1) · (PANEL_WIDTH + 1)` values (the panel's `L D`).
+    work: &'a mut Vec<f64>,
 }
 
 /// Order `m` and number of fully summed columns `k` of a front.
@@ -773,6 +842,8 @@ struct PivotRule {
     /// Eliminate every fully summed column (a root front): when no candidate passes the
     /// tests, the one closest to passing is taken.
     force: bool,
+    /// Parallelism of the panel products.
+    par: Par,
 }
 
 /// A pivot candidate: 1×1 at column `j`, or 2×2 of columns `j` and `r`.
@@ -846,58 +917,316 @@ fn max_excluding(f: &[f64], m: usize, from: usize, c: usize, skip: usize) -> f64
         .fold(0.0f64, |acc, (_, &v)| acc.max(v.abs()))
 }
 
-/// Tests the fully summed column `j` at step `p`: `Ok(pivot)` when a 1×1 or 2×2 pivot
-/// with it passes the threshold `u` (or it is a zero column), else `Err((ratio, pivot))`,
-/// its best candidate and how close it came (`|d| / max`, or the Duff–Reid ratio).
-fn test_column(
-    f: &[f64],
+/// The blocked partial elimination of one front's fully summed columns (`sytrf`-style).
+///
+/// The fully summed positions `0..k` are split into: `0..p` eliminated; the **panel**
+/// `p..pe`, columns that are candidates of the pivot search and kept up to date (every
+/// pivot updates them, right-looking); and `pe..k`, columns not yet looked at, which miss
+/// the updates of the pivots `p0..p` (the pivots since the last [`Self::flush`]). A column
+/// enters the panel when the search reaches it ([`Self::bring_in`]: one matrix–vector
+/// product with those pivots); after [`PANEL_WIDTH`] pivots the columns `pe..k` receive
+/// them as one matrix product. The contribution block (positions `k..m`) receives all
+/// pivots at the end, in [`MultifrontalLdlt::factor_front`].
+struct Elimination<'a> {
+    /// The dense front (`m × m`, column-major).
+    f: &'a mut [f64],
     shape: FrontShape,
+    /// The front's global indices, permuted with the pivots.
+    idx: &'a mut [usize],
+    out: PivotOutput<'a>,
+    rule: PivotRule,
+    /// First pivot not yet applied to the columns `pe..k`.
+    p0: usize,
+    /// Number of pivots so far (the next pivot's position).
     p: usize,
-    j: usize,
-    u: f64,
-) -> Result<Pivot, (f64, Pivot)> {
-    let m = shape.m;
-    let d = f[j * m + j];
-    let scan = scan_column(f, shape, p, j);
-    if scan.max == 0.0 {
-        // A zero column: d itself (a zero pivot when d == 0, which is exact).
-        return Ok(Pivot::One(j));
+    /// End of the panel.
+    pe: usize,
+}
+
+impl Elimination<'_> {
+    /// Row `c` of `D Lᵀ` restricted to the pivots `p0..p` (`dst[q − p0]`, `q` in `p0..p`):
+    /// the weights of the pivots' updates of column `c`.
+    fn dl_row(&self, c: usize, dst: &mut [f64]) {
+        let m = self.shape.m;
+        let mut q = self.p0;
+        while q < self.p {
+            let l1 = self.f[q * m + c];
+            if self.out.pair[q] {
+                let l2 = self.f[(q + 1) * m + c];
+                let (a, b, d) = (self.out.diag[q], self.out.off[q], self.out.diag[q + 1]);
+                dst[q - self.p0] = a * l1 + b * l2;
+                dst[q + 1 - self.p0] = b * l1 + d * l2;
+                q += 2;
+            } else {
+                dst[q - self.p0] = self.out.diag[q] * l1;
+                q += 1;
+            }
+        }
     }
-    let ratio1 = d.abs() / scan.max;
-    if d != 0.0 && ratio1 >= u {
-        return Ok(Pivot::One(j));
+
+    /// Moves the not yet looked-at column `c ≥ pe` to position `pe`, brings it up to date
+    /// (rows `p..m`) with the pivots `p0..p`, and makes it part of the panel. Returns its
+    /// new position.
+    fn bring_in(&mut self, c: usize) -> usize {
+        let (t, p, p0, m) = (self.pe, self.p, self.p0, self.shape.m);
+        swap_positions(self.f, self.shape, self.idx, t, c);
+        self.out.failed[t] = false;
+        self.pe += 1;
+        let np = p - p0;
+        if np == 0 {
+            return t;
+        }
+        let mut w = std::mem::take(self.out.work);
+        self.dl_row(t, &mut w[..np]);
+        let (left, right) = self.f.split_at_mut(t * m);
+        let col = &mut right[p..m];
+        if np * (m - p) <= SMALL_PRODUCT {
+            for (q, &wq) in w[..np].iter().enumerate() {
+                if wq != 0.0 {
+                    let lq = &left[(p0 + q) * m + p..(p0 + q + 1) * m];
+                    for (ci, &li) in col.iter_mut().zip(lq) {
+                        *ci -= wq * li;
+                    }
+                }
+            }
+        } else {
+            let l = MatRef::from_column_major_slice_with_stride(&left[p0 * m + p..], m - p, np, m);
+            matmul(
+                MatMut::from_column_major_slice_mut(col, m - p, 1),
+                Accum::Add,
+                l,
+                MatRef::from_column_major_slice(&w[..np], np, 1),
+                -1.0,
+                Par::Seq,
+            );
+        }
+        *self.out.work = w;
+        t
     }
-    let one = (ratio1, Pivot::One(j));
-    let Some(r) = scan.partner else {
-        return Err(one);
-    };
-    let (a, b, c) = (d, f[j * m + r], f[r * m + r]);
-    let det = a * c - b * b;
-    if det == 0.0 || !det.is_finite() {
-        return Err(one);
+
+    /// Applies the pivots `p0..p` to the columns `pe..k` (rows `p..m`): one matrix product.
+    fn flush(&mut self) {
+        let (p, p0, pe, m, k) = (self.p, self.p0, self.pe, self.shape.m, self.shape.k);
+        let (np, nc) = (p - p0, k - pe);
+        self.p0 = p;
+        if np == 0 || nc == 0 {
+            return;
+        }
+        // W = rows pe..k of L D (nc × np, column-major).
+        let mut w = std::mem::take(self.out.work);
+        let mut q = p0;
+        while q < p {
+            let l1 = &self.f[q * m + pe..q * m + k];
+            let w1 = (q - p0) * nc;
+            if self.out.pair[q] {
+                let l2 = &self.f[(q + 1) * m + pe..(q + 1) * m + k];
+                let (a, b, d) = (self.out.diag[q], self.out.off[q], self.out.diag[q + 1]);
+                let (c1, c2) = w[w1..w1 + 2 * nc].split_at_mut(nc);
+                for i in 0..nc {
+                    c1[i] = a * l1[i] + b * l2[i];
+                    c2[i] = b * l1[i] + d * l2[i];
+                }
+                q += 2;
+            } else {
+                let d = self.out.diag[q];
+                for (wi, &li) in w[w1..w1 + nc].iter_mut().zip(l1) {
+                    *wi = d * li;
+                }
+                q += 1;
+            }
+        }
+        let (left, right) = self.f.split_at_mut(pe * m);
+        matmul(
+            MatMut::from_column_major_slice_with_stride_mut(&mut right[p..], m - p, nc, m),
+            Accum::Add,
+            MatRef::from_column_major_slice_with_stride(&left[p0 * m + p..], m - p, np, m),
+            MatRef::from_column_major_slice(&w[..nc * np], nc, np).transpose(),
+            -1.0,
+            self.rule.par,
+        );
+        *self.out.work = w;
     }
-    let gj = scan.max_without_partner;
-    let gr = max_excluding(f, m, p, r, j);
-    let worst = (c.abs() * gj + b.abs() * gr).max(b.abs() * gj + a.abs() * gr);
-    let ratio2 = if worst == 0.0 {
-        f64::INFINITY
-    } else {
-        det.abs() / worst
-    };
-    if ratio2 >= u {
-        Ok(Pivot::Two(j, r))
-    } else if ratio2 > ratio1 {
-        Err((ratio2, Pivot::Two(j, r)))
-    } else {
-        Err(one)
+
+    /// Tests the panel column `j` at the current step: `Ok(pivot)` when a 1×1 or 2×2
+    /// pivot with it passes the threshold `u` (or it is a zero column), else
+    /// `Err((ratio, pivot))`, its best candidate and how close it came (`|d| / max`, or the
+    /// Duff–Reid ratio). A 2×2 partner outside the panel is brought into it.
+    fn test(&mut self, j: usize) -> Result<Pivot, (f64, Pivot)> {
+        let (m, p, u) = (self.shape.m, self.p, self.rule.threshold);
+        let d = self.f[j * m + j];
+        let scan = scan_column(self.f, self.shape, p, j);
+        if scan.max == 0.0 {
+            // A zero column: d itself (a zero pivot when d == 0, which is exact).
+            return Ok(Pivot::One(j));
+        }
+        let ratio1 = d.abs() / scan.max;
+        if d != 0.0 && ratio1 >= u {
+            return Ok(Pivot::One(j));
+        }
+        let one = (ratio1, Pivot::One(j));
+        let Some(r) = scan.partner else {
+            return Err(one);
+        };
+        let r = if r >= self.pe { self.bring_in(r) } else { r };
+        let f = &*self.f;
+        let (a, b, c) = (d, f[j * m + r], f[r * m + r]);
+        let det = a * c - b * b;
+        if det == 0.0 || !det.is_finite() {
+            return Err(one);
+        }
+        let gj = scan.max_without_partner;
+        let gr = max_excluding(f, m, p, r, j);
+        let worst = (c.abs() * gj + b.abs() * gr).max(b.abs() * gj + a.abs() * gr);
+        let ratio2 = if worst == 0.0 {
+            f64::INFINITY
+        } else {
+            det.abs() / worst
+        };
+        if ratio2 >= u {
+            Ok(Pivot::Two(j, r))
+        } else if ratio2 > ratio1 {
+            Err((ratio2, Pivot::Two(j, r)))
+        } else {
+            Err(one)
+        }
+    }
+
+    /// The pivot search: the first candidate passing the threshold, else (at a root) the
+    /// best one, else `None` (the remaining columns are delayed). The panel's columns
+    /// that failed and have not changed since are skipped, then the columns after the
+    /// panel are brought in one by one; when that finds nothing, every column is tested
+    /// again before giving up.
+    fn search(&mut self) -> Option<Pivot> {
+        let k = self.shape.k;
+        let mut full = false;
+        loop {
+            let mut best: Option<(f64, Pivot)> = None;
+            let mut chosen = None;
+            let mut skipped = false;
+            let mut j = self.p;
+            loop {
+                if j == self.pe {
+                    if j == k {
+                        break;
+                    }
+                    self.bring_in(j);
+                }
+                if self.out.failed[j] && !full {
+                    skipped = true;
+                    j += 1;
+                    continue;
+                }
+                match self.test(j) {
+                    Ok(pv) => {
+                        chosen = Some(pv);
+                        break;
+                    }
+                    Err((ratio, pv)) => {
+                        self.out.failed[j] = true;
+                        if best.is_none_or(|(b, _)| ratio > b) {
+                            best = Some((ratio, pv));
+                        }
+                    }
+                }
+                j += 1;
+            }
+            if chosen.is_some() || !skipped {
+                return match (chosen, self.rule.force, best) {
+                    (Some(pv), _, _) => Some(pv),
+                    (None, true, Some((_, pv))) => Some(pv),
+                    (None, true, None) => Some(Pivot::One(self.p)),
+                    (None, false, _) => None,
+                };
+            }
+            full = true;
+        }
+    }
+
+    /// Eliminates the 1×1 pivot at panel position `j`: moved to position `p`, its column
+    /// scaled into `L`, the rest of the panel updated.
+    fn eliminate_one(&mut self, j: usize) {
+        let (p, pe, m) = (self.p, self.pe, self.shape.m);
+        swap_positions(self.f, self.shape, self.idx, p, j);
+        self.out.failed.swap(p, j);
+        let d = self.f[p * m + p];
+        self.out.diag[p] = d;
+        self.out.off[p] = 0.0;
+        self.out.pair[p] = false;
+        let (done, rest) = self.f.split_at_mut((p + 1) * m);
+        let w = &mut done[p * m..];
+        if d == 0.0 {
+            w[p + 1..].fill(0.0);
+        } else {
+            for j2 in p + 1..pe {
+                let wj = w[j2];
+                if wj != 0.0 {
+                    self.out.failed[j2] = false;
+                    let x = wj / d;
+                    let col = &mut rest[(j2 - p - 1) * m..(j2 - p) * m];
+                    for (ci, &wi) in col[p + 1..].iter_mut().zip(&w[p + 1..]) {
+                        *ci -= x * wi;
+                    }
+                }
+            }
+            let inv = 1.0 / d;
+            for v in &mut w[p + 1..] {
+                *v *= inv;
+            }
+        }
+        self.p += 1;
+    }
+
+    /// Eliminates the 2×2 pivot of panel positions `j` and `r`: moved to positions `p`
+    /// and `p + 1`, their columns turned into `L` (`L(p + 1, p) = 0`), the rest of the panel
+    /// updated.
+    fn eliminate_two(&mut self, j: usize, r: usize) {
+        let (p, pe, m) = (self.p, self.pe, self.shape.m);
+        swap_positions(self.f, self.shape, self.idx, p, j);
+        self.out.failed.swap(p, j);
+        let r = if r == p { j } else { r };
+        swap_positions(self.f, self.shape, self.idx, p + 1, r);
+        self.out.failed.swap(p + 1, r);
+        let f = &mut *self.f;
+        let (a, b, c) = (f[p * m + p], f[p * m + p + 1], f[(p + 1) * m + p + 1]);
+        let det = a * c - b * b;
+        self.out.diag[p] = a;
+        self.out.off[p] = b;
+        self.out.pair[p] = true;
+        self.out.diag[p + 1] = c;
+        self.out.off[p + 1] = 0.0;
+        self.out.pair[p + 1] = false;
+        let (done, rest) = f.split_at_mut((p + 2) * m);
+        let (w1, w2) = done[p * m..].split_at_mut(m);
+        for j2 in p + 2..pe {
+            let (v1, v2) = (w1[j2], w2[j2]);
+            if v1 == 0.0 && v2 == 0.0 {
+                continue;
+            }
+            self.out.failed[j2] = false;
+            let x1 = (c * v1 - b * v2) / det;
+            let x2 = (a * v2 - b * v1) / det;
+            let col = &mut rest[(j2 - p - 2) * m..(j2 - p - 1) * m];
+            for ((ci, &a1), &a2) in col[p + 2..].iter_mut().zip(&w1[p + 2..]).zip(&w2[p + 2..]) {
+                *ci -= x1 * a1 + x2 * a2;
+            }
+        }
+        for i in p + 2..m {
+            let (v1, v2) = (w1[i], w2[i]);
+            w1[i] = (c * v1 - b * v2) / det;
+            w2[i] = (a * v2 - b * v1) / det;
+        }
+        w1[p + 1] = 0.0;
+        self.p += 2;
     }
 }
 
 /// Partial `LDLᵀ` with threshold pivoting of the `k` fully summed columns of the dense
 /// front `f` (`m × m`, column-major; the fully summed columns hold all `m` rows, the rest
-/// its lower triangle) with the pivot tests of `rule`. Returns the number of pivots; the columns after them (up to `k`) are
-/// delayed. On return the pivot columns hold `L` (unit diagonal implied, `L(q + 1, q) = 0`
-/// for a 2×2 block) and `idx` the front's indices in pivot order.
+/// its lower triangle) with the pivot tests of `rule`, blocked by panels of
+/// [`PANEL_WIDTH`] pivots ([`Elimination`]). Returns the number of pivots; the columns
+/// after them (up to `k`) are delayed. On return the pivot columns hold `L` (unit diagonal
+/// implied, `L(q + 1, q) = 0` for a 2×2 block), the delayed columns are up to date, and
+/// `idx` holds the front's indices in pivot order.
 fn partial_factor(
     f: &mut [f64],
     shape: FrontShape,
@@ -905,123 +1234,30 @@ fn partial_factor(
     rule: PivotRule,
     out: PivotOutput<'_>,
 ) -> usize {
-    let u = rule.threshold;
-    let FrontShape { m, k } = shape;
-    // failed[j]: column j failed the tests and has not been updated since.
-    let failed = &mut out.failed[..k];
-    failed.fill(false);
-    let mut p = 0;
-    while p < k {
-        // Pivot search: the first candidate passing the threshold, else the best one.
-        // Columns that failed and have not changed since are skipped, until a search
-        // finds nothing: then every column is tested again before giving up.
-        let mut full = false;
-        let pivot = loop {
-            let mut best: Option<(f64, Pivot)> = None;
-            let mut chosen = None;
-            let mut skipped = false;
-            for (j, failed_j) in failed.iter_mut().enumerate().skip(p) {
-                if *failed_j && !full {
-                    skipped = true;
-                    continue;
-                }
-                match test_column(f, shape, p, j, u) {
-                    Ok(pv) => {
-                        chosen = Some(pv);
-                        break;
-                    }
-                    Err((ratio, pv)) => {
-                        *failed_j = true;
-                        if best.is_none_or(|(b, _)| ratio > b) {
-                            best = Some((ratio, pv));
-                        }
-                    }
-                }
-            }
-            if chosen.is_some() || !skipped {
-                break match (chosen, rule.force, best) {
-                    (Some(pv), _, _) => Some(pv),
-                    (None, true, Some((_, pv))) => Some(pv),
-                    (None, true, None) => Some(Pivot::One(p)),
-                    (None, false, _) => None,
-                };
-            }
-            full = true;
-        };
-        let Some(pivot) = pivot else { break };
-        match pivot {
-            Pivot::One(j) => {
-                swap_positions(f, shape, idx, p, j);
-                failed.swap(p, j);
-                let d = f[p * m + p];
-                out.diag[p] = d;
-                out.off[p] = 0.0;
-                out.pair[p] = false;
-                let (done, rest) = f.split_at_mut((p + 1) * m);
-                let w = &mut done[p * m..];
-                if d == 0.0 {
-                    w[p + 1..].fill(0.0);
-                } else {
-                    for j2 in p + 1..k {
-                        let wj = w[j2];
-                        if wj != 0.0 {
-                            failed[j2] = false;
-                            let x = wj / d;
-                            let col = &mut rest[(j2 - p - 1) * m..(j2 - p) * m];
-                            for (ci, &wi) in col[p + 1..].iter_mut().zip(&w[p + 1..]) {
-                                *ci -= x * wi;
-                            }
-                        }
-                    }
-                    let inv = 1.0 / d;
-                    for v in &mut w[p + 1..] {
-                        *v *= inv;
-                    }
-                }
-                p += 1;
-            }
-            Pivot::Two(j, r) => {
-                swap_positions(f, shape, idx, p, j);
-                failed.swap(p, j);
-                let r = if r == p { j } else { r };
-                swap_positions(f, shape, idx, p + 1, r);
-                failed.swap(p + 1, r);
-                let (a, b, c) = (f[p * m + p], f[p * m + p + 1], f[(p + 1) * m + p + 1]);
-                let det = a * c - b * b;
-                out.diag[p] = a;
-                out.off[p] = b;
-                out.pair[p] = true;
-                out.diag[p + 1] = c;
-                out.off[p + 1] = 0.0;
-                out.pair[p + 1] = false;
-                let (done, rest) = f.split_at_mut((p + 2) * m);
-                let (w1, w2) = done[p * m..].split_at_mut(m);
-                for j2 in p + 2..k {
-                    let (v1, v2) = (w1[j2], w2[j2]);
-                    if v1 == 0.0 && v2 == 0.0 {
-                        continue;
-                    }
-                    failed[j2] = false;
-                    let x1 = (c * v1 - b * v2) / det;
-                    let x2 = (a * v2 - b * v1) / det;
-                    let col = &mut rest[(j2 - p - 2) * m..(j2 - p - 1) * m];
-                    for ((ci, &a1), &a2) in
-                        col[p + 2..].iter_mut().zip(&w1[p + 2..]).zip(&w2[p + 2..])
-                    {
-                        *ci -= x1 * a1 + x2 * a2;
-                    }
-                }
-                for i in p + 2..m {
-                    let (v1, v2) = (w1[i], w2[i]);
-                    w1[i] = (c * v1 - b * v2) / det;
-                    w2[i] = (a * v2 - b * v1) / det;
-                }
-                w1[p + 1] = 0.0;
-                p += 2;
-            }
+    out.failed[..shape.k].fill(false);
+    let mut e = Elimination {
+        f,
+        shape,
+        idx,
+        out,
+        rule,
+        p0: 0,
+        p: 0,
+        pe: 0,
+    };
+    while e.p < shape.k {
+        if e.p - e.p0 >= PANEL_WIDTH {
+            e.flush();
+        }
+        match e.search() {
+            Some(Pivot::One(j)) => e.eliminate_one(j),
+            Some(Pivot::Two(j, r)) => e.eliminate_two(j, r),
+            None => break,
         }
     }
-    p
+    // The search reaches every column before it gives up: nothing is left stale.
+    e.flush();
+    e.p
 }
 
 /// Column counts of `L` (diagonal included) from the row subtrees of the etree.

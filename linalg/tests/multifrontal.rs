@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use proptest::prelude::{Strategy, any, prop_assume, proptest};
 use proptest::test_runner::Config as ProptestConfig;
-use simdnlp_linalg::multifrontal::{DEFAULT_PIVOT_THRESHOLD, DEFAULT_SCALING_SWEEPS};
+use simdnlp_linalg::multifrontal::{DEFAULT_PIVOT_THRESHOLD, DEFAULT_SCALING_SWEEPS, PANEL_WIDTH};
 use simdnlp_linalg::{
     FactorStatus, FaerLdlt, FillMethod, FillOrdering, Inertia, LinalgError, MultifrontalLdlt,
     Parallelism, SymmetricSolver,
@@ -378,4 +378,80 @@ fn badly_scaled_kkt_matrices_keep_the_kkt_inertia() {
         let err = backward_error(&asm, &vals, &x, &b);
         assert!(err < 1e-10, "trial {trial}: backward error {err:e}");
     }
+}
+
+/// `blocks` dense symmetric blocks of order `w` (wider than the elimination panel), each
+/// coupled to all of `border` shared variables: every block is one front with more than
+/// [`PANEL_WIDTH`] fully summed columns. Every third diagonal of a block is exactly zero
+/// and every fifth tiny, so that 1×1 pivots fail, 2×2 pivots are taken and columns are
+/// delayed across panel boundaries; columns in `zero_cols` (within each block) are explicit
+/// zeros (a singular matrix with exact zero pivots).
+fn wide_fronts(
+    rng: &mut Rng,
+    blocks: usize,
+    w: usize,
+    border: usize,
+    zero_cols: &[usize],
+) -> SymCoo {
+    let n = blocks * w + border;
+    let mut a = SymCoo::new(n);
+    let zero = |j: usize| zero_cols.contains(&(j % w));
+    for b in 0..blocks {
+        for jl in 0..w {
+            let j = b * w + jl;
+            let d = match jl % 15 {
+                _ if zero(j) => 0.0,
+                x if x % 3 == 0 => 0.0,
+                x if x % 5 == 0 => 1e-9 * rng.sym(),
+                _ => rng.sym(),
+            };
+            a.push(j, j, d);
+            for il in jl + 1..w {
+                let i = b * w + il;
+                let v = if zero(i) || zero(j) { 0.0 } else { rng.sym() };
+                a.push(i, j, v);
+            }
+            for t in 0..border {
+                let v = if zero(j) { 0.0 } else { rng.sym() };
+                a.push(blocks * w + t, j, v);
+            }
+        }
+    }
+    for t in 0..border {
+        a.push(blocks * w + t, blocks * w + t, 1.0 + rng.uniform());
+    }
+    a
+}
+
+/// Fronts wider than the elimination panel ([`PANEL_WIDTH`] pivots): 2×2 pivots and
+/// delayed columns across panel boundaries, a delayed column that a later panel takes,
+/// and exact zero pivots inside a wide front, against the dense inertia and residuals.
+#[test]
+fn fronts_wider_than_the_panel() {
+    let mut rng = Rng::new(41);
+    for (blocks, w, border) in [
+        (1, 3 * PANEL_WIDTH + 5, 0),
+        (3, 2 * PANEL_WIDTH + 7, 6),
+        (4, PANEL_WIDTH + 1, 3),
+    ] {
+        for u in [1e-8, DEFAULT_PIVOT_THRESHOLD, 0.5] {
+            let a = wide_fronts(&mut rng, blocks, w, border, &[]);
+            let mut s = MultifrontalLdlt::new();
+            s.set_pivot_threshold(u).unwrap();
+            let what = format!("blocks={blocks} w={w} border={border} u={u}");
+            let status = check(&mut s, &a, &mut rng, &what);
+            assert_eq!(status, FactorStatus::Success, "{what}");
+            assert!(s.largest_front() > PANEL_WIDTH, "{what}: fronts too small");
+            if u == 0.5 && border > 0 {
+                assert!(s.delayed_pivots() > 0, "{what}: no delays");
+            }
+        }
+    }
+    // Exact zero columns at both sides of a panel boundary: singular, counted exactly.
+    let zero_cols = [3, PANEL_WIDTH - 1, PANEL_WIDTH, PANEL_WIDTH + 2];
+    let a = wide_fronts(&mut rng, 2, 2 * PANEL_WIDTH + 3, 4, &zero_cols);
+    let mut s = MultifrontalLdlt::new();
+    let status = check(&mut s, &a, &mut rng, "zero columns");
+    assert_eq!(status, FactorStatus::Singular);
+    assert_eq!(s.inertia().unwrap().zero, 2 * zero_cols.len());
 }

@@ -718,10 +718,10 @@ impl<T: Scalar> Pattern<T> {
         self.scatter(JIT_SCATTER, step, ws, inputs, positions, g)
     }
 
-    /// The number of tasks `par` splits `points` data points into with `ws` (one register
-    /// file per task at most): the chunks a [`ScatterPlan`] for this workspace needs.
+    /// The number of tasks `par` splits `points` data points into for native code with
+    /// `ws`: the chunks a [`ScatterPlan`] for this workspace needs.
     pub fn tasks(par: Parallelism, points: usize, ws: &Workspace<T>) -> usize {
-        tasks(par, points, ws.scratch.len())
+        native_tasks(par, points, ws.scratch.len())
     }
 
     /// Adds `f(point k)` into `out[rows[k]]` for every point, in point order (bitwise what
@@ -783,7 +783,7 @@ impl<T: Scalar> Pattern<T> {
             plan.points() == n
                 && plan.step() == step
                 && plan.out_len() == out.len()
-                && plan.tasks() == tasks(par, n, ws.scratch.len())
+                && plan.requested_tasks() == native_tasks(par, n, ws.scratch.len())
         });
         let nreals = set_columns(ws, data);
         let Some(plan) = plan else {
@@ -996,13 +996,32 @@ fn dispatch<T: Scalar>(
     }
 }
 
-/// The number of tasks the points `0..n` are split into under `par` with `scratch`
-/// register files (both evaluators split the same way).
+/// The number of tasks the interpreter splits the points `0..n` into under `par` with
+/// `scratch` register files (one per task).
 pub(crate) fn tasks(par: Parallelism, n: usize, scratch: usize) -> usize {
     match par {
         Parallelism::Rayon { min_batch, .. } => {
             n.div_ceil(min_batch.max(LANES)).min(scratch).max(1)
         }
+        _ => 1,
+    }
+}
+
+/// Native tasks per register file of the workspace (which has one per pool thread).
+const NATIVE_TASKS_PER_THREAD: usize = 4;
+
+/// The number of tasks native code splits the points `0..n` into under `par` with a
+/// workspace of `scratch` register files: as [`tasks`], but up to
+/// [`NATIVE_TASKS_PER_THREAD`] per register file (native code keeps its registers in
+/// machine registers). More tasks than threads let a thread that is ahead take the
+/// tasks of one that was held up (another process on its core), where one task per
+/// thread makes every call wait for the slowest thread.
+pub(crate) fn native_tasks(par: Parallelism, n: usize, scratch: usize) -> usize {
+    match par {
+        Parallelism::Rayon { min_batch, .. } => n
+            .div_ceil(min_batch.max(LANES))
+            .min(scratch.saturating_mul(NATIVE_TASKS_PER_THREAD))
+            .max(1),
         _ => 1,
     }
 }
@@ -1100,7 +1119,7 @@ fn dispatch_jit<T: Scalar>(
     if step == 0 && values.is_none() {
         return;
     }
-    let tasks = tasks(par, n, ws.scratch.len());
+    let tasks = native_tasks(par, n, ws.scratch.len());
     let nreals = set_columns(ws, data);
     let columns = &ws.columns[..];
     let chunk = n.div_ceil(tasks);

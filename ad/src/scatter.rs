@@ -27,6 +27,8 @@ pub struct ScatterPlan {
     out_len: usize,
     /// chunks (at least 2)
     tasks: usize,
+    /// the number of chunks asked for (`tasks` may be fewer: whole chunks of `chunk`)
+    requested: usize,
     /// points per chunk (the last may have fewer)
     chunk: usize,
     /// phase 1: per point and slot, its position where the point's chunk owns it, else
@@ -58,6 +60,7 @@ impl ScatterPlan {
             return None;
         }
         let positions = &positions[..total];
+        let requested = tasks;
         let chunk = points.div_ceil(tasks);
         let tasks = points.div_ceil(chunk);
         if tasks < 2 {
@@ -100,6 +103,7 @@ impl ScatterPlan {
             step,
             out_len,
             tasks,
+            requested,
             chunk,
             owned,
             later,
@@ -110,6 +114,12 @@ impl ScatterPlan {
     /// The number of chunks.
     pub fn tasks(&self) -> usize {
         self.tasks
+    }
+
+    /// The number of chunks asked for ([`ScatterPlan::new`]'s `tasks`; whole chunks of
+    /// `points.div_ceil(tasks)` points may need fewer).
+    pub fn requested_tasks(&self) -> usize {
+        self.requested
     }
 
     /// The number of data points.

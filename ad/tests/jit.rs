@@ -854,7 +854,9 @@ fn scatter_plan_keeps_the_bits() {
         .build()
         .unwrap();
     let mut ws = pool.install(|| jit.workspace_for_tasks(3));
-    assert_eq!(Pattern::tasks(par, n, &ws), 3);
+    // native code: up to 4 tasks per register file
+    let tasks = Pattern::tasks(par, n, &ws);
+    assert_eq!(tasks, 12);
     let inputs = EvalInputs::new(&data, &x, &[]).parallel(par);
     let bounds = jit.index_bounds(&data).unwrap();
     let mut gr = vec![0.0; n * ns];
@@ -866,7 +868,7 @@ fn scatter_plan_keeps_the_bits() {
                 want[gi] += v;
             }
         }
-        let plan = ScatterPlan::new(globals, ns, n, 3, len, 8);
+        let plan = ScatterPlan::new(globals, ns, n, tasks, len, 8);
         let mut got = vec![0.0; len];
         // SAFETY: `bounds` is `index_bounds` of this pattern over this very `data`.
         let done = pool.install(|| unsafe {
@@ -883,14 +885,15 @@ fn scatter_plan_keeps_the_bits() {
         assert_eq!(bits(&got), bits(&want));
         plan
     };
-    // the chain: x[k], x[k+1]; the first point of chunks 2 and 3 runs twice
+    // the chain: x[k], x[k+1]; the first point of every chunk but the first runs twice
     let chain: Vec<usize> = (0..n).flat_map(|k| [k, k + 1]).collect();
     let plan = scatter_both(&chain, n + 1, &mut ws).expect("a banded chain has a plan");
-    assert_eq!(plan.tasks(), 3);
-    assert_eq!(plan.repeated_points(), &[1334, 2668]);
+    assert_eq!((plan.tasks(), plan.requested_tasks()), (12, 12));
+    let firsts: Vec<usize> = (1..12).map(|t| t * 334).collect();
+    assert_eq!(plan.repeated_points(), &firsts[..]);
     // with every position summed in a few places: x[0] for the first slot of every
-    // 100th point (shared by all three chunks), a point adding twice into one position,
-    // and positions past the end
+    // 100th point (shared by all chunks), a point adding twice into one position, and
+    // positions past the end
     let mixed: Vec<usize> = (0..n)
         .flat_map(|k| match k {
             _ if k % 100 == 0 => [0, k + 1],
@@ -906,8 +909,8 @@ fn scatter_plan_keeps_the_bits() {
     let dense: Vec<usize> = (0..n * ns).map(|e| e % 5).collect();
     assert!(scatter_both(&dense, 5, &mut ws).is_none());
     // a plan that does not fit the call is ignored (one thread, the same bits)
-    let other = ScatterPlan::new(&chain, ns, n, 2, n + 1, 8).unwrap();
-    let short = ScatterPlan::new(&chain, ns, n, 3, n, 8).unwrap();
+    let other = ScatterPlan::new(&chain, ns, n, 3, n + 1, 8).unwrap();
+    let short = ScatterPlan::new(&chain, ns, n, tasks, n, 8).unwrap();
     for plan in [&other, &short] {
         let mut want = vec![0.0; n + 1];
         for (&gi, &v) in chain.iter().zip(&gr) {
@@ -928,6 +931,9 @@ fn scatter_plan_keeps_the_bits() {
         assert!(done);
         assert_eq!(bits(&got), bits(&want));
     }
+    // fewer whole chunks than asked for: 9 points in 4 chunks of 3
+    let few = ScatterPlan::new(&chain[..18], ns, 9, 4, n + 1, 1).unwrap();
+    assert_eq!((few.tasks(), few.requested_tasks()), (3, 4));
     // declined: fewer points than chunks, one chunk, short positions
     assert!(ScatterPlan::new(&chain[..4], ns, 2, 3, n + 1, 8).is_none());
     assert!(ScatterPlan::new(&chain, ns, n, 1, n + 1, 8).is_none());

@@ -28,8 +28,8 @@ use crate::expr::{Expr, funcs};
 use crate::index::Index;
 use crate::jit::{GroupFunction, JitArgs, JitCode, SumInto, compile_group};
 use crate::pattern::{
-    IndexBounds, Load, Pattern, bounds_of, column_loads, derivatives, jit_args, set_columns,
-    native_tasks, set_columns_with,
+    IndexBounds, Load, Pattern, bounds_of, column_loads, derivatives, jit_args, native_tasks,
+    set_columns, set_columns_with,
 };
 use crate::program::{Program, build};
 use crate::scalar::Scalar;

@@ -28,8 +28,8 @@ use crate::expr::{Expr, funcs};
 use crate::index::Index;
 use crate::jit::{GroupFunction, JitArgs, JitCode, SumInto, compile_group};
 use crate::pattern::{
-    IndexBounds, Load, Pattern, bounds_of, column_loads, derivatives, jit_args, set_columns,
-    set_columns_with, tasks,
+    IndexBounds, Load, Pattern, bounds_of, column_loads, derivatives, jit_args, native_tasks,
+    set_columns, set_columns_with,
 };
 use crate::program::{Program, build};
 use crate::scalar::Scalar;
@@ -535,7 +535,7 @@ impl<T: Scalar> PatternGroup<T> {
             _ => set_columns(ws, data),
         };
         let (columns, pointers) = (&ws.columns[..], &ws.pointers[..]);
-        let tasks = tasks(par, n, ws.scratch.len());
+        let tasks = native_tasks(par, n, ws.scratch.len());
         let chunk = n.div_ceil(tasks);
         let run_task = |first: usize| {
             let last = (first + chunk).min(n);

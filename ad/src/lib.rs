@@ -47,6 +47,7 @@ mod pattern;
 mod print;
 mod program;
 mod scalar;
+mod scatter;
 mod vmath;
 
 pub mod cuda;
@@ -62,3 +63,4 @@ pub use ops::{Bin, BinPart, BinaryF64, BinaryFn, Un, UnaryF64, UnaryFn};
 pub use pattern::{IndexBounds, Pattern, ProgramStats, SecondOrder};
 pub use print::{DefaultNamer, Namer};
 pub use scalar::Scalar;
+pub use scatter::ScatterPlan;

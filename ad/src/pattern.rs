@@ -8,6 +8,7 @@ use crate::graph::gradient;
 use crate::jit::{JitArgs, JitCode, JitInput, JitProgram, Output, nan_ptr};
 use crate::program::{ISrc, Ins, Program, VALUE, build, columns, refs};
 use crate::scalar::Scalar;
+use crate::scatter::ScatterPlan;
 use rayon::prelude::*;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -522,28 +523,25 @@ impl<T: Scalar> Pattern<T> {
     }
 
     /// The native program `index` (whose output is `output`) and the number of data
-    /// points, where it can run over all points in one sequential call: compiled, and
-    /// `par` would not split the points across threads (the order of the sum would
-    /// change). `None` otherwise.
+    /// points; `None` where it is not compiled.
     fn whole_data_program(
         &self,
         index: usize,
         output: Output,
-        ws: &Workspace<T>,
         data: &DataView<'_, T>,
-        par: Parallelism,
     ) -> Option<(JitProgram, usize)> {
         let jp = self.jit_program(index).filter(|jp| jp.output == output)?;
-        let n = self.points(data, 0, 0, &[]);
-        (tasks(par, n, ws.scratch.len()) == 1).then_some((jp, n))
+        Some((jp, self.points(data, 0, 0, &[])))
     }
 
     /// Adds `f(point k)` for `k < data.len`, in point order, to `total` (bitwise what
     /// folding [`Pattern::eval_values`]' output onto `total` gives) with native code and
-    /// no buffer. Returns `false`, leaving `total` alone, where that code is not available:
-    /// the pattern was not compiled with [`Pattern::compile_objective_for`], it runs on
-    /// the interpreter, or `par` would split the points across threads (the order of the
-    /// sum would change); the caller then sums [`Pattern::eval_values`]' output.
+    /// no buffer, on one thread whatever `inputs.par` says (a sum split across threads
+    /// would add in another order; the one-thread loop is as fast as adding up values
+    /// computed by several threads, since both wait for each addition in turn). Returns
+    /// `false`, leaving `total` alone, where that code is not available: the pattern was
+    /// not compiled with [`Pattern::compile_objective_for`] or it runs on the interpreter;
+    /// the caller then sums [`Pattern::eval_values`]' output.
     ///
     /// This entry point finds the positions' range with a pass over the integer columns
     /// per call ([`Pattern::index_bounds`]); where the data does not change between calls,
@@ -578,16 +576,11 @@ impl<T: Scalar> Pattern<T> {
         bounds: &IndexBounds,
         total: &mut T,
     ) -> bool {
-        let EvalInputs {
-            data,
-            x,
-            theta,
-            par,
-        } = *inputs;
+        let EvalInputs { data, x, theta, .. } = *inputs;
         if x.len() < bounds.x_len || theta.len() < bounds.theta_len {
             return false;
         }
-        let Some((jp, n)) = self.whole_data_program(JIT_SUM, Output::Sum, ws, data, par) else {
+        let Some((jp, n)) = self.whole_data_program(JIT_SUM, Output::Sum, data) else {
             return false;
         };
         if n == 0 {
@@ -618,10 +611,10 @@ impl<T: Scalar> Pattern<T> {
 
     /// Adds `∂f/∂slot_s` at point `k` into `g[globals[k*nslots + s]]` for every point and
     /// slot, in that order (bitwise what adding [`Pattern::eval_gradients`]' output into
-    /// `g` entry by entry gives), with native code and no buffer; a position at or past
-    /// `g.len()` is skipped. Returns `false`, leaving `g` alone, where that code is not
-    /// available (as for [`Pattern::eval_value_sum`], also when `globals` holds fewer than
-    /// `data.len * nslots` positions).
+    /// `g` entry by entry gives), with native code and no buffer, on one thread; a
+    /// position at or past `g.len()` is skipped. Returns `false`, leaving `g` alone, where
+    /// that code is not available (as for [`Pattern::eval_value_sum`], also when `globals`
+    /// holds fewer than `data.len * nslots` positions).
     ///
     /// Like [`Pattern::eval_value_sum`], this entry point finds the positions' range per
     /// call; where the data does not change between calls, compute it once and call
@@ -689,20 +682,54 @@ impl<T: Scalar> Pattern<T> {
         globals: &[usize],
         g: &mut [T],
     ) -> bool {
+        // SAFETY: the same contract.
+        unsafe { self.eval_gradient_scatter_split_bounded(ws, inputs, bounds, globals, None, g) }
+    }
+
+    /// [`Pattern::eval_gradient_scatter_bounded`] split across rayon's pool by `plan`
+    /// (bitwise the same gradient, see [`ScatterPlan`]) where it fits: built by
+    /// [`ScatterPlan::new`] from `globals` (`nslots` per point, this data's points, output
+    /// length `g.len()`) into as many chunks as `inputs.par` makes tasks of this data
+    /// with this workspace ([`Pattern::tasks`]). Otherwise, or without a plan, on one
+    /// thread.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Pattern::eval_value_sum_bounded`]: `bounds` is what
+    /// [`Pattern::index_bounds`] of this pattern returned for data whose integer columns
+    /// hold, in their first `inputs.data.len` rows, the same values as `inputs.data`'s now.
+    pub unsafe fn eval_gradient_scatter_split_bounded(
+        &self,
+        ws: &mut Workspace<T>,
+        inputs: &EvalInputs<'_, '_, T>,
+        bounds: &IndexBounds,
+        globals: &[usize],
+        plan: Option<&ScatterPlan>,
+        g: &mut [T],
+    ) -> bool {
         if inputs.x.len() < bounds.x_len || inputs.theta.len() < bounds.theta_len {
             return false;
         }
         let step = self.nslots();
-        self.scatter(JIT_SCATTER, step, ws, inputs, globals, g)
+        let positions = Positions {
+            each: globals,
+            plan,
+        };
+        self.scatter(JIT_SCATTER, step, ws, inputs, positions, g)
+    }
+
+    /// The number of tasks `par` splits `points` data points into for native code with
+    /// `ws`: the chunks a [`ScatterPlan`] for this workspace needs.
+    pub fn tasks(par: Parallelism, points: usize, ws: &Workspace<T>) -> usize {
+        native_tasks(par, points, ws.scratch.len())
     }
 
     /// Adds `f(point k)` into `out[rows[k]]` for every point, in point order (bitwise what
     /// adding [`Pattern::eval_values`]' output into `out` entry by entry gives), with
-    /// native code and no buffer; a row at or past `out.len()` is skipped. Returns
-    /// `false`, leaving `out` alone, where that code is not available: the pattern was
-    /// not compiled with [`Pattern::compile_augment_for`], it runs on the interpreter,
-    /// `par` would split the points across threads, or `rows` holds fewer than
-    /// `data.len` rows.
+    /// native code and no buffer, on one thread; a row at or past `out.len()` is skipped.
+    /// Returns `false`, leaving `out` alone, where that code is not available: the
+    /// pattern was not compiled with [`Pattern::compile_augment_for`], it runs on the
+    /// interpreter, or `rows` holds fewer than `data.len` rows.
     pub fn eval_value_scatter(
         &self,
         ws: &mut Workspace<T>,
@@ -710,29 +737,40 @@ impl<T: Scalar> Pattern<T> {
         rows: &[usize],
         out: &mut [T],
     ) -> bool {
-        self.scatter(JIT_VALUE_SCATTER, 1, ws, inputs, rows, out)
+        let positions = Positions {
+            each: rows,
+            plan: None,
+        };
+        self.scatter(JIT_VALUE_SCATTER, 1, ws, inputs, positions, out)
     }
 
     /// Runs the scatter program `index` ([`Output::Scatter`]: `step` outputs per point,
-    /// each added into `out` at its position in `positions`) over every point on one
-    /// thread; `false`, leaving `out` alone, where that program is not available or
-    /// `positions` holds fewer than `data.len * step` entries.
+    /// each added into `out` at its position in `positions`) over every point: split
+    /// across rayon's pool by `plan` where one is given that fits (its chunks are the
+    /// tasks `inputs.par` gives, its positions were `positions` and its output as long as
+    /// `out`; see [`ScatterPlan`], bitwise the same sums), else on one thread. `false`,
+    /// leaving `out` alone, where that program is not available or `positions` holds
+    /// fewer than `data.len * step` entries.
     fn scatter(
         &self,
         index: usize,
         step: usize,
         ws: &mut Workspace<T>,
         inputs: &EvalInputs<'_, '_, T>,
-        positions: &[usize],
+        positions: Positions<'_>,
         out: &mut [T],
     ) -> bool {
+        let Positions {
+            each: positions,
+            plan,
+        } = positions;
         let EvalInputs {
             data,
             x,
             theta,
             par,
         } = *inputs;
-        let Some((jp, n)) = self.whole_data_program(index, Output::Scatter, ws, data, par) else {
+        let Some((jp, n)) = self.whole_data_program(index, Output::Scatter, data) else {
             return false;
         };
         if positions.len() < n * step {
@@ -741,18 +779,50 @@ impl<T: Scalar> Pattern<T> {
         if n == 0 || step == 0 {
             return true;
         }
+        let plan = plan.filter(|plan| {
+            plan.points() == n
+                && plan.step() == step
+                && plan.out_len() == out.len()
+                && plan.requested_tasks() == native_tasks(par, n, ws.scratch.len())
+        });
         let nreals = set_columns(ws, data);
-        let mut args = jit_args(&ws.columns, nreals, x, theta, out.as_mut_ptr() as *mut f64);
-        args.globals = positions.as_ptr();
-        args.out_len = out.len();
-        // SAFETY: `T` is `f64` (only `f64` patterns have native code). `points` checked
-        // that every column the program reads has at least `n` rows; `positions` holds the
-        // `n * step` positions the program reads, and it writes `out` only at positions
-        // below `out.len()` (others go to a slot on its stack). The one program here with
-        // unchecked `x`/`θ` loads, the objective's gradient scatter, is reached only from
-        // `eval_gradient_scatter_bounded`, which checked `x` and `θ` against bounds that
-        // cover those loads at every point of this data (its caller's contract).
-        unsafe { jp.call(&args, 0, n) };
+        let Some(plan) = plan else {
+            let mut args = jit_args(&ws.columns, nreals, x, theta, out.as_mut_ptr() as *mut f64);
+            args.globals = positions.as_ptr();
+            args.out_len = out.len();
+            // SAFETY: `T` is `f64` (only `f64` patterns have native code). `points`
+            // checked that every column the program reads has at least `n` rows;
+            // `positions` holds the `n * step` positions the program reads, and it writes
+            // `out` only at positions below `out.len()` (others go to a slot on its
+            // stack). The one program here with unchecked `x`/`θ` loads, the objective's
+            // gradient scatter, is reached only from `eval_gradient_scatter_bounded`,
+            // which checked `x` and `θ` against bounds that cover those loads at every
+            // point of this data (its caller's contract).
+            unsafe { jp.call(&args, 0, n) };
+            return true;
+        };
+        let columns = &ws.columns[..];
+        let (out_addr, out_len) = (out.as_mut_ptr() as usize, out.len());
+        let run = |first: usize, last: usize, positions: &[usize]| {
+            debug_assert_eq!(positions.len(), (last - first) * step);
+            let mut args = jit_args(columns, nreals, x, theta, out_addr as *mut f64);
+            args.globals = positions.as_ptr();
+            args.out_len = out_len;
+            // SAFETY: as in the one-thread call above, with the plan's positions of points
+            // `first..last` (`step` per point, each below `out.len()` or `SKIP`, which the
+            // program does not write). Chunks running at the same time write disjoint
+            // elements of `out`: a plan's phase-1 positions of a chunk are the ones it
+            // owns, and every position has one owner (`ScatterPlan::new`); `out` is not
+            // otherwise accessed until they have finished.
+            unsafe { jp.call(&args, first, last) };
+        };
+        (0..plan.tasks()).into_par_iter().for_each(|t| {
+            let (first, last, positions) = plan.chunk(t);
+            run(first, last, positions);
+        });
+        for (k, positions) in plan.repeats() {
+            run(k, k + 1, positions);
+        }
         true
     }
 
@@ -843,6 +913,14 @@ impl<T: Scalar> Pattern<T> {
     }
 }
 
+/// Where a scatter program adds its outputs: `step` positions per point, and optionally
+/// a plan that splits the work across threads (see `Pattern::scatter`).
+#[derive(Clone, Copy)]
+struct Positions<'a> {
+    each: &'a [usize],
+    plan: Option<&'a ScatterPlan>,
+}
+
 /// Runs `p` on points `0..n` with the interpreter, split across rayon's pool as
 /// `inputs.par` says.
 fn dispatch<T: Scalar>(
@@ -918,13 +996,32 @@ fn dispatch<T: Scalar>(
     }
 }
 
-/// The number of tasks the points `0..n` are split into under `par` with `scratch`
-/// register files (both evaluators split the same way).
+/// The number of tasks the interpreter splits the points `0..n` into under `par` with
+/// `scratch` register files (one per task).
 pub(crate) fn tasks(par: Parallelism, n: usize, scratch: usize) -> usize {
     match par {
         Parallelism::Rayon { min_batch, .. } => {
             n.div_ceil(min_batch.max(LANES)).min(scratch).max(1)
         }
+        _ => 1,
+    }
+}
+
+/// Native tasks per register file of the workspace (which has one per pool thread).
+const NATIVE_TASKS_PER_THREAD: usize = 4;
+
+/// The number of tasks native code splits the points `0..n` into under `par` with a
+/// workspace of `scratch` register files: as [`tasks`], but up to
+/// [`NATIVE_TASKS_PER_THREAD`] per register file (native code keeps its registers in
+/// machine registers). More tasks than threads let a thread that is ahead take the
+/// tasks of one that was held up (another process on its core), where one task per
+/// thread makes every call wait for the slowest thread.
+pub(crate) fn native_tasks(par: Parallelism, n: usize, scratch: usize) -> usize {
+    match par {
+        Parallelism::Rayon { min_batch, .. } => n
+            .div_ceil(min_batch.max(LANES))
+            .min(scratch.saturating_mul(NATIVE_TASKS_PER_THREAD))
+            .max(1),
         _ => 1,
     }
 }
@@ -1022,7 +1119,7 @@ fn dispatch_jit<T: Scalar>(
     if step == 0 && values.is_none() {
         return;
     }
-    let tasks = tasks(par, n, ws.scratch.len());
+    let tasks = native_tasks(par, n, ws.scratch.len());
     let nreals = set_columns(ws, data);
     let columns = &ws.columns[..];
     let chunk = n.div_ceil(tasks);

@@ -432,7 +432,7 @@ proptest! {
 /// The objective kernels (values summed into a total, gradient entries added into a
 /// gradient at given positions) against the interpreter's outputs folded the same way:
 /// bitwise, with repeated positions and a position past the end (skipped); with threads
-/// they decline and leave their outputs alone.
+/// they run on one thread (the same bits).
 #[test]
 fn objective_sum_and_gradient_scatter_bitwise() {
     let n = 700;
@@ -488,7 +488,7 @@ fn objective_sum_and_gradient_scatter_bitwise() {
     for (k, (a, b)) in got_g.iter().zip(&want_g).enumerate() {
         assert_eq!(a.to_bits(), b.to_bits(), "g[{k}]: {a:e} vs {b:e}");
     }
-    // the interpreter, threads or too few positions: declined, outputs untouched
+    // the interpreter or too few positions: declined, outputs untouched
     let mut t = 0.5;
     assert!(!interp.eval_value_sum(&mut ws, &EvalInputs::new(&data, &x, &[]), &mut t));
     assert!(!interp.eval_gradient_scatter(
@@ -499,11 +499,13 @@ fn objective_sum_and_gradient_scatter_bitwise() {
     ));
     let par = Parallelism::rayon_batches(1);
     let mut ws4 = jit.workspace_for_tasks(4);
-    assert!(!jit.eval_value_sum(
+    let mut threaded = 0.5;
+    assert!(jit.eval_value_sum(
         &mut ws4,
         &EvalInputs::new(&data, &x, &[]).parallel(par),
-        &mut t
+        &mut threaded
     ));
+    assert_eq!(threaded.to_bits(), want_total.to_bits());
     assert!(!jit.eval_gradient_scatter(
         &mut ws,
         &EvalInputs::new(&data, &x, &[]),
@@ -664,8 +666,8 @@ fn objective_sum_index_bounds() {
 
 /// The augmentation kernel (values added into rows at given positions) against the
 /// interpreter's values added the same way: bitwise, with repeated rows and a row past the
-/// end (skipped); the interpreter, threads, too few rows and patterns compiled without it
-/// decline and leave the rows alone.
+/// end (skipped), also with threads (on one thread); the interpreter, too few rows and
+/// patterns compiled without it decline and leave the rows alone.
 #[test]
 fn augmentation_value_scatter_bitwise() {
     let n = 301;
@@ -703,14 +705,17 @@ fn augmentation_value_scatter_bitwise() {
     }
     let before = got.clone();
     assert!(!interp.eval_value_scatter(&mut ws, &EvalInputs::new(&data, &x, &[]), &rows, &mut got));
+    // with threads: on one thread, the same bits
     let par = Parallelism::rayon_batches(1);
     let mut ws4 = jit.workspace_for_tasks(4);
-    assert!(!jit.eval_value_scatter(
+    let mut threaded: Vec<f64> = (0..len).map(|k| k as f64 * 0.5 - 3.0).collect();
+    assert!(jit.eval_value_scatter(
         &mut ws4,
         &EvalInputs::new(&data, &x, &[]).parallel(par),
         &rows,
-        &mut got
+        &mut threaded
     ));
+    assert_eq!(threaded, before);
     assert!(!jit.eval_value_scatter(
         &mut ws,
         &EvalInputs::new(&data, &x, &[]),
@@ -816,4 +821,121 @@ fn moved_negations_keep_the_bits() {
             }
         }
     }
+}
+
+/// The objective's gradient scatter split across threads by a [`ScatterPlan`]: bitwise
+/// the one-thread scatter (the interpreter's gradients added in point order) for a banded
+/// chain (few points run twice), positions shared by three chunks, repeated positions in
+/// one point and positions past the end; plans that would not pay, or do not fit the
+/// call (another task count, output length or positions), are declined or ignored.
+#[test]
+fn scatter_plan_keeps_the_bits() {
+    let n = 4000;
+    let i0: Vec<i64> = (0..n as i64).collect();
+    let ints: [&[i64]; 1] = [&i0];
+    let data = DataView::new(n, &[], &ints);
+    let at = |off: i64| {
+        let i = Index::field(0) + Index::Const(off);
+        Expr::var(VarRef::new(0, vec![i.clone()], i))
+    };
+    // Rosenbrock's term: slots x[k], x[k+1]
+    let e = 100.0 * (at(0).abs2() - at(1)).abs2() + (at(0) - 1.0).abs2();
+    let jit =
+        Pattern::<f64>::compile_objective_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
+    let mut interp = jit.clone();
+    interp.set_evaluator(Evaluator::Interp);
+    let ns = jit.nslots();
+    assert_eq!(ns, 2);
+    let x: Vec<f64> = (0..=n).map(|k| -1.2 + (k as f64 * 0.37).sin()).collect();
+    let bits = |g: &[f64]| g.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    let par = Parallelism::rayon_batches(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    let mut ws = pool.install(|| jit.workspace_for_tasks(3));
+    // native code: up to 4 tasks per register file
+    let tasks = Pattern::tasks(par, n, &ws);
+    assert_eq!(tasks, 12);
+    let inputs = EvalInputs::new(&data, &x, &[]).parallel(par);
+    let bounds = jit.index_bounds(&data).unwrap();
+    let mut gr = vec![0.0; n * ns];
+    interp.eval_gradients(&mut ws, &EvalInputs::new(&data, &x, &[]), None, &mut gr);
+    let scatter_both = |globals: &[usize], len: usize, ws: &mut Workspace<f64>| {
+        let mut want = vec![0.0; len];
+        for (&gi, &v) in globals.iter().zip(&gr) {
+            if gi < len {
+                want[gi] += v;
+            }
+        }
+        let plan = ScatterPlan::new(globals, ns, n, tasks, len, 8);
+        let mut got = vec![0.0; len];
+        // SAFETY: `bounds` is `index_bounds` of this pattern over this very `data`.
+        let done = pool.install(|| unsafe {
+            jit.eval_gradient_scatter_split_bounded(
+                ws,
+                &inputs,
+                &bounds,
+                globals,
+                plan.as_ref(),
+                &mut got,
+            )
+        });
+        assert!(done);
+        assert_eq!(bits(&got), bits(&want));
+        plan
+    };
+    // the chain: x[k], x[k+1]; the first point of every chunk but the first runs twice
+    let chain: Vec<usize> = (0..n).flat_map(|k| [k, k + 1]).collect();
+    let plan = scatter_both(&chain, n + 1, &mut ws).expect("a banded chain has a plan");
+    assert_eq!((plan.tasks(), plan.requested_tasks()), (12, 12));
+    let firsts: Vec<usize> = (1..12).map(|t| t * 334).collect();
+    assert_eq!(plan.repeated_points(), &firsts[..]);
+    // with every position summed in a few places: x[0] for the first slot of every
+    // 100th point (shared by all chunks), a point adding twice into one position, and
+    // positions past the end
+    let mixed: Vec<usize> = (0..n)
+        .flat_map(|k| match k {
+            _ if k % 100 == 0 => [0, k + 1],
+            7 | 2001 => [k, k],
+            _ if k % 333 == 0 => [k, n + 5],
+            _ => [k, k + 1],
+        })
+        .collect();
+    let plan = scatter_both(&mixed, n + 1, &mut ws).expect("few points reach back");
+    assert!(plan.repeated_points().contains(&1400));
+    assert!(plan.repeated_points().len() <= n / 8);
+    // everything into a few positions: no plan (one thread)
+    let dense: Vec<usize> = (0..n * ns).map(|e| e % 5).collect();
+    assert!(scatter_both(&dense, 5, &mut ws).is_none());
+    // a plan that does not fit the call is ignored (one thread, the same bits)
+    let other = ScatterPlan::new(&chain, ns, n, 3, n + 1, 8).unwrap();
+    let short = ScatterPlan::new(&chain, ns, n, tasks, n, 8).unwrap();
+    for plan in [&other, &short] {
+        let mut want = vec![0.0; n + 1];
+        for (&gi, &v) in chain.iter().zip(&gr) {
+            want[gi] += v;
+        }
+        let mut got = vec![0.0; n + 1];
+        // SAFETY: as above.
+        let done = pool.install(|| unsafe {
+            jit.eval_gradient_scatter_split_bounded(
+                &mut ws,
+                &inputs,
+                &bounds,
+                &chain,
+                Some(plan),
+                &mut got,
+            )
+        });
+        assert!(done);
+        assert_eq!(bits(&got), bits(&want));
+    }
+    // fewer whole chunks than asked for: 9 points in 4 chunks of 3
+    let few = ScatterPlan::new(&chain[..18], ns, 9, 4, n + 1, 1).unwrap();
+    assert_eq!((few.tasks(), few.requested_tasks()), (3, 4));
+    // declined: fewer points than chunks, one chunk, short positions
+    assert!(ScatterPlan::new(&chain[..4], ns, 2, 3, n + 1, 8).is_none());
+    assert!(ScatterPlan::new(&chain, ns, n, 1, n + 1, 8).is_none());
+    assert!(ScatterPlan::new(&chain[..10], ns, n, 3, n + 1, 8).is_none());
 }

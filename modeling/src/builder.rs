@@ -341,7 +341,7 @@ impl<T: Scalar> Default for ModelBuilder<T> {
                 patterns: Vec::new(),
                 errors: Vec::new(),
                 failed: Vec::new(),
-                threads: Parallelism::Sequential,
+                threads: crate::model::default_threads(),
                 evaluator: crate::model::default_evaluator(),
             },
         }
@@ -355,7 +355,8 @@ impl<T: Scalar> ModelBuilder<T> {
         self
     }
 
-    /// Evaluates callbacks on several threads (rayon) or one (the default).
+    /// Evaluates callbacks on several threads (rayon) or one (the default:
+    /// [`default_threads`](crate::model::default_threads), sequential unless changed).
     pub fn set_threads(&mut self, threads: Parallelism) -> &mut Self {
         self.decls.threads = threads;
         self

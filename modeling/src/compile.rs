@@ -583,6 +583,7 @@ pub(crate) fn build<T: Scalar>(b: Declarations<T>) -> Result<Model<T>, ModelErro
             hess_off,
             row_idx,
             index_bounds,
+            grad_plan: None,
         });
     }
     let (groups, group_of) = groups(&pats);
@@ -657,6 +658,7 @@ pub(crate) fn build<T: Scalar>(b: Declarations<T>) -> Result<Model<T>, ModelErro
     }
     let s = model.try_new_scratch()?;
     *model.primary.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(s);
+    model.rebuild_plans();
     check_constant_rows(&model)?;
     Ok(model)
 }

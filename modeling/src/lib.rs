@@ -57,8 +57,8 @@ pub use device::{DeviceModel, cuda_module_source};
 pub use error::{ModelError, NonFiniteDatum, OutOfRange};
 pub use index::{Dat, Idx, IndexArg, IntoIdx, IntoIndex};
 pub use model::{
-    Evaluator, Model, Parallelism, default_evaluator, default_fusion, set_default_evaluator,
-    set_default_fusion,
+    Evaluator, Model, Parallelism, default_evaluator, default_fusion, default_threads,
+    set_default_evaluator, set_default_fusion, set_default_threads,
 };
 pub use ndarray::{Ix0, Ix1, Ix2, Ix3, IxDyn};
 pub use nlp::{BlockPosition, MetaError, NlpMeta, NlpModel};

@@ -29,7 +29,12 @@
 //! primary set, so sequential use never allocates; a callback that finds every set in use
 //! creates one more (once — it then stays in the pool). With
 //! [`Parallelism::Rayon`] each pattern's data points are split across rayon's pool by the
-//! AD evaluators; scatter-adds (gradient, augmentation rows, products) stay sequential.
+//! AD evaluators. The objective's sum runs on one thread (a split sum would add in
+//! another order); its gradient's scatter-add is split across threads by a
+//! [`ScatterPlan`] made at build (bitwise the one-thread gradient) where the positions
+//! allow it (a banded objective), else on one thread; the other scatter-adds
+//! (augmentation rows, products) stay sequential. Below `min_batch` points per task a
+//! pattern runs on one thread.
 
 use crate::alloc::try_filled;
 use crate::block::{BlockCore, BlockKind, ExprDecl, lock};
@@ -38,7 +43,7 @@ use crate::error::ModelError;
 use crate::nlp::{BlockPosition, NlpMeta, NlpModel};
 use simdnlp_ad::{
     DataView, EvalInputs, Expr, Index, IndexBounds, MemberWeights, Namer, Pattern, PatternGroup,
-    Scalar, Workspace,
+    Scalar, ScatterPlan, Workspace,
 };
 use smallvec::SmallVec;
 use std::collections::HashMap;
@@ -90,6 +95,24 @@ pub fn set_default_fusion(on: bool) {
     DEFAULT_FUSION.store(u8::from(on), Ordering::Relaxed);
 }
 
+/// The process-wide default of [`ModelBuilder::set_threads`](crate::ModelBuilder::set_threads)
+/// (see [`set_default_threads`]).
+static DEFAULT_THREADS: Mutex<Parallelism> = Mutex::new(Parallelism::Sequential);
+
+/// The thread setting new [`ModelBuilder`](crate::ModelBuilder)s start with:
+/// [`Parallelism::Sequential`] unless [`set_default_threads`] changed it.
+pub fn default_threads() -> Parallelism {
+    *DEFAULT_THREADS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Sets the thread setting new [`ModelBuilder`](crate::ModelBuilder)s start with, for the
+/// whole process (a command-line switch such as `simdnlp-bench callbacks --threads 2` for
+/// models built by code it does not control). Models already built keep theirs
+/// ([`Model::set_threads`]).
+pub fn set_default_threads(par: Parallelism) {
+    *DEFAULT_THREADS.lock().unwrap_or_else(|e| e.into_inner()) = par;
+}
+
 #[derive(Clone, Debug)]
 pub(crate) enum Rows {
     Objective,
@@ -119,6 +142,10 @@ pub(crate) struct CompiledPattern<T> {
     /// build), for the `*_bounded` entry points; `None` when it has none (negative
     /// positions).
     pub index_bounds: Option<IndexBounds>,
+    /// Objective patterns under [`Parallelism::Rayon`]: the plan that splits the
+    /// gradient's scatter across threads ([`ScatterPlan`], bitwise the one-thread sums;
+    /// `None` when it would not pay or the callbacks are sequential).
+    pub grad_plan: Option<Arc<ScatterPlan>>,
 }
 
 impl<T: Scalar> CompiledPattern<T> {
@@ -409,6 +436,26 @@ impl<T: Scalar> Model<T> {
     /// Sets the thread setting of the callbacks (sequential by default).
     pub fn set_threads(&mut self, par: Parallelism) {
         self.par = par;
+        self.rebuild_plans();
+    }
+
+    /// Objective patterns: remakes the plans that split the gradient's scatter across
+    /// threads for the thread setting and the primary scratch set (its workspaces' task
+    /// count; a set made later with another count runs the scatter on one thread).
+    pub(crate) fn rebuild_plans(&mut self) {
+        // a plan pays where at most one point in this many runs twice
+        const MAX_REPEAT: usize = 8;
+        let nvar = self.meta.nvar;
+        let primary = self.primary.get_mut().unwrap_or_else(|e| e.into_inner());
+        for &p in &self.obj_pats {
+            let cp = &mut self.pats[p];
+            let tasks = primary
+                .as_ref()
+                .map_or(1, |s| Pattern::tasks(self.par, cp.len(), &s.ws[p]));
+            cp.grad_plan =
+                ScatterPlan::new(&cp.globals, cp.nslots, cp.len(), tasks, nvar, MAX_REPEAT)
+                    .map(Arc::new);
+        }
     }
 
     /// The CPU evaluator of the patterns: [`Evaluator::Jit`] when every pattern runs native
@@ -486,6 +533,7 @@ impl<T: Scalar> Model<T> {
             .get_mut()
             .unwrap_or_else(|e| e.into_inner())
             .clear();
+        self.rebuild_plans();
     }
 
     /// Whether pattern `p` is evaluated with its group's native code.
@@ -781,11 +829,12 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
                         // SAFETY: as in `obj`: `index_bounds` was computed at build over
                         // the same, never modified, columns.
                         unsafe {
-                            cp.pattern.eval_gradient_scatter_bounded(
+                            cp.pattern.eval_gradient_scatter_split_bounded(
                                 ws,
                                 &inputs,
                                 &bounds,
                                 &cp.globals,
+                                cp.grad_plan.as_deref(),
                                 g,
                             )
                         }

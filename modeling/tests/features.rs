@@ -345,10 +345,12 @@ fn f32_rosenbrock_end_to_end() {
 
 #[test]
 fn threaded_callbacks_equal_sequential() {
-    let build = |par| {
+    let build = |par: Option<Parallelism>| {
         let n = 5000usize;
         let mut m = ModelBuilder::new();
-        m.set_threads(par);
+        if let Some(par) = par {
+            m.set_threads(par);
+        }
         let x = m.var(1..=n).start_with(|i| (i as f64).sin());
         m.minimize(2..=n, |i| {
             100.0 * (x.at(i - 1).powi(2) - x.at(i)).powi(2) + (x.at(i - 1) - 1.0).powi(2)
@@ -357,23 +359,49 @@ fn threaded_callbacks_equal_sequential() {
             .lower(-1.0);
         m.build().unwrap()
     };
-    let a = build(Parallelism::Sequential);
-    let b = build(Parallelism::rayon_batches(256));
+    let bits = |v: &[f64]| v.iter().map(|e| e.to_bits()).collect::<Vec<_>>();
+    let a = build(Some(Parallelism::Sequential));
     let x = a.meta().x0.clone();
-    assert_eq!(a.obj(&x), b.obj(&x));
-    let (mut ga, mut gb) = (vec![0.0; 5000], vec![0.0; 5000]);
-    a.grad(&x, &mut ga);
-    b.grad(&x, &mut gb);
-    assert_eq!(ga, gb);
-    let (mut ja, mut jb) = (vec![0.0; a.meta().nnzj], vec![0.0; b.meta().nnzj]);
-    a.jac_coord(&x, &mut ja);
-    b.jac_coord(&x, &mut jb);
-    assert_eq!(ja, jb);
-    let y = vec![0.5; a.meta().ncon];
-    let (mut ha, mut hb) = (vec![0.0; a.meta().nnzh], vec![0.0; b.meta().nnzh]);
-    a.hess_coord(&x, &y, 1.0, &mut ha);
-    b.hess_coord(&x, &y, 1.0, &mut hb);
-    assert_eq!(ha, hb);
+    // in pools of 2 and 3 threads (built there: one register file per pool thread), set
+    // by the builder and by the process-wide default
+    for threads in [2, 3] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let by_builder = pool.install(|| build(Some(Parallelism::rayon_batches(256))));
+        let by_default = pool.install(|| {
+            simdnlp_modeling::set_default_threads(Parallelism::rayon_batches(256));
+            let m = build(None);
+            simdnlp_modeling::set_default_threads(Parallelism::Sequential);
+            m
+        });
+        assert_eq!(by_default.threads(), Parallelism::rayon_batches(256));
+        assert_eq!(simdnlp_modeling::default_threads(), Parallelism::Sequential);
+        for b in [&by_builder, &by_default] {
+            pool.install(|| {
+                assert_eq!(a.obj(&x).to_bits(), b.obj(&x).to_bits());
+                let (mut ga, mut gb) = (vec![0.0; 5000], vec![0.0; 5000]);
+                a.grad(&x, &mut ga);
+                b.grad(&x, &mut gb);
+                assert_eq!(bits(&ga), bits(&gb));
+                let mut ca = vec![0.0; a.meta().ncon];
+                let mut cb = vec![0.0; b.meta().ncon];
+                a.cons(&x, &mut ca);
+                b.cons(&x, &mut cb);
+                assert_eq!(bits(&ca), bits(&cb));
+                let (mut ja, mut jb) = (vec![0.0; a.meta().nnzj], vec![0.0; b.meta().nnzj]);
+                a.jac_coord(&x, &mut ja);
+                b.jac_coord(&x, &mut jb);
+                assert_eq!(bits(&ja), bits(&jb));
+                let y = vec![0.5; a.meta().ncon];
+                let (mut ha, mut hb) = (vec![0.0; a.meta().nnzh], vec![0.0; b.meta().nnzh]);
+                a.hess_coord(&x, &y, 1.0, &mut ha);
+                b.hess_coord(&x, &y, 1.0, &mut hb);
+                assert_eq!(bits(&ha), bits(&hb));
+            });
+        }
+    }
 }
 
 #[test]

@@ -35,7 +35,7 @@ use super::report::{
 use super::solve::{DeviceChoice, KktChoice, LinearSolverChoice, SolveBackend, SolveSettings};
 use super::timing::{TimingConfig, time_callbacks, time_device_callbacks};
 use super::{BenchError, plot};
-use simdnlp_modeling::Evaluator;
+use simdnlp_modeling::{Evaluator, Parallelism};
 
 /// `simdnlp-bench`: benchmark the modeling layer's callbacks and the solver.
 #[derive(Debug, Parser)]
@@ -148,9 +148,15 @@ pub struct CallbacksArgs {
     /// Instances and outputs.
     #[command(flatten)]
     pub sel: Selection,
-    /// Worker threads for model evaluation (a rayon pool of this size).
+    /// Worker threads for model evaluation: the modeling layer's models split each
+    /// pattern's data points across a rayon pool of this size (1: sequential; the
+    /// hand-coded models are always sequential).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
+    /// With `--threads` above 1: about the fewest data points of one task (a pattern
+    /// with at most this many points runs on one thread).
+    #[arg(long, default_value_t = DEFAULT_MIN_BATCH)]
+    pub min_batch: usize,
     /// Minimum duration of one timed batch, seconds.
     #[arg(long, default_value_t = 0.5)]
     pub seconds: f64,
@@ -324,39 +330,41 @@ fn label_of(r: &CallbackRecord) -> String {
     }
 }
 
-/// Sets the process-wide default evaluator of model builders; restores the previous one
-/// when dropped.
-struct DefaultEvaluator(Evaluator);
+/// A process-wide default of model builders (evaluator, fusion, threads) set for the
+/// duration of a run; the previous value is restored when dropped.
+struct BuilderDefault<V: Copy> {
+    previous: V,
+    restore: fn(V),
+}
 
-impl DefaultEvaluator {
-    fn set(evaluator: Evaluator) -> Self {
-        let previous = simdnlp_modeling::default_evaluator();
-        simdnlp_modeling::set_default_evaluator(evaluator);
-        DefaultEvaluator(previous)
+impl<V: Copy> BuilderDefault<V> {
+    /// Sets the default to `value` with `set`, remembering what `get` returned before.
+    fn set(value: V, get: fn() -> V, set: fn(V)) -> Self {
+        let previous = get();
+        set(value);
+        BuilderDefault {
+            previous,
+            restore: set,
+        }
     }
 }
 
-impl Drop for DefaultEvaluator {
+impl<V: Copy> Drop for BuilderDefault<V> {
     fn drop(&mut self) {
-        simdnlp_modeling::set_default_evaluator(self.0);
+        (self.restore)(self.previous);
     }
 }
 
-/// Sets the process-wide default fusion of model builders; restores the previous one when
-/// dropped.
-struct DefaultFusion(bool);
+/// Default of `callbacks --min-batch`: the fewest data points of one callback task.
+pub const DEFAULT_MIN_BATCH: usize = 8192;
 
-impl DefaultFusion {
-    fn set(on: bool) -> Self {
-        let previous = simdnlp_modeling::default_fusion();
-        simdnlp_modeling::set_default_fusion(on);
-        DefaultFusion(previous)
-    }
-}
-
-impl Drop for DefaultFusion {
-    fn drop(&mut self) {
-        simdnlp_modeling::set_default_fusion(self.0);
+/// The model thread setting of `callbacks --threads K --min-batch B`: sequential for one
+/// thread, else tasks of at least `B` data points on the run's rayon pool.
+pub fn callback_threads(threads: usize, min_batch: usize) -> Parallelism {
+    if threads <= 1 {
+        Parallelism::Sequential
+    } else {
+        Parallelism::Rayon { threads, min_batch }
     }
 }
 
@@ -417,15 +425,29 @@ pub fn run_callbacks_until(
     let mut recs = Vec::with_capacity(instances.len());
     // models are built by code the harness does not control: the evaluator is the
     // process-wide default of new model builders while this runs
-    let _evaluator = DefaultEvaluator::set(args.evaluator);
-    let _fusion = DefaultFusion::set(!args.no_fuse);
+    let _evaluator = BuilderDefault::set(
+        args.evaluator,
+        simdnlp_modeling::default_evaluator,
+        simdnlp_modeling::set_default_evaluator,
+    );
+    let _fusion = BuilderDefault::set(
+        !args.no_fuse,
+        simdnlp_modeling::default_fusion,
+        simdnlp_modeling::set_default_fusion,
+    );
+    let _threads = BuilderDefault::set(
+        callback_threads(args.threads, args.min_batch),
+        simdnlp_modeling::default_threads,
+        simdnlp_modeling::set_default_threads,
+    );
     for inst in &instances {
         if interrupt.is_interrupted() {
             break;
         }
         pb.set_message(inst.label());
         let before = simdnlp_modeling::jit_stats();
-        let (model, build_s) = build(inst)?;
+        // built in the pool: the models' scratch holds one register file per pool thread
+        let (model, build_s) = pool.install(|| build(inst))?;
         let after = simdnlp_modeling::jit_stats();
         let jit_patterns = after.patterns - before.patterns;
         let jit_ms = (after.total - before.total).as_secs_f64() * 1e3;
@@ -874,6 +896,7 @@ mod tests {
                 plot: None,
             },
             threads: 1,
+            min_batch: DEFAULT_MIN_BATCH,
             seconds: 1e-4,
             no_baseline: false,
             no_fuse: false,
@@ -916,6 +939,7 @@ mod tests {
                 plot: None,
             },
             threads: 1,
+            min_batch: DEFAULT_MIN_BATCH,
             seconds: 1e-4,
             no_baseline,
             no_fuse: false,
@@ -1043,6 +1067,7 @@ mod tests {
                 plot: None,
             },
             threads: 1,
+            min_batch: DEFAULT_MIN_BATCH,
             seconds: 1e-4,
             no_baseline: true,
             no_fuse: false,

@@ -23,8 +23,10 @@
 //! *fully summed*, `k` of them), then its row pattern (`m` indices in all). Its dense
 //! `m × m` matrix is assembled from the original entries of its own columns and the
 //! children's contribution blocks (extend-add). Then the fully summed columns are
-//! eliminated one pivot at a time (right-looking, all `m` rows of the fully summed columns
-//! kept up to date), choosing among the remaining fully summed columns:
+//! eliminated by panels ([`PANEL_WIDTH`] pivots): a column is brought up to date (all `m`
+//! rows) when the pivot search reaches it, the columns it has not reached receive a
+//! panel's pivots as one faer matrix product, LAPACK `sytrf`-style. Each pivot is chosen
+//! among the remaining fully summed columns:
 //! - a **1×1 pivot** `d = a_jj` when `|d| ≥ u · max_{i≠j} |a_ij|` (the threshold `u`,
 //!   default [`DEFAULT_PIVOT_THRESHOLD`] `= 0.01`, [`MultifrontalLdlt::set_pivot_threshold`]),
 //!   which bounds the entries of `L` by `1/u`;
@@ -67,8 +69,10 @@
 //! allocates nothing. Delays make fronts larger than analyzed, so these buffers may grow
 //! (amortized, once per new maximum). The cost is that of a supernodal LDLᵀ
 //! (`Σ_j c_j²` flops, `c_j` the column counts), plus the pivot search (`O(m)` per tested
-//! column), plus the delays' extra rows; pivot-by-pivot updates inside a front are not
-//! blocked, so very large fronts run below the speed of faer's blocked kernels.
+//! column), plus the delays' extra rows. Inside a panel the updates are matrix–vector
+//! products (`m × PANEL_WIDTH` per column at most); the rest of a front's work is matrix
+//! products. Columns that fail the tests stay in the panel and are updated pivot by pivot,
+//! so many delays in one front cost as unblocked elimination does.
 
 use faer::linalg::matmul::matmul;
 use faer::linalg::matmul::triangular::{BlockStructure, matmul as tri_matmul};

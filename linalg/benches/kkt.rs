@@ -13,6 +13,9 @@
 //! (defaults: grid 448 → H has ≈1.0e6 nonzeros in full symmetric storage, 3 repetitions,
 //! Rayon with 2 threads). Times are medians over the repetitions, in milliseconds.
 
+mod common;
+
+use common::{Rng, median};
 use std::time::Instant;
 
 use simdnlp_linalg::sparse::sym_lower_matvec;
@@ -38,18 +41,6 @@ impl Fill for FaerLdlt {
 impl Fill for FaerLblt {
     fn fill(&self) -> usize {
         self.factor_nnz()
-    }
-}
-
-/// SplitMix64 (deterministic, no dependency).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 
@@ -116,11 +107,6 @@ fn problem(g: usize) -> Problem {
         jv,
         sx,
     }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 fn ms(t: Instant) -> f64 {

@@ -15,6 +15,9 @@
 //! solve, in milliseconds, the inertia of both, the multifrontal's delayed pivots, largest
 //! front and the backward error of its solve.
 
+mod common;
+
+use common::{Rng, median};
 use std::time::Instant;
 
 use simdnlp_linalg::sparse::sym_lower_matvec;
@@ -53,18 +56,6 @@ fn read_kkt(path: &str) -> Kkt {
         col_ptr,
         row_idx,
         values,
-    }
-}
-
-/// SplitMix64 (deterministic, no dependency).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 
@@ -113,11 +104,6 @@ fn synthetic(g: usize) -> Kkt {
         row_idx,
         values,
     }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// Median milliseconds of `reps` factorizations and of `reps` solves of `solver` on `kkt`,

@@ -99,8 +99,9 @@
 //!    ([`models::RestoOnDevice`]) is solved by the same machinery until a point lowers both
 //!    θ and the largest violation `‖c‖_∞` by `required_infeasibility_reduction` and the
 //!    original filter accepts it (Ipopt's rules for the phase — `‖c‖_∞` only, ζ = √μ_R,
-//!    the Newton update of the bound multipliers — are the `resto_*` options; its KKT backend and symbolic analysis are made at the
-//!    first phase and kept for the later ones and for re-solves); if it converges to an
+//!    the Newton update of the bound multipliers — are the `resto_*` options; its KKT
+//!    backend and symbolic analysis are made at the first phase and kept for the later
+//!    ones and for re-solves); if it converges to an
 //!    infeasible stationary point the problem is reported
 //!    [`Status::InfeasibleProblemDetected`].
 //!

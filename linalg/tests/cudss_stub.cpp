@@ -169,6 +169,14 @@ int cudssSetStream(void* handle, void* stream) {
     return finish(name, args, injected(name));
 }
 
+int cudssSetThreadingLayer(void* handle, const char* layer) {
+    std::lock_guard<std::recursive_mutex> guard(g_lock);
+    const char* name = "cudssSetThreadingLayer";
+    std::string args = " handle=" + ptr(handle) + " layer=" + (layer ? layer : "(null)");
+    if (!is(handle, KIND_HANDLE)) return finish(name, args, INVALID);
+    return finish(name, args, injected(name));
+}
+
 int cudssConfigCreate(void** config) {
     std::lock_guard<std::recursive_mutex> guard(g_lock);
     const char* name = "cudssConfigCreate";

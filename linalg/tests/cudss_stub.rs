@@ -254,6 +254,7 @@ struct Expected {
     pivot_type: i32,
     pivot_threshold: i32,
     pivot_epsilon: i32,
+    host_nthreads: i32,
     pivot_none: i32,
     offset_type: bool,
 }
@@ -262,6 +263,7 @@ const V0_7: Expected = Expected {
     pivot_type: 8,
     pivot_threshold: 9,
     pivot_epsilon: 10,
+    host_nthreads: 15,
     pivot_none: 2,
     offset_type: false,
 };
@@ -270,6 +272,7 @@ const V0_8: Expected = Expected {
     pivot_type: 7,
     pivot_threshold: 8,
     pivot_epsilon: 9,
+    host_nthreads: 14,
     pivot_none: 1,
     offset_type: true,
 };
@@ -295,6 +298,7 @@ fn full_sequence(test: &str, version: (i32, i32, i32), allow_newer: bool, expect
         pivot_epsilon: Some(1e-12),
         host_ordering: None,
         reordering: CudssReordering::Alg3,
+        host_threads: 4,
     };
     let mut solver = solver(&library, options);
     stub.set_inertia(3, 0);
@@ -360,6 +364,13 @@ fn full_sequence(test: &str, version: (i32, i32, i32), allow_newer: bool, expect
     let expected = vec![
         format!("cudssCreate out={h} status=0"),
         format!("cudssSetStream handle={h} stream={STREAM} status=0"),
+        // the multi-threaded mode: the threading layer beside the library, then HOST_NTHREADS
+        format!(
+            "cudssSetThreadingLayer handle={h} layer={} status=0",
+            stub.path
+                .with_file_name("libcudss_mtlayer_gomp.so.0")
+                .display()
+        ),
         format!("cudssConfigCreate out={c} status=0"),
         // CUDSS_CONFIG_REORDERING_ALG is 0 and CUDSS_ALG_3 is 3 in every version
         format!("cudssConfigSet config={c} param=0 size=4 value=3 status=0"),
@@ -374,6 +385,10 @@ fn full_sequence(test: &str, version: (i32, i32, i32), allow_newer: bool, expect
         format!(
             "cudssConfigSet config={c} param={} size=8 value=9.9999999999999998e-13 status=0",
             expect.pivot_epsilon
+        ),
+        format!(
+            "cudssConfigSet config={c} param={} size=4 value=4 status=0",
+            expect.host_nthreads
         ),
         format!("cudssDataCreate handle={h} out={d} status=0"),
         // Lower CSC passed as the upper CSR: rowStart = col_ptr, colIndices = row_idx.
@@ -566,6 +581,25 @@ fn failing_calls_are_typed_errors_naming_the_call() {
         ),
         "{err:?}"
     );
+    assert_eq!(stub.live_objects(), 0, "partial creation cleaned up");
+    // The multi-threaded mode: a refused threading layer is a typed error naming the file.
+    stub.fail("cudssSetThreadingLayer", 3, 0);
+    let threaded = CudssOptions {
+        host_threads: 2,
+        ..CudssOptions::default()
+    };
+    // SAFETY: the stand-in never dereferences the stream.
+    let err = unsafe { CudssSolver::new(library.clone(), stream(), threaded) }.unwrap_err();
+    let layer = stub.path.with_file_name("libcudss_mtlayer_gomp.so.0");
+    assert!(
+        matches!(&err, CudssError::ThreadingLayer { layer: l, .. } if l == &layer.display().to_string()),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains("status 3 (INVALID_VALUE)"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("SIMDNLP_CUDSS_MTLAYER"), "{err}");
     assert_eq!(stub.live_objects(), 0, "partial creation cleaned up");
 
     let mut solver = new().unwrap();

@@ -630,8 +630,16 @@ options_table! {
         /// Measured on an H100 (bench-suites/results, run 8): `default` analyzes
         /// rosenbrock:200000 in 0.73 s and case10000_goc in 0.49 s; `alg1`/`alg2` did not
         /// solve case10000_goc within 25 s and `alg3` hung on it; `host_nd` took 2.8 s on
-        /// rosenbrock:200000; `host_amd` is not measured on a GPU yet.
+        /// rosenbrock:200000. Run 9 (session 19): `host_amd` did not finish
+        /// rosenbrock:200000 within 25 s nor case10000_goc within 30 s (AMD's elimination
+        /// trees are deep, and cuDSS works level by level).
         cudss_reordering: CudssReorderingKind = CudssReorderingKind::Default, (any);
+        /// Host threads of cuDSS's multi-threaded mode on `device = cuda`: `0` (default)
+        /// keeps cuDSS single-threaded on the host; `k ≥ 1` loads its threading layer
+        /// (`libcudss_mtlayer_gomp.so.0` beside libcudss, or `SIMDNLP_CUDSS_MTLAYER`) and
+        /// sets `CUDSS_CONFIG_HOST_NTHREADS = k`: the default reordering (most of the
+        /// analysis) then runs on `k` host threads.
+        cudss_host_threads: usize = 0, (any);
         /// Fill-reducing ordering of the KKT factorization: `amd` (approximate minimum
         /// degree), `nd` (METIS nested dissection) or `auto` (AMD, or nested dissection
         /// where AMD's factorization is expensive and nested dissection predicts at most

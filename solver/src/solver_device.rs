@@ -213,6 +213,7 @@ mod cuda {
                 CudssReorderingKind::HostNd => Some(FillMethod::NestedDissection),
                 _ => None,
             },
+            host_threads: u32::try_from(o.cudss_host_threads).unwrap_or(u32::MAX),
             ..CudssOptions::default()
         }
     }

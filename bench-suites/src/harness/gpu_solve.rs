@@ -5,7 +5,9 @@
 //!    behind the factorization seam) and on the CPU with the same condensed formulation:
 //!    the same status, objectives within [`OBJECTIVE_TOLERANCE`] relative
 //!    (`|d − c| ≤ tol · max(1, |c|)`), iteration counts within [`ITERATION_TOLERANCE`]
-//!    (at least one iteration apart allowed), and the host↔device bytes per iteration
+//!    (at least one iteration apart allowed), how many iterates the two solves share
+//!    (objectives within [`OBJECTIVE_TOLERANCE`]; reported, not checked), and the
+//!    host↔device bytes per iteration
 //!    reported (scalars only: the reductions' 8-byte results and the factorization's
 //!    verdict).
 //! 6. **timing**: each instance solved on the device once, with the kernel compile
@@ -25,7 +27,16 @@ use super::registry::{InstanceSpec, ModelSourceSel, Registry, SizeClass, Suite};
 pub const OBJECTIVE_TOLERANCE: f64 = 1e-6;
 
 /// Stage 5: relative iteration-count tolerance, device vs CPU.
-pub const ITERATION_TOLERANCE: f64 = 0.10;
+///
+/// Wide because the condensed systems are ill-conditioned (`Jᵀ D J` with `D` up to
+/// `1/δ_c`), so rounding alone moves the path: on an H100 (run 10) the device and the CPU
+/// part at iterate 2–4 on gasoil:200, catmix:200 and case118_ieee and still reach the same
+/// optimum, and the device's own repeated runs spread over 20–27 iterations (gasoil:200),
+/// 29–44 (catmix:200) and 84–89 (case10000_goc); the CPU and the emulated device, whose
+/// factorization is the same, agree to 7 digits through iterate 24 of catmix:200 and end at
+/// 36 and 29. A device error shows as another status, another objective, or a path many
+/// times longer (the condensed RTE cases: 3–10× the augmented iterations).
+pub const ITERATION_TOLERANCE: f64 = 0.50;
 
 /// Stage 5's instances on `cuda` when none are given: two LV problems at N = 2000, two
 /// medium COPS problems and two PGLIB cases.
@@ -86,6 +97,9 @@ pub struct SolveRun {
     pub rest_s: f64,
     /// Host↔device bytes per iteration.
     pub bytes_per_iteration: f64,
+    /// The objective of every iterate (restoration iterations left out), in order.
+    #[serde(skip)]
+    pub path: Vec<f64>,
 }
 
 /// Stage 5: one instance on the device and on the CPU.
@@ -103,6 +117,9 @@ pub struct SolveCheck {
     pub cpu: SolveRun,
     /// `|device − cpu| / max(1, |cpu|)` of the objectives.
     pub objective_rel: f64,
+    /// How many iterates the two solves share: the first iterate whose objectives differ by
+    /// more than [`OBJECTIVE_TOLERANCE`] relative, or the shorter path's length.
+    pub same_path_to: usize,
     /// What failed (empty when the instance passed).
     pub failures: Vec<String>,
 }
@@ -186,11 +203,21 @@ fn solve_once(
         Ok(p) => p.seconds,
         Err(e) => return error(e),
     };
+    let mut path = Vec::new();
     let started = Instant::now();
-    let result = simdnlp_solver::solve(model, &options);
+    let result = {
+        let mut hooks = simdnlp_solver::Hooks::new().on_iteration(|record| {
+            if !record.restoration {
+                path.push(record.objective);
+            }
+            std::ops::ControlFlow::Continue(())
+        });
+        simdnlp_solver::solve_with(model, &options, &mut hooks)
+    };
     let solve_s = started.elapsed().as_secs_f64();
     match result {
         Ok(r) => SolveRun {
+            path,
             status: format!("{:?}", r.status),
             success: r.status.is_success(),
             iterations: r.iterations,
@@ -256,14 +283,11 @@ pub fn run_stage5(
                     on_device.objective, cpu.objective
                 ));
             }
-            let allowed = (ITERATION_TOLERANCE * cpu.iterations as f64).max(1.0);
-            if on_device.iterations.abs_diff(cpu.iterations) as f64 > allowed {
-                failures.push(format!(
-                    "{} iterations on the device, {} on the CPU (more than {:.0} % apart)",
-                    on_device.iterations,
-                    cpu.iterations,
-                    ITERATION_TOLERANCE * 100.0
-                ));
+            let same_path_to = same_path_length(&on_device.path, &cpu.path);
+            if let Some(why) =
+                iterations_disagree(on_device.iterations, cpu.iterations, same_path_to)
+            {
+                failures.push(why);
             }
             checks.push(SolveCheck {
                 instance: inst.label(),
@@ -272,6 +296,7 @@ pub fn run_stage5(
                 device: on_device,
                 cpu,
                 objective_rel,
+                same_path_to,
                 failures,
             });
         }
@@ -282,6 +307,29 @@ pub fn run_stage5(
         let _ = (device, reg, specs, pglib_dir, max_wall_time);
         Err(BenchError::SolverNotWired)
     }
+}
+
+/// How many leading iterates of `a` and `b` have objectives within [`OBJECTIVE_TOLERANCE`]
+/// relative (`|a − b| ≤ tol · max(1, |b|)`).
+pub fn same_path_length(a: &[f64], b: &[f64]) -> usize {
+    a.iter()
+        .zip(b)
+        .take_while(|&(&x, &y)| (x - y).abs() <= OBJECTIVE_TOLERANCE * y.abs().max(1.0))
+        .count()
+}
+
+/// Why `device` and `cpu` iterations disagree, if they do: more than
+/// [`ITERATION_TOLERANCE`] apart (at least one iteration allowed); `same_path_to` iterates
+/// of the two paths agree (named in the message).
+pub fn iterations_disagree(device: usize, cpu: usize, same_path_to: usize) -> Option<String> {
+    let apart = device.abs_diff(cpu) as f64;
+    (apart > (ITERATION_TOLERANCE * cpu as f64).max(1.0)).then(|| {
+        format!(
+            "{device} iterations on the device, {cpu} on the CPU (more than {:.0} % apart; \
+             the paths agree to iterate {same_path_to})",
+            ITERATION_TOLERANCE * 100.0
+        )
+    })
 }
 
 /// Stage 6 on `device` for `specs`.
@@ -343,11 +391,12 @@ pub fn print_stages(
         )?;
         writeln!(
             out,
-            "  {:<24} {:>22} {:>11} {:>11} {:>8} {:>9} {:>9} {:>9} {:>10}",
+            "  {:<24} {:>22} {:>11} {:>11} {:>9} {:>8} {:>9} {:>9} {:>9} {:>10}",
             "instance",
             "status",
             "iter dev",
             "iter cpu",
+            "same path",
             "obj rel",
             "compile",
             "solve",
@@ -357,11 +406,12 @@ pub fn print_stages(
         for c in solves {
             writeln!(
                 out,
-                "  {:<24} {:>22} {:>11} {:>11} {:>8.1e} {:>9.3} {:>9.3} {:>9.3} {:>10.1}{}",
+                "  {:<24} {:>22} {:>11} {:>11} {:>9} {:>8.1e} {:>9.3} {:>9.3} {:>9.3} {:>10.1}{}",
                 c.instance,
                 short(&c.device.status),
                 c.device.iterations,
                 c.cpu.iterations,
+                c.same_path_to,
                 c.objective_rel,
                 c.device.compile_s,
                 c.device.solve_s,
@@ -421,4 +471,37 @@ pub fn print_stages(
 /// A status cut to fit its column (error messages are in the JSON).
 fn short(status: &str) -> String {
     status.chars().take(22).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_path_stops_at_the_first_objective_apart() {
+        let a = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(same_path_length(&a, &a), 4);
+        assert_eq!(same_path_length(&a, &a[..2]), 2);
+        // within 1e-6 · max(1, |c|): 3 + 4e-6 parts, 3 + 2e-6 does not; small objectives
+        // are compared absolutely (max(1, |c|))
+        assert_eq!(same_path_length(&a, &[1.0, 2.0, 3.0 + 4e-6, 4.0]), 2);
+        assert_eq!(same_path_length(&a, &[1.0, 2.0, 3.0 + 2e-6, 4.0]), 4);
+        assert_eq!(same_path_length(&[1e-3, 2e-3], &[1e-3 + 5e-7, 2e-3]), 2);
+        assert_eq!(same_path_length(&[f64::NAN], &[f64::NAN]), 0);
+    }
+
+    #[test]
+    fn iteration_counts() {
+        // within 50 %, or one iteration
+        assert_eq!(iterations_disagree(40, 36, 2), None);
+        assert_eq!(iterations_disagree(18, 36, 2), None);
+        assert_eq!(iterations_disagree(2, 1, 0), None);
+        let far = iterations_disagree(875, 90, 3).unwrap();
+        assert!(
+            far.contains("875 iterations on the device, 90 on the CPU"),
+            "{far}"
+        );
+        assert!(far.contains("agree to iterate 3"), "{far}");
+        assert!(iterations_disagree(17, 36, 30).is_some());
+    }
 }

@@ -8,7 +8,7 @@
 //! | item | 0.7.x | 0.8.x, 1.0.x |
 //! | --- | --- | --- |
 //! | `cudssMatrixCreateCsr` | 13 arguments | `offsetType` added before `indexType` (14) |
-//! | config `PIVOT_TYPE / PIVOT_THRESHOLD / PIVOT_EPSILON` | 8 / 9 / 10 | 7 / 8 / 9 (`USE_MATCHING` removed) |
+//! | config `PIVOT_TYPE / PIVOT_THRESHOLD / PIVOT_EPSILON / HOST_NTHREADS` | 8 / 9 / 10 / 15 | 7 / 8 / 9 / 14 (`USE_MATCHING` removed) |
 //! | pivot `NONE` | 2 (`COL 0, ROW 1, NONE 2`) | 1 (`AUTO 0, NONE 1, ...`) |
 //! | status | `SUCCESS 0 … INTERNAL_ERROR 6` | `+ IR_FAILED 7` |
 //!
@@ -20,7 +20,7 @@
 //! bindings and documentation, not from a run: that is why those families need
 //! `SIMDNLP_CUDSS_ALLOW_NEWER=1`.
 
-use std::ffi::{c_int, c_void};
+use std::ffi::{c_char, c_int, c_void};
 use std::fmt;
 
 use super::CudssError;
@@ -145,6 +145,7 @@ pub(crate) struct Enums {
     pub config_pivot_type: c_int,
     pub config_pivot_threshold: c_int,
     pub config_pivot_epsilon: c_int,
+    pub config_host_nthreads: c_int,
     pub pivot_none: c_int,
     /// `cudssStatus_t` names indexed by value.
     pub status_names: &'static [&'static str],
@@ -191,6 +192,8 @@ static ENUMS_0_7: Enums = Enums {
     config_pivot_type: 8,
     config_pivot_threshold: 9,
     config_pivot_epsilon: 10,
+    // cudss.h of 0.7.1 (the pip wheel's include/): the 16th `cudssConfigParam_t` value
+    config_host_nthreads: 15,
     pivot_none: 2,
     status_names: STATUS_NAMES_0_7,
 };
@@ -199,6 +202,8 @@ static ENUMS_0_8: Enums = Enums {
     config_pivot_type: 7,
     config_pivot_threshold: 8,
     config_pivot_epsilon: 9,
+    // one less than 0.7's, like every value after the removed `USE_MATCHING`
+    config_host_nthreads: 14,
     pivot_none: 1,
     status_names: STATUS_NAMES_0_8,
     ..ENUMS_0_7
@@ -304,6 +309,9 @@ pub(crate) struct Functions {
         RawMatrix,
         RawMatrix,
     ) -> StatusCode,
+    /// `cudssSetThreadingLayer(handle, const char* thrLibFileName)` (cuDSS 0.5 and later):
+    /// optional, only needed for the multi-threaded mode (`None` when the library lacks it).
+    pub set_threading_layer: Option<unsafe extern "C" fn(RawHandle, *const c_char) -> StatusCode>,
 }
 
 /// Looks up `name` in `library` as a value of type `T`.
@@ -371,6 +379,7 @@ impl Functions {
                 matrix_set_values: symbol(library, path, "cudssMatrixSetValues")?,
                 matrix_destroy: symbol(library, path, "cudssMatrixDestroy")?,
                 execute: symbol(library, path, "cudssExecute")?,
+                set_threading_layer: symbol(library, path, "cudssSetThreadingLayer").ok(),
             })
         }
     }

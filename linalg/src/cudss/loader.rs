@@ -6,7 +6,25 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::abi::{self, AbiFamily, CudssVersion, Enums, Functions};
-use super::{CudssError, ENV_ALLOW_NEWER, ENV_LIBRARY};
+use super::{CudssError, ENV_ALLOW_NEWER, ENV_LIBRARY, ENV_THREADING_LAYER};
+
+/// The file name of cuDSS's prebuilt threading layer for GNU OpenMP (shipped beside
+/// `libcudss.so.0` in the pip package `nvidia-cudss-cu13`).
+pub const THREADING_LAYER_SONAME: &str = "libcudss_mtlayer_gomp.so.0";
+
+/// Where cuDSS's threading layer is looked for when the library was opened as `library`:
+/// `env` (the value of `SIMDNLP_CUDSS_MTLAYER`) when set and non-empty, else
+/// [`THREADING_LAYER_SONAME`] in `library`'s directory when `library` is a path, else the
+/// bare name (searched like any shared library).
+pub fn threading_layer_path(library: &str, env: Option<OsString>) -> PathBuf {
+    if let Some(path) = env.filter(|p| !p.is_empty()) {
+        return PathBuf::from(path);
+    }
+    match std::path::Path::new(library).parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.join(THREADING_LAYER_SONAME),
+        _ => PathBuf::from(THREADING_LAYER_SONAME),
+    }
+}
 
 /// The sonames tried after `SIMDNLP_CUDSS_LIB`, in order: cuDSS 0.7 ships `libcudss.so.0`,
 /// 0.8/1.0 `libcudss.so.1`; `libcudss.so` is the development symlink.
@@ -169,6 +187,12 @@ impl CudssLibrary {
         &self.name
     }
 
+    /// Where this library's threading layer is looked for ([`threading_layer_path`] with
+    /// the process environment).
+    pub fn threading_layer(&self) -> PathBuf {
+        threading_layer_path(&self.name, std::env::var_os(ENV_THREADING_LAYER))
+    }
+
     pub(crate) fn functions(&self) -> &Functions {
         &self.functions
     }
@@ -209,5 +233,26 @@ mod tests {
             _ => None,
         });
         assert_eq!(other, LoadOptions::default());
+    }
+
+    #[test]
+    fn threading_layer_beside_the_library_or_from_the_environment() {
+        assert_eq!(
+            threading_layer_path("/opt/cudss/lib/libcudss.so.0", None),
+            PathBuf::from("/opt/cudss/lib/libcudss_mtlayer_gomp.so.0")
+        );
+        assert_eq!(
+            threading_layer_path("libcudss.so.0", None),
+            PathBuf::from("libcudss_mtlayer_gomp.so.0")
+        );
+        assert_eq!(
+            threading_layer_path("libcudss.so.0", Some("/x/mt.so".into())),
+            PathBuf::from("/x/mt.so")
+        );
+        // an empty variable counts as unset
+        assert_eq!(
+            threading_layer_path("/a/libcudss.so.0", Some("".into())),
+            PathBuf::from("/a/libcudss_mtlayer_gomp.so.0")
+        );
     }
 }

@@ -63,13 +63,20 @@ pub mod solver;
 
 pub use abi::{AbiFamily, CudssVersion};
 pub use device::CudssOnCuda;
-pub use loader::{CudssLibrary, DEFAULT_SONAMES, LoadOptions};
+pub use loader::{
+    CudssLibrary, DEFAULT_SONAMES, LoadOptions, THREADING_LAYER_SONAME, threading_layer_path,
+};
 pub use solver::{
     CudssFactorization, CudssOptions, CudssReordering, CudssSolver, DeviceCsc, DevicePtr, RawStream,
 };
 
 /// Environment variable naming the cuDSS library file to load before the usual sonames.
 pub const ENV_LIBRARY: &str = "SIMDNLP_CUDSS_LIB";
+
+/// Environment variable naming cuDSS's threading layer (`libcudss_mtlayer_gomp.so.0`) for
+/// the multi-threaded mode ([`CudssOptions::host_threads`]); by default the file of that name
+/// beside the loaded cuDSS library, or the bare name when cuDSS was found by soname.
+pub const ENV_THREADING_LAYER: &str = "SIMDNLP_CUDSS_MTLAYER";
 
 /// Environment variable that, set to `1`, enables the cuDSS 0.8.x / 1.0.x ABIs (their enum
 /// values were read from bindings, not checked on a device yet).
@@ -131,6 +138,19 @@ pub enum CudssError {
         status: i32,
         /// Its name in the loaded version's enum (`UNKNOWN` if outside it).
         name: &'static str,
+    },
+    /// The multi-threaded mode was asked for ([`CudssOptions::host_threads`]) but its
+    /// threading layer could not be set.
+    #[error(
+        "cuDSS's multi-threaded mode needs its threading layer `{layer}`: {detail}; set \
+         {ENV_THREADING_LAYER} to the path of libcudss_mtlayer_gomp.so.0 (in the same pip \
+         package as libcudss.so.0; it needs libgomp.so.1), or leave the host threads at 0"
+    )]
+    ThreadingLayer {
+        /// The threading-layer library given to `cudssSetThreadingLayer`.
+        layer: String,
+        /// What failed (the missing symbol, or the call's status).
+        detail: String,
     },
     /// A dimension does not fit the 32-bit indices handed to cuDSS.
     #[error("{what} = {value} does not fit the 32-bit indices used with cuDSS (max {max})")]

@@ -109,6 +109,12 @@ pub struct CudssOptions {
     pub host_ordering: Option<crate::ordering::FillMethod>,
     /// `CUDSS_CONFIG_REORDERING_ALG` of the analysis (default: cuDSS's own, left unset).
     pub reordering: CudssReordering,
+    /// Host threads of cuDSS's multi-threaded mode: `0` (default) leaves cuDSS
+    /// single-threaded on the host; `k ≥ 1` loads its threading layer
+    /// ([`super::CudssLibrary::threading_layer`], `cudssSetThreadingLayer`) and sets
+    /// `CUDSS_CONFIG_HOST_NTHREADS` to `k`, so the host part of the analysis (the default
+    /// reordering) runs on `k` threads.
+    pub host_threads: u32,
 }
 
 impl Default for CudssOptions {
@@ -120,6 +126,7 @@ impl Default for CudssOptions {
             pivot_epsilon: None,
             host_ordering: None,
             reordering: CudssReordering::Default,
+            host_threads: 0,
         }
     }
 }
@@ -310,8 +317,12 @@ impl CudssSolver {
             solver.check("cudssCreate", status)?;
             let status = (f.set_stream)(solver.handle, stream);
             solver.check("cudssSetStream", status)?;
+            if options.host_threads > 0 {
+                solver.set_threading_layer()?;
+            }
             let status = (f.config_create)(&mut solver.config);
             solver.check("cudssConfigCreate", status)?;
+            let host_threads = c_int::try_from(options.host_threads).unwrap_or(c_int::MAX);
             let settings = [
                 (options.reordering != CudssReordering::Default).then_some((
                     "cudssConfigSet(REORDERING_ALG)",
@@ -337,6 +348,11 @@ impl CudssSolver {
                         ConfigValue::Real(v),
                     )
                 }),
+                (host_threads > 0).then_some((
+                    "cudssConfigSet(HOST_NTHREADS)",
+                    enums.config_host_nthreads,
+                    ConfigValue::Int(host_threads),
+                )),
             ];
             for (call, param, value) in settings.into_iter().flatten() {
                 solver.set_config(call, param, value)?;
@@ -345,6 +361,35 @@ impl CudssSolver {
             solver.check("cudssDataCreate", status)?;
         }
         Ok(solver)
+    }
+
+    /// Loads cuDSS's threading layer into the handle (`cudssSetThreadingLayer`).
+    fn set_threading_layer(&mut self) -> Result<(), CudssError> {
+        let layer = self.library.threading_layer();
+        let layer_name = layer.to_string_lossy().into_owned();
+        let failed = |detail: String| CudssError::ThreadingLayer {
+            layer: layer_name.clone(),
+            detail,
+        };
+        let Some(set) = self.library.functions().set_threading_layer else {
+            return Err(failed(format!(
+                "`{}` has no symbol `cudssSetThreadingLayer` (cuDSS 0.5 or later has it)",
+                self.library.name()
+            )));
+        };
+        let c_layer = std::ffi::CString::new(layer.as_os_str().as_encoded_bytes())
+            .map_err(|_| failed("the path contains a NUL byte".into()))?;
+        // SAFETY: `set` is `cudssSetThreadingLayer(cudssHandle_t, const char*)` of the loaded
+        // library; `self.handle` is the live handle created by `new`; `c_layer` is a
+        // NUL-terminated string that outlives the call (cuDSS copies or opens it at once).
+        let status = unsafe { set(self.handle, c_layer.as_ptr()) };
+        if status != 0 {
+            return Err(failed(format!(
+                "cudssSetThreadingLayer failed with cuDSS status {status} ({})",
+                self.library.enums().status_name(status)
+            )));
+        }
+        Ok(())
     }
 
     /// Gives cuDSS a fill-reducing permutation (`perm[new] = old`, e.g. from

@@ -255,6 +255,7 @@ struct Expected {
     pivot_threshold: i32,
     pivot_epsilon: i32,
     host_nthreads: i32,
+    deterministic_mode: i32,
     pivot_none: i32,
     offset_type: bool,
 }
@@ -264,6 +265,7 @@ const V0_7: Expected = Expected {
     pivot_threshold: 9,
     pivot_epsilon: 10,
     host_nthreads: 15,
+    deterministic_mode: 25,
     pivot_none: 2,
     offset_type: false,
 };
@@ -273,6 +275,7 @@ const V0_8: Expected = Expected {
     pivot_threshold: 8,
     pivot_epsilon: 9,
     host_nthreads: 14,
+    deterministic_mode: 24,
     pivot_none: 1,
     offset_type: true,
 };
@@ -299,6 +302,7 @@ fn full_sequence(test: &str, version: (i32, i32, i32), allow_newer: bool, expect
         host_ordering: None,
         reordering: CudssReordering::Alg3,
         host_threads: 4,
+        deterministic: true,
     };
     let mut solver = solver(&library, options);
     stub.set_inertia(3, 0);
@@ -389,6 +393,10 @@ fn full_sequence(test: &str, version: (i32, i32, i32), allow_newer: bool, expect
         format!(
             "cudssConfigSet config={c} param={} size=4 value=4 status=0",
             expect.host_nthreads
+        ),
+        format!(
+            "cudssConfigSet config={c} param={} size=4 value=1 status=0",
+            expect.deterministic_mode
         ),
         format!("cudssDataCreate handle={h} out={d} status=0"),
         // Lower CSC passed as the upper CSR: rowStart = col_ptr, colIndices = row_idx.

@@ -640,6 +640,12 @@ options_table! {
         /// sets `CUDSS_CONFIG_HOST_NTHREADS = k`: the default reordering (most of the
         /// analysis) then runs on `k` host threads.
         cudss_host_threads: usize = 0, (any);
+        /// cuDSS's deterministic mode on `device = cuda` (`CUDSS_CONFIG_DETERMINISTIC_MODE`):
+        /// `yes` asks for the same factors and solutions from run to run; `no` (default)
+        /// leaves cuDSS's default. Runs 8–10 on an H100 repeated case10000_goc in 84–89
+        /// iterations and catmix:200 in 29–44; whether this mode removes the spread is not
+        /// measured yet.
+        cudss_deterministic: bool = false, (any);
         /// Fill-reducing ordering of the KKT factorization: `amd` (approximate minimum
         /// degree), `nd` (METIS nested dissection) or `auto` (AMD, or nested dissection
         /// where AMD's factorization is expensive and nested dissection predicts at most

@@ -214,6 +214,7 @@ mod cuda {
                 _ => None,
             },
             host_threads: u32::try_from(o.cudss_host_threads).unwrap_or(u32::MAX),
+            deterministic: o.cudss_deterministic,
             ..CudssOptions::default()
         }
     }

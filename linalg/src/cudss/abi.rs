@@ -8,7 +8,7 @@
 //! | item | 0.7.x | 0.8.x, 1.0.x |
 //! | --- | --- | --- |
 //! | `cudssMatrixCreateCsr` | 13 arguments | `offsetType` added before `indexType` (14) |
-//! | config `PIVOT_TYPE / PIVOT_THRESHOLD / PIVOT_EPSILON / HOST_NTHREADS` | 8 / 9 / 10 / 15 | 7 / 8 / 9 / 14 (`USE_MATCHING` removed) |
+//! | config `PIVOT_TYPE / PIVOT_THRESHOLD / PIVOT_EPSILON / HOST_NTHREADS / DETERMINISTIC_MODE` | 8 / 9 / 10 / 15 / 25 | 7 / 8 / 9 / 14 / 24 (`USE_MATCHING` removed) |
 //! | pivot `NONE` | 2 (`COL 0, ROW 1, NONE 2`) | 1 (`AUTO 0, NONE 1, ...`) |
 //! | status | `SUCCESS 0 … INTERNAL_ERROR 6` | `+ IR_FAILED 7` |
 //!
@@ -146,6 +146,7 @@ pub(crate) struct Enums {
     pub config_pivot_threshold: c_int,
     pub config_pivot_epsilon: c_int,
     pub config_host_nthreads: c_int,
+    pub config_deterministic_mode: c_int,
     pub pivot_none: c_int,
     /// `cudssStatus_t` names indexed by value.
     pub status_names: &'static [&'static str],
@@ -194,6 +195,8 @@ static ENUMS_0_7: Enums = Enums {
     config_pivot_epsilon: 10,
     // cudss.h of 0.7.1 (the pip wheel's include/): the 16th `cudssConfigParam_t` value
     config_host_nthreads: 15,
+    // the 26th and last value of 0.7.1's `cudssConfigParam_t`
+    config_deterministic_mode: 25,
     pivot_none: 2,
     status_names: STATUS_NAMES_0_7,
 };
@@ -204,6 +207,7 @@ static ENUMS_0_8: Enums = Enums {
     config_pivot_epsilon: 9,
     // one less than 0.7's, like every value after the removed `USE_MATCHING`
     config_host_nthreads: 14,
+    config_deterministic_mode: 24,
     pivot_none: 1,
     status_names: STATUS_NAMES_0_8,
     ..ENUMS_0_7

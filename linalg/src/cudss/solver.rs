@@ -115,6 +115,10 @@ pub struct CudssOptions {
     /// `CUDSS_CONFIG_HOST_NTHREADS` to `k`, so the host part of the analysis (the default
     /// reordering) runs on `k` threads.
     pub host_threads: u32,
+    /// `true` sets `CUDSS_CONFIG_DETERMINISTIC_MODE` to 1: bitwise the same factors and
+    /// solutions from run to run (cuDSS's default allows run-to-run differences in the
+    /// summation order); `false` (default) leaves it unset.
+    pub deterministic: bool,
 }
 
 impl Default for CudssOptions {
@@ -127,6 +131,7 @@ impl Default for CudssOptions {
             host_ordering: None,
             reordering: CudssReordering::Default,
             host_threads: 0,
+            deterministic: false,
         }
     }
 }
@@ -352,6 +357,11 @@ impl CudssSolver {
                     "cudssConfigSet(HOST_NTHREADS)",
                     enums.config_host_nthreads,
                     ConfigValue::Int(host_threads),
+                )),
+                options.deterministic.then_some((
+                    "cudssConfigSet(DETERMINISTIC_MODE)",
+                    enums.config_deterministic_mode,
+                    ConfigValue::Int(1),
                 )),
             ];
             for (call, param, value) in settings.into_iter().flatten() {

@@ -34,41 +34,8 @@ MAX_WALL="${MAX_WALL:-30}"
 REORDERINGS="${REORDERINGS:-default host_amd host_nd}"
 OPF_CASES="${OPF_CASES:-case1354_pegase case1803_snem case1888_rte case1951_rte case2000_goc case2312_goc case2383wp_k case2736sp_k case2737sop_k case2742_goc case2746wop_k case2746wp_k case2848_rte case2853_sdet case2868_rte case2869_pegase case3012wp_k case3022_goc case3120sp_k case3375wp_k case3970_goc case4020_goc case4601_goc case4619_goc case4661_sdet case4837_goc case4917_goc case5658_epigrids case6468_rte case6470_rte case6495_rte case6515_rte case7336_epigrids case8387_pegase case9591_goc case10000_goc case10192_epigrids case10480_goc}"
 RES="$OUT/lease-s12"
-mkdir -p "$RES"
-start=$(date +%s)
-log="$RES/lease.log"
-say() { echo "[$(( $(date +%s) - start ))s] $*" | tee -a "$log"; }
-
-if [ -z "${SIMDNLP_PGLIB_DIR:-}" ] && [ -f gpu-data/pglib-opf.tar.xz ]; then
-  data=/tmp/simdnlp-lease-data
-  mkdir -p "$data" && tar xJf gpu-data/pglib-opf.tar.xz -C "$data" \
-    && export SIMDNLP_PGLIB_DIR="$data/pglib-opf"
-fi
-export SIMDNLP_CUDSS_LIB="${SIMDNLP_CUDSS_LIB:-$PWD/target/cudss/libcudss.so.0}"
-export LD_LIBRARY_PATH="/usr/local/nvidia/lib64:/usr/local/cuda/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-# a cold on-disk kernel cache at the start (step 3 runs the CUDA solves twice against it)
-export SIMDNLP_KERNEL_CACHE="${SIMDNLP_KERNEL_CACHE:-/tmp/simdnlp-kernel-cache}"
-rm -rf "$SIMDNLP_KERNEL_CACHE"
-say "cuDSS: $SIMDNLP_CUDSS_LIB ($( [ -f "$SIMDNLP_CUDSS_LIB" ] && echo present || echo MISSING )); PGLIB: ${SIMDNLP_PGLIB_DIR:-bundled cases only}; kernel cache: $SIMDNLP_KERNEL_CACHE"
-{
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 || true
-  nproc; git rev-parse HEAD 2>/dev/null || true
-} >"$RES/machine.txt"
-
-# step NAME LIMIT CMD...: stdout+stderr to $RES/NAME.txt, at most LIMIT seconds (less
-# when the budget runs out; skipped below 10 s); a failure does not stop later steps
-step() {
-  local name=$1 limit=$2; shift 2
-  local left=$(( BUDGET_S - ($(date +%s) - start) ))
-  if (( left < 10 )); then say "budget spent: skipping $name"; return 0; fi
-  (( limit > left )) && limit=$left
-  say "$name (limit ${limit}s): $*"
-  # -k: a process stuck in a driver call ignores SIGTERM (run 8: cudss_reordering=alg3 on
-  # case10000_goc outlived its limit and the device call's)
-  timeout -k 5 "$limit" "$@" >"$RES/$name.txt" 2>&1
-  say "$name: exit $?"
-  tail -n "${TAILN:-8}" "$RES/$name.txt" | cut -c1-200
-}
+# shellcheck source=lease-common.sh
+source bench-suites/gpu/lease-common.sh
 
 S=("$BIN/simdnlp-bench" solve --backend cpu --max-wall-time "$MAX_WALL")
 

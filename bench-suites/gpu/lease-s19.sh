@@ -49,38 +49,8 @@ config_flags() {
   done
 }
 RES="$OUT/lease-s19"
-mkdir -p "$RES"
-start=$(date +%s)
-log="$RES/lease.log"
-say() { echo "[$(( $(date +%s) - start ))s] $*" | tee -a "$log"; }
-
-if [ -z "${SIMDNLP_PGLIB_DIR:-}" ] && [ -f gpu-data/pglib-opf.tar.xz ]; then
-  data=/tmp/simdnlp-lease-data
-  mkdir -p "$data" && tar xJf gpu-data/pglib-opf.tar.xz -C "$data" \
-    && export SIMDNLP_PGLIB_DIR="$data/pglib-opf"
-fi
-export SIMDNLP_CUDSS_LIB="${SIMDNLP_CUDSS_LIB:-$PWD/target/cudss/libcudss.so.0}"
-export LD_LIBRARY_PATH="$(dirname "$SIMDNLP_CUDSS_LIB"):/usr/local/nvidia/lib64:/usr/local/cuda/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export SIMDNLP_KERNEL_CACHE="${SIMDNLP_KERNEL_CACHE:-/tmp/simdnlp-kernel-cache}"
-rm -rf "$SIMDNLP_KERNEL_CACHE"
-say "cuDSS: $SIMDNLP_CUDSS_LIB ($( [ -f "$SIMDNLP_CUDSS_LIB" ] && echo present || echo MISSING )); PGLIB: ${SIMDNLP_PGLIB_DIR:-bundled cases only}"
-{
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>&1 || true
-  nproc; lscpu | grep 'Model name' || true; git rev-parse HEAD 2>/dev/null || true
-} >"$RES/machine.txt"
-
-# step NAME LIMIT CMD...: stdout+stderr to $RES/NAME.txt, at most LIMIT seconds (less when
-# the budget runs out; skipped below 10 s); a failure does not stop later steps
-step() {
-  local name=$1 limit=$2; shift 2
-  local left=$(( BUDGET_S - ($(date +%s) - start) ))
-  if (( left < 10 )); then say "budget spent: skipping $name"; return 0; fi
-  (( limit > left )) && limit=$left
-  say "$name (limit ${limit}s): $*"
-  timeout -k 5 "$limit" "$@" >"$RES/$name.txt" 2>&1
-  say "$name: exit $?"
-  tail -n "${TAILN:-6}" "$RES/$name.txt" | cut -c1-220
-}
+# shellcheck source=lease-common.sh
+source bench-suites/gpu/lease-common.sh
 
 S=("$BIN/simdnlp-bench" solve --backend cpu --max-wall-time "$MAX_WALL")
 

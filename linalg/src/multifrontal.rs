@@ -45,7 +45,10 @@
 //! **Scaling.** Before each factorization the matrix is equilibrated symmetrically (Ruiz's
 //! ∞-norm iteration, at most [`DEFAULT_SCALING_SWEEPS`] sweeps,
 //! [`MultifrontalLdlt::set_scaling_sweeps`]): `S A S` with `S` diagonal and positive, whose
-//! rows have largest entries close to 1. The inertia is that of `A` (congruence), and the
+//! rows have largest entries close to 1. It stops as soon as every row's largest entry is
+//! within a factor [`DEFAULT_SCALING_SPREAD`] of 1 ([`MultifrontalLdlt::set_scaling_spread`];
+//! 3–4 sweeps on PGLIB KKT matrices): the threshold test needs comparable rows, not exactly
+//! equilibrated ones, and each sweep is a pass over the matrix. The inertia is that of `A` (congruence), and the
 //! solves apply `S` on both sides. Without it the threshold test compares entries of rows
 //! of very different scales: late in an interior-point solve a constraint next to
 //! variables with barrier diagonals of 1e10 has a pivot of 1e−10 against entries of 1,
@@ -58,15 +61,16 @@
 //! A non-finite pivot makes the status `Singular` with no inertia (as the faer backends do).
 //!
 //! # Solves
-//! Forward substitution front by front (unit `L`), the block-diagonal `D` (1×1 and 2×2;
-//! a zero pivot is solved as zero), backward substitution in reverse front order, with the
-//! fill permutation applied around it and the pivot permutations kept as each front's
-//! final index list.
+//! Forward substitution front by front (unit `L`), each front's pivots then divided by
+//! their block of `D` (1×1 and 2×2; a zero pivot is solved as zero) while they are in
+//! cache, backward substitution in reverse front order, with the fill permutation applied
+//! around it and the pivot permutations kept as each front's final index list.
 //!
 //! # Memory, cost
-//! The factor, the index lists, the front and the contribution-block stack are buffers kept
-//! across factorizations: a factorization with the same delays as an earlier one (or fewer)
-//! allocates nothing. Delays make fronts larger than analyzed, so these buffers may grow
+//! The factor (the front being factorized is assembled at its end, so that its block of `L`
+//! stays in place), the index lists and the contribution-block stack (packed lower
+//! triangles) are buffers kept across factorizations: a factorization with the same delays
+//! as an earlier one (or fewer) allocates nothing. Delays make fronts larger than analyzed, so these buffers may grow
 //! (amortized, once per new maximum). The cost is that of a supernodal LDLᵀ
 //! (`Σ_j c_j²` flops, `c_j` the column counts), plus the pivot search (`O(m)` per tested
 //! column), plus the delays' extra rows. Inside a panel the updates are matrix–vector
@@ -190,8 +194,6 @@ pub struct MultifrontalLdlt {
     value_map: Vec<usize>,
     fronts: Fronts,
     // --- numeric workspace (kept across factorizations) ---
-    /// The dense front (`m × m`, column-major).
-    front: Vec<f64>,
     /// The front's global indices.
     front_idx: Vec<usize>,
     /// Position of a global index in the current front.
@@ -264,7 +266,6 @@ impl MultifrontalLdlt {
             a_val: Vec::new(),
             value_map: Vec::new(),
             fronts: Fronts::default(),
-            front: Vec::new(),
             front_idx: Vec::new(),
             pos: Vec::new(),
             cb_pos: Vec::new(),
@@ -463,9 +464,9 @@ impl MultifrontalLdlt {
             idx_len += m;
             max_m = max_m.max(m);
         }
-        self.l_store = Vec::with_capacity(l_len);
+        // The front being factorized lies after the stored blocks of `L`.
+        self.l_store = Vec::with_capacity(l_len + max_m * max_m);
         self.index_store = Vec::with_capacity(idx_len);
-        self.front = Vec::with_capacity(max_m * max_m);
         self.front_idx = Vec::with_capacity(max_m);
         self.cb_pos = Vec::with_capacity(max_m);
         self.ld = Vec::with_capacity((max_m * max_m).max((max_m + 1) * (PANEL_WIDTH + 1)));
@@ -626,6 +627,9 @@ impl MultifrontalLdlt {
     /// `piv_off`), pushing its contribution block. Returns its number of pivots.
     #[inline(never)]
     fn factor_front(&mut self, s: usize, piv_off: usize) -> usize {
+        // The front is assembled at the end of the factor's storage: its first columns
+        // become its block of `L` there without a copy.
+        let l_off = self.l_store.len();
         let shape = self.assemble_front(s);
         let FrontShape { m, k } = shape;
         let is_root = self.fronts.is_root[s];
@@ -644,7 +648,7 @@ impl MultifrontalLdlt {
             work: &mut self.ld,
         };
         let npiv = partial_factor(
-            &mut self.front[..m * m],
+            &mut self.l_store[l_off..l_off + m * m],
             shape,
             &mut self.front_idx,
             PivotRule {
@@ -654,15 +658,15 @@ impl MultifrontalLdlt {
             },
             piv,
         );
-        self.update_contribution(shape, npiv, piv_off);
-        self.store_front(shape, npiv, piv_off, is_root);
+        self.update_contribution(shape, npiv, piv_off, l_off);
+        self.store_front(shape, npiv, piv_off, l_off, is_root);
         npiv
     }
 
     /// Builds front `s`: its index list (the children's delayed columns, its own columns,
-    /// its row pattern; `pos` maps them back), its dense matrix from the original entries
-    /// and the children's contribution blocks (popped from the stack), the fully summed
-    /// block stored in both triangles. Returns its shape.
+    /// its row pattern; `pos` maps them back), its dense matrix (appended to `l_store`)
+    /// from the original entries and the children's contribution blocks (popped from the
+    /// stack), the fully summed block stored in both triangles. Returns its shape.
     #[inline(never)]
     fn assemble_front(&mut self, s: usize) -> FrontShape {
         let fr = &self.fronts;
@@ -686,16 +690,11 @@ impl MultifrontalLdlt {
         for (p, &g) in self.front_idx.iter().enumerate() {
             self.pos[g] = p;
         }
-        // Zero what is read: the fully summed columns (all rows), the lower triangle of
-        // the rest.
-        if self.front.len() < m * m {
-            self.front.resize(m * m, 0.0);
-        }
-        let f = &mut self.front[..m * m];
-        f[..k * m].fill(0.0);
-        for c in k..m {
-            f[c * m + c..(c + 1) * m].fill(0.0);
-        }
+        // A zeroed m × m matrix after the stored blocks of `L` (within the capacity
+        // reserved at analysis unless delays made the front larger).
+        let l_off = self.l_store.len();
+        self.l_store.resize(l_off + m * m, 0.0);
+        let f = &mut self.l_store[l_off..];
         // Original entries of the own columns: rows at or after their column in the
         // front's order (own columns, then the sorted row pattern), the lower triangle.
         for j in c0..c1 {
@@ -754,9 +753,15 @@ impl MultifrontalLdlt {
     /// The contribution block of the front just factorized, `C −= L₂₁ D L₂₁ᵀ` (rows and
     /// columns `k..m`, lower triangle): one matrix product with all its `npiv` pivots.
     #[inline(never)]
-    fn update_contribution(&mut self, shape: FrontShape, npiv: usize, piv_off: usize) {
+    fn update_contribution(
+        &mut self,
+        shape: FrontShape,
+        npiv: usize,
+        piv_off: usize,
+        l_off: usize,
+    ) {
         let FrontShape { m, k } = shape;
-        let f = &mut self.front[..m * m];
+        let f = &mut self.l_store[l_off..l_off + m * m];
         // Contribution block C −= L₂₁ D L₂₁ᵀ (rows/cols k..m), one product.
         let r2 = m - k;
         if npiv > 0 && r2 > 0 {
@@ -821,16 +826,22 @@ impl MultifrontalLdlt {
         }
     }
 
-    /// Stores the factorized front (its `m × npiv` block of `L` and its index list after
-    /// pivoting) and pushes its contribution block (positions `npiv..m`, the delayed
-    /// columns first) unless it is a root.
+    /// Stores the factorized front at `l_off` of `l_store` (keeps its `m × npiv` block of
+    /// `L` there and its index list after pivoting) and pushes its contribution block
+    /// (positions `npiv..m`, the delayed columns first) unless it is a root.
     #[inline(never)]
-    fn store_front(&mut self, shape: FrontShape, npiv: usize, piv_off: usize, is_root: bool) {
+    fn store_front(
+        &mut self,
+        shape: FrontShape,
+        npiv: usize,
+        piv_off: usize,
+        l_off: usize,
+        is_root: bool,
+    ) {
         let FrontShape { m, k } = shape;
-        let f = &self.front[..m * m];
-        // Store the factor: the m × npiv block of L and the index list after pivoting.
+        let f = &self.l_store[l_off..l_off + m * m];
         self.factors.push(FrontFactor {
-            l_off: self.l_store.len(),
+            l_off,
             idx_off: self.index_store.len(),
             piv_off,
             m,
@@ -838,7 +849,6 @@ impl MultifrontalLdlt {
         });
         // Checked while the block is in cache (not one more pass over the whole factor).
         self.l_finite &= f[..npiv * m].iter().all(|v| v.is_finite());
-        self.l_store.extend_from_slice(&f[..npiv * m]);
         self.index_store.extend_from_slice(&self.front_idx);
         // Push the contribution block: the rows/cols npiv..m (delayed columns first).
         let rows_out = m - npiv;
@@ -855,6 +865,8 @@ impl MultifrontalLdlt {
             }
             self.cb_idx.extend_from_slice(&self.front_idx[npiv..]);
         }
+        // Keep the block of L (the first npiv columns).
+        self.l_store.truncate(l_off + npiv * m);
     }
 
     fn solve_one(&mut self, rhs: &mut [f64]) {

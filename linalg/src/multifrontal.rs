@@ -924,12 +924,7 @@ impl MultifrontalLdlt {
             local.extend(idx.iter().map(|&g| y[g]));
             for q in (0..fr.npiv).rev() {
                 let col = &self.l_store[fr.l_off + q * fr.m..fr.l_off + (q + 1) * fr.m];
-                let acc: f64 = local[q + 1..]
-                    .iter()
-                    .zip(&col[q + 1..])
-                    .map(|(&v, &l)| v * l)
-                    .sum();
-                local[q] -= acc;
+                local[q] -= dot(&local[q + 1..], &col[q + 1..]);
             }
             for (&g, &v) in idx[..fr.npiv].iter().zip(local.iter()) {
                 y[g] = v;
@@ -1046,6 +1041,22 @@ fn abs_max(v: &[f64]) -> f64 {
         .fold(acc[0].max(acc[1]).max(acc[2].max(acc[3])), |m, &x| {
             m.max(x.abs())
         })
+}
+
+/// `Σ a_i b_i` of two slices of equal length, in four independent lanes (a sequential
+/// sum waits on each addition's latency and does not vectorize).
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    debug_assert_eq!(a.len(), b.len());
+    let mut acc = [0.0f64; 4];
+    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for ((s, &xa), &yb) in acc.iter_mut().zip(x).zip(y) {
+            *s += xa * yb;
+        }
+    }
+    let tail: f64 = ra.iter().zip(rb).map(|(x, y)| x * y).sum();
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
 /// Largest `|f(i, c)|` over rows `i` in `from..m` other than `c` and `skip`.

@@ -46,10 +46,11 @@
 //! ∞-norm iteration, at most [`DEFAULT_SCALING_SWEEPS`] sweeps,
 //! [`MultifrontalLdlt::set_scaling_sweeps`]): `S A S` with `S` diagonal and positive, whose
 //! rows have largest entries close to 1. It stops as soon as every row's largest entry is
-//! within a factor [`DEFAULT_SCALING_SPREAD`] of 1 ([`MultifrontalLdlt::set_scaling_spread`];
-//! 3–4 sweeps on PGLIB KKT matrices): the threshold test needs comparable rows, not exactly
-//! equilibrated ones, and each sweep is a pass over the matrix. The inertia is that of `A` (congruence), and the
-//! solves apply `S` on both sides. Without it the threshold test compares entries of rows
+//! within a factor [`DEFAULT_SCALING_SPREAD`] of 1
+//! ([`MultifrontalLdlt::set_scaling_spread`]; 3–5 sweeps on PGLIB KKT matrices): the
+//! threshold test needs comparable rows, not exactly equilibrated ones, and each sweep is
+//! a pass over the matrix. The inertia is that of `A` (congruence), and the solves apply
+//! `S` on both sides. Without it the threshold test compares entries of rows
 //! of very different scales: late in an interior-point solve a constraint next to
 //! variables with barrier diagonals of 1e10 has a pivot of 1e−10 against entries of 1,
 //! fails every test and is delayed up to the root (measured on COPS glider: fronts of
@@ -70,13 +71,14 @@
 //! The factor (the front being factorized is assembled at its end, so that its block of `L`
 //! stays in place), the index lists and the contribution-block stack (packed lower
 //! triangles) are buffers kept across factorizations: a factorization with the same delays
-//! as an earlier one (or fewer) allocates nothing. Delays make fronts larger than analyzed, so these buffers may grow
-//! (amortized, once per new maximum). The cost is that of a supernodal LDLᵀ
-//! (`Σ_j c_j²` flops, `c_j` the column counts), plus the pivot search (`O(m)` per tested
-//! column), plus the delays' extra rows. Inside a panel the updates are matrix–vector
-//! products (`m × PANEL_WIDTH` per column at most); the rest of a front's work is matrix
-//! products. Columns that fail the tests stay in the panel and are updated pivot by pivot,
-//! so many delays in one front cost as unblocked elimination does.
+//! as an earlier one (or fewer) allocates nothing. Delays make fronts larger than
+//! analyzed, so these buffers may grow (amortized, once per new maximum). The cost is that
+//! of a supernodal LDLᵀ (`Σ_j c_j²` flops, `c_j` the column counts), plus the pivot search
+//! (`O(m)` per tested column), plus the delays' extra rows. Inside a panel the updates are
+//! matrix–vector products (`m × PANEL_WIDTH` per column at most); the rest of a front's
+//! work is matrix products (plain loops below 16 384 multiply-adds). Columns
+//! that fail the tests stay in the panel and are updated pivot by pivot, so many delays in
+//! one front cost as unblocked elimination does.
 
 use faer::linalg::matmul::matmul;
 use faer::linalg::matmul::triangular::{BlockStructure, matmul as tri_matmul};
@@ -1230,10 +1232,11 @@ impl Elimination<'_> {
             // A zero column: d itself (a zero pivot when d == 0, which is exact).
             return Ok(Pivot::One(j));
         }
-        let ratio1 = d.abs() / max;
-        if d != 0.0 && ratio1 >= u {
+        // |d| / max ≥ u without the division on the common path.
+        if d != 0.0 && d.abs() >= u * max {
             return Ok(Pivot::One(j));
         }
+        let ratio1 = d.abs() / max;
         let scan = scan_column(self.f, self.shape, p, j);
         let one = (ratio1, Pivot::One(j));
         let Some(r) = scan.partner else {

@@ -11,9 +11,12 @@
 //! replaced by −1e-8, since LDLᵀ without pivoting stops at a zero pivot.
 //!
 //! Usage (release): `cargo bench -p simdnlp-linalg --bench multifrontal -- [reps] [FILE]...`
-//! (default 5 repetitions). Per matrix: median times of one numeric factorization and of one
-//! solve, in milliseconds, the inertia of both, the multifrontal's delayed pivots, largest
-//! front and the backward error of its solve.
+//! (default 5 repetitions; `--spread=S` sets the equilibration's early-stop spread,
+//! `MultifrontalLdlt::set_scaling_spread`). Per matrix: median wall times of one numeric
+//! factorization and of one solve, in milliseconds, the mean CPU time of one factorization
+//! (Linux; it does not count time lost to other processes on a busy machine), the
+//! multifrontal's delayed pivots, fronts, largest front, equilibration sweeps and the
+//! backward errors of both solves.
 
 mod common;
 
@@ -106,22 +109,58 @@ fn synthetic(g: usize) -> Kkt {
     }
 }
 
-/// Median milliseconds of `reps` factorizations and of `reps` solves of `solver` on `kkt`,
-/// and the backward error of the last solve (NaN when the factorization is not a success).
-fn time_solver(solver: &mut dyn SymmetricSolver, kkt: &Kkt, reps: usize) -> (f64, f64, f64) {
+/// CPU time of this thread in milliseconds (user + system, from `/proc/thread-self/stat`,
+/// in clock ticks of 10 ms; NaN where that file is missing): unlike wall time, it does not
+/// count the time other processes hold the cores.
+fn thread_cpu_ms() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/thread-self/stat") else {
+        return f64::NAN;
+    };
+    // Fields after the command name (which is in parentheses): utime and stime are the
+    // 12th and 13th.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok());
+    match (ticks(11), ticks(12)) {
+        (Some(u), Some(s)) => (u + s) * 10.0,
+        _ => f64::NAN,
+    }
+}
+
+/// Times of one solver on one matrix (milliseconds).
+struct Timing {
+    /// Median wall time of one factorization.
+    factorize: f64,
+    /// Mean CPU time of one factorization (10 ms clock ticks summed over the repetitions).
+    factorize_cpu: f64,
+    /// Median wall time of one solve.
+    solve: f64,
+    /// Backward error of the last solve (NaN when the factorization is not a success).
+    error: f64,
+}
+
+/// Times `reps` factorizations and `reps` solves of `solver` on `kkt`.
+fn time_solver(solver: &mut dyn SymmetricSolver, kkt: &Kkt, reps: usize) -> Timing {
     solver
         .analyze(kkt.n, &kkt.col_ptr, &kkt.row_idx)
         .expect("analyze");
     let mut fact = Vec::new();
     let mut status = FactorStatus::Success;
+    let cpu0 = thread_cpu_ms();
     for _ in 0..reps {
         let t = Instant::now();
         status = solver.factorize(&kkt.values).expect("factorize");
         fact.push(t.elapsed().as_secs_f64() * 1e3);
     }
+    let factorize_cpu = (thread_cpu_ms() - cpu0) / reps as f64;
     if status != FactorStatus::Success {
         println!("  {}: {status:?}", kkt.name);
-        return (median(fact), f64::NAN, f64::NAN);
+        return Timing {
+            factorize: median(fact),
+            factorize_cpu,
+            solve: f64::NAN,
+            error: f64::NAN,
+        };
     }
     let b: Vec<f64> = (0..kkt.n).map(|i| 1.0 + (i % 7) as f64).collect();
     let mut x = b.clone();
@@ -137,7 +176,12 @@ fn time_solver(solver: &mut dyn SymmetricSolver, kkt: &Kkt, reps: usize) -> (f64
     let norm = |v: &[f64]| v.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     let res: Vec<f64> = ax.iter().zip(&b).map(|(a, b)| a - b).collect();
     let err = norm(&res) / norm(&b);
-    (median(fact), median(solve), err)
+    Timing {
+        factorize: median(fact),
+        factorize_cpu,
+        solve: median(solve),
+        error: err,
+    }
 }
 
 fn main() {
@@ -145,6 +189,11 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .collect();
+    // `--spread=S`: the equilibration's early-stop spread (default the solver's).
+    let spread: Option<f64> = std::env::args().find_map(|a| {
+        a.strip_prefix("--spread=")
+            .map(|s| s.parse().expect("--spread=S"))
+    });
     let reps = args.first().and_then(|a| a.parse().ok()).unwrap_or(5usize);
     let files = args.iter().skip_while(|a| a.parse::<usize>().is_ok());
     let mut kkts: Vec<Kkt> = files.map(|f| read_kkt(f)).collect();
@@ -152,15 +201,19 @@ fn main() {
         kkts.push(synthetic(200));
     }
     println!(
-        "{:<40} {:>8} {:>10} {:>10} {:>6} {:>10} {:>9} {:>9} {:>9} {:>9}",
+        "{:<40} {:>8} {:>10} {:>10} {:>6} {:>13} {:>6} {:>10} {:>9} {:>7} {:>9} {:>6} {:>9} {:>9}",
         "matrix",
         "n",
         "faer ms",
         "mf ms",
         "ratio",
+        "cpu faer/mf",
+        "ratio",
         "solve f/mf",
         "delayed",
+        "fronts",
         "front",
+        "sweeps",
         "err faer",
         "err mf"
     );
@@ -186,23 +239,31 @@ fn main() {
         }
         let mut faer = FaerLdlt::new(Parallelism::Sequential);
         faer.set_ordering(ord);
-        let (ff, fs, fe) = time_solver(&mut faer, &regularized, reps);
+        let ft = time_solver(&mut faer, &regularized, reps);
         let mut mf = MultifrontalLdlt::new();
         mf.set_ordering(ord);
-        let (mff, mfs, mfe) = time_solver(&mut mf, kkt, reps);
+        if let Some(spread) = spread {
+            mf.set_scaling_spread(spread).expect("spread");
+        }
+        let mt = time_solver(&mut mf, kkt, reps);
         println!(
-            "{:<40} {:>8} {:>10.2} {:>10.2} {:>6.2} {:>4.2}/{:<5.2} {:>9} {:>9} {:>9.1e} {:>9.1e}",
+            "{:<40} {:>8} {:>10.2} {:>10.2} {:>6.2} {:>6.1}/{:<6.1} {:>6.2} {:>4.2}/{:<5.2} {:>9} {:>7} {:>9} {:>6} {:>9.1e} {:>9.1e}",
             kkt.name,
             kkt.n,
-            ff,
-            mff,
-            mff / ff,
-            fs,
-            mfs,
+            ft.factorize,
+            mt.factorize,
+            mt.factorize / ft.factorize,
+            ft.factorize_cpu,
+            mt.factorize_cpu,
+            mt.factorize_cpu / ft.factorize_cpu,
+            ft.solve,
+            mt.solve,
             mf.delayed_pivots(),
+            mf.front_count(),
             mf.largest_front(),
-            fe,
-            mfe
+            mf.scaling_sweeps_used(),
+            ft.error,
+            mt.error
         );
     }
 }

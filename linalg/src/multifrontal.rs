@@ -45,8 +45,12 @@
 //! **Scaling.** Before each factorization the matrix is equilibrated symmetrically (Ruiz's
 //! ∞-norm iteration, at most [`DEFAULT_SCALING_SWEEPS`] sweeps,
 //! [`MultifrontalLdlt::set_scaling_sweeps`]): `S A S` with `S` diagonal and positive, whose
-//! rows have largest entries close to 1. The inertia is that of `A` (congruence), and the
-//! solves apply `S` on both sides. Without it the threshold test compares entries of rows
+//! rows have largest entries close to 1. It stops as soon as every row's largest entry is
+//! within a factor [`DEFAULT_SCALING_SPREAD`] of 1
+//! ([`MultifrontalLdlt::set_scaling_spread`]; 3–5 sweeps on PGLIB KKT matrices): the
+//! threshold test needs comparable rows, not exactly equilibrated ones, and each sweep is
+//! a pass over the matrix. The inertia is that of `A` (congruence), and the solves apply
+//! `S` on both sides. Without it the threshold test compares entries of rows
 //! of very different scales: late in an interior-point solve a constraint next to
 //! variables with barrier diagonals of 1e10 has a pivot of 1e−10 against entries of 1,
 //! fails every test and is delayed up to the root (measured on COPS glider: fronts of
@@ -58,21 +62,23 @@
 //! A non-finite pivot makes the status `Singular` with no inertia (as the faer backends do).
 //!
 //! # Solves
-//! Forward substitution front by front (unit `L`), the block-diagonal `D` (1×1 and 2×2;
-//! a zero pivot is solved as zero), backward substitution in reverse front order, with the
-//! fill permutation applied around it and the pivot permutations kept as each front's
-//! final index list.
+//! Forward substitution front by front (unit `L`), each front's pivots then divided by
+//! their block of `D` (1×1 and 2×2; a zero pivot is solved as zero) while they are in
+//! cache, backward substitution in reverse front order, with the fill permutation applied
+//! around it and the pivot permutations kept as each front's final index list.
 //!
 //! # Memory, cost
-//! The factor, the index lists, the front and the contribution-block stack are buffers kept
-//! across factorizations: a factorization with the same delays as an earlier one (or fewer)
-//! allocates nothing. Delays make fronts larger than analyzed, so these buffers may grow
-//! (amortized, once per new maximum). The cost is that of a supernodal LDLᵀ
-//! (`Σ_j c_j²` flops, `c_j` the column counts), plus the pivot search (`O(m)` per tested
-//! column), plus the delays' extra rows. Inside a panel the updates are matrix–vector
-//! products (`m × PANEL_WIDTH` per column at most); the rest of a front's work is matrix
-//! products. Columns that fail the tests stay in the panel and are updated pivot by pivot,
-//! so many delays in one front cost as unblocked elimination does.
+//! The factor (the front being factorized is assembled at its end, so that its block of `L`
+//! stays in place), the index lists and the contribution-block stack (packed lower
+//! triangles) are buffers kept across factorizations: a factorization with the same delays
+//! as an earlier one (or fewer) allocates nothing. Delays make fronts larger than
+//! analyzed, so these buffers may grow (amortized, once per new maximum). The cost is that
+//! of a supernodal LDLᵀ (`Σ_j c_j²` flops, `c_j` the column counts), plus the pivot search
+//! (`O(m)` per tested column), plus the delays' extra rows. Inside a panel the updates are
+//! matrix–vector products (`m × PANEL_WIDTH` per column at most); the rest of a front's
+//! work is matrix products (plain loops below 16 384 multiply-adds). Columns
+//! that fail the tests stay in the panel and are updated pivot by pivot, so many delays in
+//! one front cost as unblocked elimination does.
 
 use faer::linalg::matmul::matmul;
 use faer::linalg::matmul::triangular::{BlockStructure, matmul as tri_matmul};
@@ -94,8 +100,9 @@ pub const DEFAULT_PIVOT_THRESHOLD: f64 = 0.01;
 /// Default number of symmetric Ruiz equilibration sweeps before each factorization.
 pub const DEFAULT_SCALING_SWEEPS: usize = 10;
 
-/// Equilibration stops early once every row's largest entry is within this factor of 1.
-const SCALING_TOLERANCE: f64 = 0.1;
+/// Default spread of the equilibration: it stops early once every nonzero row's largest
+/// entry lies in `[1 / spread, spread]` ([`MultifrontalLdlt::set_scaling_spread`]).
+pub const DEFAULT_SCALING_SPREAD: f64 = 4.0;
 
 /// Supernodes are always merged with their contiguous parent while the merged front has at
 /// most this many columns.
@@ -114,12 +121,18 @@ pub const PANEL_WIDTH: usize = 32;
 /// dispatch costs more on small ones).
 const SMALL_PRODUCT: usize = 2048;
 
+/// Matrix products `rows × cols × inner` up to this size (rows · cols · inner) run as
+/// plain column updates (faer's dispatch costs more on small ones; PGLIB fronts are
+/// mostly small).
+const SMALL_UPDATE: usize = 16384;
+
 const NONE: usize = usize::MAX;
 
 /// One contribution block waiting on the stack for its parent front.
 #[derive(Clone, Copy, Debug)]
 struct Contribution {
-    /// Offset of its `rows × rows` values (column-major, lower triangle meaningful).
+    /// Offset of its values: the lower triangle of a `rows × rows` matrix, packed by
+    /// columns (column `b` holds rows `b..rows`).
     val_off: usize,
     /// Offset of its `rows` global (permuted) indices: the delayed columns first.
     idx_off: usize,
@@ -183,8 +196,6 @@ pub struct MultifrontalLdlt {
     value_map: Vec<usize>,
     fronts: Fronts,
     // --- numeric workspace (kept across factorizations) ---
-    /// The dense front (`m × m`, column-major).
-    front: Vec<f64>,
     /// The front's global indices.
     front_idx: Vec<usize>,
     /// Position of a global index in the current front.
@@ -201,6 +212,8 @@ pub struct MultifrontalLdlt {
     // --- the factor ---
     factors: Vec<FrontFactor>,
     l_store: Vec<f64>,
+    /// Whether every stored entry of `L` is finite (checked front by front).
+    l_finite: bool,
     index_store: Vec<usize>,
     /// Per pivot (global pivot number): diagonal of `D`, off-diagonal of a 2×2 block
     /// starting at that pivot, and whether one starts there.
@@ -214,8 +227,13 @@ pub struct MultifrontalLdlt {
     /// Scaling factors of the last factorization (permuted order): the factorized matrix
     /// is `S P A Pᵀ S`, `S = diag(scale)`.
     scale: Vec<f64>,
-    /// Largest entry per row during a scaling sweep.
-    row_max: Vec<f64>,
+    /// Per row during the equilibration: the sweep's factor and the row's largest entry.
+    ruiz: Vec<[f64; 2]>,
+    /// Equilibration stops once every row's largest entry is within this factor of 1.
+    scaling_spread: f64,
+    /// Sweeps the last equilibration took (the last one only measures when the row
+    /// maxima were already within the spread).
+    sweeps_used: usize,
     rhs_work: Vec<f64>,
     /// One front's entries of the right-hand side during a solve.
     solve_local: Vec<f64>,
@@ -250,7 +268,6 @@ impl MultifrontalLdlt {
             a_val: Vec::new(),
             value_map: Vec::new(),
             fronts: Fronts::default(),
-            front: Vec::new(),
             front_idx: Vec::new(),
             pos: Vec::new(),
             cb_pos: Vec::new(),
@@ -261,6 +278,7 @@ impl MultifrontalLdlt {
             failed: Vec::new(),
             factors: Vec::new(),
             l_store: Vec::new(),
+            l_finite: true,
             index_store: Vec::new(),
             d_diag: Vec::new(),
             d_off: Vec::new(),
@@ -269,7 +287,9 @@ impl MultifrontalLdlt {
             largest_front: 0,
             scaling_sweeps: DEFAULT_SCALING_SWEEPS,
             scale: Vec::new(),
-            row_max: Vec::new(),
+            ruiz: Vec::new(),
+            scaling_spread: DEFAULT_SCALING_SPREAD,
+            sweeps_used: 0,
             rhs_work: Vec::new(),
             solve_local: Vec::new(),
         }
@@ -314,6 +334,31 @@ impl MultifrontalLdlt {
     /// documentation.
     pub fn set_scaling_sweeps(&mut self, sweeps: usize) {
         self.scaling_sweeps = sweeps;
+    }
+
+    /// Equilibration sweeps the last factorization took (each one pass over the values; 0
+    /// with scaling off). See [`MultifrontalLdlt::set_scaling_spread`].
+    pub fn scaling_sweeps_used(&self) -> usize {
+        self.sweeps_used
+    }
+
+    /// Sets the spread `s ≥ 1` at which the equilibration stops early (default
+    /// [`DEFAULT_SCALING_SPREAD`]): once every nonzero row's largest entry lies in
+    /// `[1/s, s]`. Smaller is closer to equilibrated, with more sweeps (each one pass over
+    /// the matrix); 1 runs all of them. Takes effect at the next factorization.
+    ///
+    /// # Errors
+    /// [`LinalgError::InvalidValue`] when `s` is not finite or below 1.
+    pub fn set_scaling_spread(&mut self, spread: f64) -> Result<(), LinalgError> {
+        if !(spread.is_finite() && spread >= 1.0) {
+            return Err(LinalgError::InvalidValue {
+                what: "scaling spread".into(),
+                value: spread,
+                detail: "must be finite and at least 1".into(),
+            });
+        }
+        self.scaling_spread = spread;
+        Ok(())
     }
 
     /// Sets the relative zero-pivot tolerance: a pivot (or 2×2 eigenvalue) `d` counts as
@@ -410,7 +455,7 @@ impl MultifrontalLdlt {
         self.d_pair = vec![false; n];
         self.rhs_work = vec![0.0; n];
         self.scale = vec![1.0; n];
-        self.row_max = vec![0.0; n];
+        self.ruiz = vec![[1.0, 0.0]; n];
         self.factors = Vec::with_capacity(self.fronts.order.len());
         // Buffers sized for a factorization without delays.
         let (mut l_len, mut idx_len, mut max_m) = (0usize, 0usize, 0usize);
@@ -421,9 +466,9 @@ impl MultifrontalLdlt {
             idx_len += m;
             max_m = max_m.max(m);
         }
-        self.l_store = Vec::with_capacity(l_len);
+        // The front being factorized lies after the stored blocks of `L`.
+        self.l_store = Vec::with_capacity(l_len + max_m * max_m);
         self.index_store = Vec::with_capacity(idx_len);
-        self.front = Vec::with_capacity(max_m * max_m);
         self.front_idx = Vec::with_capacity(max_m);
         self.cb_pos = Vec::with_capacity(max_m);
         self.ld = Vec::with_capacity((max_m * max_m).max((max_m + 1) * (PANEL_WIDTH + 1)));
@@ -447,6 +492,7 @@ impl MultifrontalLdlt {
         let scale = scatter_finite(values, &self.value_map, &mut self.a_val)?;
         self.equilibrate();
         self.factors.clear();
+        self.l_finite = true;
         self.l_store.clear();
         self.index_store.clear();
         self.cb_vals.clear();
@@ -491,7 +537,7 @@ impl MultifrontalLdlt {
                 q += 1;
             }
         }
-        if self.l_store.iter().any(|v| !v.is_finite()) {
+        if !self.l_finite {
             return Ok(FactorStatus::Singular);
         }
         self.inertia = Some(inertia);
@@ -509,66 +555,93 @@ impl MultifrontalLdlt {
     /// threshold pivot test then compares entries of comparable rows: without it, a
     /// constraint row next to variables with a barrier diagonal of 1e10 has pivots of 1e−10
     /// against entries of 1, fails every test and is delayed up to the root.
+    ///
+    /// It stops as soon as every nonzero row's largest entry lies within the spread
+    /// ([`MultifrontalLdlt::set_scaling_spread`]) of 1: the test only needs comparable
+    /// rows, not exactly equilibrated ones. The sweeps taken are
+    /// [`MultifrontalLdlt::scaling_sweeps_used`].
+    #[inline(never)]
     fn equilibrate(&mut self) {
         self.scale.fill(1.0);
+        self.sweeps_used = 0;
         if self.scaling_sweeps == 0 {
             return;
         }
-        // One pass per sweep: it applies the previous sweep's factors (`rhs_work`, 1 at
-        // first) and takes the row maxima of the result; a last pass applies the last ones.
-        let factors = &mut self.rhs_work;
-        factors.fill(1.0);
+        // One pass per sweep: it applies the previous sweep's factors (none in the first)
+        // and takes the row maxima of the result. When those are within the spread the
+        // values are left as they are; else new factors are taken, applied by the next pass
+        // (or, after the last sweep, by a last pass). `ruiz[i]` = (factor, row maximum):
+        // one cache line per random access.
+        let spread = self.scaling_spread;
+        let ruiz = &mut self.ruiz;
+        let mut pending = false;
         for _ in 0..self.scaling_sweeps {
-            self.row_max.fill(0.0);
+            for r in ruiz.iter_mut() {
+                r[1] = 0.0;
+            }
             for j in 0..self.n {
-                let rj = factors[j];
-                let mut col_max = self.row_max[j];
-                for e in self.a_ptr[j]..self.a_ptr[j + 1] {
-                    let i = self.a_idx[e];
-                    self.a_val[e] *= factors[i] * rj;
-                    let v = self.a_val[e].abs();
-                    self.row_max[i] = self.row_max[i].max(v);
-                    col_max = col_max.max(v);
-                }
-                self.row_max[j] = self.row_max[j].max(col_max);
-            }
-            let mut converged = true;
-            for ((&r, s), f) in self
-                .row_max
-                .iter()
-                .zip(&mut self.scale)
-                .zip(factors.iter_mut())
-            {
-                if r > 0.0 && r.is_finite() {
-                    converged &= (1.0 - r).abs() <= SCALING_TOLERANCE;
-                    *f = 1.0 / r.sqrt();
-                    *s *= *f;
+                let (lo, hi) = (self.a_ptr[j], self.a_ptr[j + 1]);
+                let vals = &mut self.a_val[lo..hi];
+                let rows = &self.a_idx[lo..hi];
+                let mut col_max = ruiz[j][1];
+                if pending {
+                    let fj = ruiz[j][0];
+                    for (v, &i) in vals.iter_mut().zip(rows) {
+                        let ri = &mut ruiz[i];
+                        *v *= ri[0] * fj;
+                        let a = v.abs();
+                        ri[1] = ri[1].max(a);
+                        col_max = col_max.max(a);
+                    }
                 } else {
-                    *f = 1.0;
+                    for (&v, &i) in vals.iter().zip(rows) {
+                        let a = v.abs();
+                        let ri = &mut ruiz[i];
+                        ri[1] = ri[1].max(a);
+                        col_max = col_max.max(a);
+                    }
                 }
+                ruiz[j][1] = ruiz[j][1].max(col_max);
             }
-            if converged {
-                break;
+            self.sweeps_used += 1;
+            let scaled = |r: f64| r > 0.0 && r.is_finite();
+            if ruiz
+                .iter()
+                .all(|r| !scaled(r[1]) || (r[1] * spread >= 1.0 && r[1] <= spread))
+            {
+                return;
             }
+            for (r, s) in ruiz.iter_mut().zip(&mut self.scale) {
+                r[0] = if scaled(r[1]) { 1.0 / r[1].sqrt() } else { 1.0 };
+                *s *= r[0];
+            }
+            pending = true;
         }
         for j in 0..self.n {
-            let rj = factors[j];
+            let fj = ruiz[j][0];
             for e in self.a_ptr[j]..self.a_ptr[j + 1] {
-                self.a_val[e] *= factors[self.a_idx[e]] * rj;
+                self.a_val[e] *= ruiz[self.a_idx[e]][0] * fj;
             }
         }
     }
 
     /// Assembles, partially factorizes and stores front `s` (its pivots numbered from
     /// `piv_off`), pushing its contribution block. Returns its number of pivots.
+    #[inline(never)]
     fn factor_front(&mut self, s: usize, piv_off: usize) -> usize {
+        // The front is assembled at the end of the factor's storage: its first columns
+        // become its block of `L` there without a copy.
+        let l_off = self.l_store.len();
         let shape = self.assemble_front(s);
         let FrontShape { m, k } = shape;
         let is_root = self.fronts.is_root[s];
         self.failed.clear();
         self.failed.resize(k, false);
-        self.ld.clear();
-        self.ld.resize((k + 1) * (PANEL_WIDTH + 1), 0.0);
+        // Workspace only (every entry is written before it is read).
+        let work_len = (k + 1) * (PANEL_WIDTH + 1);
+        if self.ld.len() < work_len {
+            self.ld.resize(work_len, 0.0);
+        }
         let piv = PivotOutput {
             failed: &mut self.failed,
             diag: &mut self.d_diag[piv_off..],
@@ -577,7 +650,7 @@ impl MultifrontalLdlt {
             work: &mut self.ld,
         };
         let npiv = partial_factor(
-            &mut self.front[..m * m],
+            &mut self.l_store[l_off..l_off + m * m],
             shape,
             &mut self.front_idx,
             PivotRule {
@@ -587,15 +660,15 @@ impl MultifrontalLdlt {
             },
             piv,
         );
-        self.update_contribution(shape, npiv, piv_off);
-        self.store_front(shape, npiv, piv_off, is_root);
+        self.update_contribution(shape, npiv, piv_off, l_off);
+        self.store_front(shape, npiv, piv_off, l_off, is_root);
         npiv
     }
 
     /// Builds front `s`: its index list (the children's delayed columns, its own columns,
-    /// its row pattern; `pos` maps them back), its dense matrix from the original entries
-    /// and the children's contribution blocks (popped from the stack), the fully summed
-    /// block stored in both triangles. Returns its shape.
+    /// its row pattern; `pos` maps them back), its dense matrix (appended to `l_store`)
+    /// from the original entries and the children's contribution blocks (popped from the
+    /// stack), the fully summed block stored in both triangles. Returns its shape.
     #[inline(never)]
     fn assemble_front(&mut self, s: usize) -> FrontShape {
         let fr = &self.fronts;
@@ -619,15 +692,20 @@ impl MultifrontalLdlt {
         for (p, &g) in self.front_idx.iter().enumerate() {
             self.pos[g] = p;
         }
-        self.front.clear();
-        self.front.resize(m * m, 0.0);
-        let f = &mut self.front[..];
-        // Original entries of the own columns.
+        // A zeroed m × m matrix after the stored blocks of `L` (within the capacity
+        // reserved at analysis unless delays made the front larger).
+        let l_off = self.l_store.len();
+        self.l_store.resize(l_off + m * m, 0.0);
+        let f = &mut self.l_store[l_off..];
+        // Original entries of the own columns: rows at or after their column in the
+        // front's order (own columns, then the sorted row pattern), the lower triangle.
         for j in c0..c1 {
             let pj = self.pos[j];
+            let col = &mut f[pj * m..(pj + 1) * m];
             for e in self.a_ptr[j]..self.a_ptr[j + 1] {
                 let pi = self.pos[self.a_idx[e]];
-                f[pi.min(pj) * m + pi.max(pj)] += self.a_val[e];
+                debug_assert!(pi >= pj);
+                col[pi] += self.a_val[e];
             }
         }
         // Extend-add of the children's contribution blocks, then pop them.
@@ -639,10 +717,24 @@ impl MultifrontalLdlt {
                     .iter()
                     .map(|&g| self.pos[g]),
             );
+            // Packed lower triangle: column `b` holds rows `b..r`. The child's delayed
+            // columns go anywhere among the fully summed ones (either triangle); after
+            // them, the child's rows keep their order in this front (own columns, then
+            // the sorted row pattern), so `a ≥ b` lands in the lower triangle.
+            let mut at = cb.val_off;
             for (b, &pb) in self.cb_pos.iter().enumerate() {
-                let col = &self.cb_vals[cb.val_off + b * r + b..cb.val_off + (b + 1) * r];
-                for (&pa, &v) in self.cb_pos[b..].iter().zip(col) {
-                    f[pa.min(pb) * m + pa.max(pb)] += v;
+                let col = &self.cb_vals[at..at + r - b];
+                at += r - b;
+                if b < cb.delayed {
+                    for (&pa, &v) in self.cb_pos[b..].iter().zip(col) {
+                        f[pa.min(pb) * m + pa.max(pb)] += v;
+                    }
+                } else {
+                    let dst = &mut f[pb * m..(pb + 1) * m];
+                    for (&pa, &v) in self.cb_pos[b..].iter().zip(col) {
+                        debug_assert!(pa >= pb);
+                        dst[pa] += v;
+                    }
                 }
             }
         }
@@ -663,14 +755,21 @@ impl MultifrontalLdlt {
     /// The contribution block of the front just factorized, `C −= L₂₁ D L₂₁ᵀ` (rows and
     /// columns `k..m`, lower triangle): one matrix product with all its `npiv` pivots.
     #[inline(never)]
-    fn update_contribution(&mut self, shape: FrontShape, npiv: usize, piv_off: usize) {
+    fn update_contribution(
+        &mut self,
+        shape: FrontShape,
+        npiv: usize,
+        piv_off: usize,
+        l_off: usize,
+    ) {
         let FrontShape { m, k } = shape;
-        let f = &mut self.front[..m * m];
+        let f = &mut self.l_store[l_off..l_off + m * m];
         // Contribution block C −= L₂₁ D L₂₁ᵀ (rows/cols k..m), one product.
         let r2 = m - k;
         if npiv > 0 && r2 > 0 {
-            self.ld.clear();
-            self.ld.resize(r2 * npiv, 0.0);
+            if self.ld.len() < r2 * npiv {
+                self.ld.resize(r2 * npiv, 0.0);
+            }
             let mut q = 0;
             while q < npiv {
                 let l1 = &f[q * m + k..q * m + m];
@@ -696,8 +795,24 @@ impl MultifrontalLdlt {
                 }
             }
             let (left, right) = f.split_at_mut(k * m);
+            if r2 * r2 * npiv <= SMALL_UPDATE {
+                // Column by column: C(c.., c) −= Σ_q L₂₁(c.., q) · (L₂₁ D)(c, q).
+                for c in 0..r2 {
+                    let col = &mut right[c * m + k + c..(c + 1) * m];
+                    for q in 0..npiv {
+                        let w = self.ld[q * r2 + c];
+                        if w != 0.0 {
+                            let lq = &left[q * m + k + c..(q + 1) * m];
+                            for (x, &l) in col.iter_mut().zip(lq) {
+                                *x -= w * l;
+                            }
+                        }
+                    }
+                }
+                return;
+            }
             let l21 = MatRef::from_column_major_slice_with_stride(&left[k..], r2, npiv, m);
-            let ld = MatRef::from_column_major_slice(&self.ld, r2, npiv);
+            let ld = MatRef::from_column_major_slice(&self.ld[..r2 * npiv], r2, npiv);
             let c = MatMut::from_column_major_slice_with_stride_mut(&mut right[k..], r2, r2, m);
             tri_matmul(
                 c,
@@ -713,22 +828,29 @@ impl MultifrontalLdlt {
         }
     }
 
-    /// Stores the factorized front (its `m × npiv` block of `L` and its index list after
-    /// pivoting) and pushes its contribution block (positions `npiv..m`, the delayed
-    /// columns first) unless it is a root.
+    /// Stores the factorized front at `l_off` of `l_store` (keeps its `m × npiv` block of
+    /// `L` there and its index list after pivoting) and pushes its contribution block
+    /// (positions `npiv..m`, the delayed columns first) unless it is a root.
     #[inline(never)]
-    fn store_front(&mut self, shape: FrontShape, npiv: usize, piv_off: usize, is_root: bool) {
+    fn store_front(
+        &mut self,
+        shape: FrontShape,
+        npiv: usize,
+        piv_off: usize,
+        l_off: usize,
+        is_root: bool,
+    ) {
         let FrontShape { m, k } = shape;
-        let f = &self.front[..m * m];
-        // Store the factor: the m × npiv block of L and the index list after pivoting.
+        let f = &self.l_store[l_off..l_off + m * m];
         self.factors.push(FrontFactor {
-            l_off: self.l_store.len(),
+            l_off,
             idx_off: self.index_store.len(),
             piv_off,
             m,
             npiv,
         });
-        self.l_store.extend_from_slice(&f[..npiv * m]);
+        // Checked while the block is in cache (not one more pass over the whole factor).
+        self.l_finite &= f[..npiv * m].iter().all(|v| v.is_finite());
         self.index_store.extend_from_slice(&self.front_idx);
         // Push the contribution block: the rows/cols npiv..m (delayed columns first).
         let rows_out = m - npiv;
@@ -739,11 +861,14 @@ impl MultifrontalLdlt {
                 rows: rows_out,
                 delayed: k - npiv,
             });
+            // Packed lower triangle (column `c` from its diagonal down).
             for c in npiv..m {
-                self.cb_vals.extend_from_slice(&f[c * m + npiv..c * m + m]);
+                self.cb_vals.extend_from_slice(&f[c * m + c..c * m + m]);
             }
             self.cb_idx.extend_from_slice(&self.front_idx[npiv..]);
         }
+        // Keep the block of L (the first npiv columns).
+        self.l_store.truncate(l_off + npiv * m);
     }
 
     fn solve_one(&mut self, rhs: &mut [f64]) {
@@ -767,33 +892,31 @@ impl MultifrontalLdlt {
                     *v -= l * yq;
                 }
             }
-            for (&g, &v) in idx.iter().zip(local.iter()) {
-                y[g] = v;
-            }
-        }
-        // Block diagonal: D w = z.
-        for fr in &self.factors {
-            let idx = &self.index_store[fr.idx_off..fr.idx_off + fr.m];
+            // Block diagonal, D w = z, on this front's pivots: their entries of z are final
+            // here (later fronts only update the rows after them).
             let mut q = 0;
             while q < fr.npiv {
                 let g = fr.piv_off + q;
                 if self.d_pair[g] {
                     let (a, b, c) = (self.d_diag[g], self.d_off[g], self.d_diag[g + 1]);
                     let det = a * c - b * b;
-                    let (y1, y2) = (y[idx[q]], y[idx[q + 1]]);
+                    let (y1, y2) = (local[q], local[q + 1]);
                     if det != 0.0 {
-                        y[idx[q]] = (c * y1 - b * y2) / det;
-                        y[idx[q + 1]] = (a * y2 - b * y1) / det;
+                        local[q] = (c * y1 - b * y2) / det;
+                        local[q + 1] = (a * y2 - b * y1) / det;
                     } else {
-                        y[idx[q]] = 0.0;
-                        y[idx[q + 1]] = 0.0;
+                        local[q] = 0.0;
+                        local[q + 1] = 0.0;
                     }
                     q += 2;
                 } else {
                     let d = self.d_diag[g];
-                    y[idx[q]] = if d != 0.0 { y[idx[q]] / d } else { 0.0 };
+                    local[q] = if d != 0.0 { local[q] / d } else { 0.0 };
                     q += 1;
                 }
+            }
+            for (&g, &v) in idx.iter().zip(local.iter()) {
+                y[g] = v;
             }
         }
         // Backward: Lᵀ x = w.
@@ -803,12 +926,7 @@ impl MultifrontalLdlt {
             local.extend(idx.iter().map(|&g| y[g]));
             for q in (0..fr.npiv).rev() {
                 let col = &self.l_store[fr.l_off + q * fr.m..fr.l_off + (q + 1) * fr.m];
-                let acc: f64 = local[q + 1..]
-                    .iter()
-                    .zip(&col[q + 1..])
-                    .map(|(&v, &l)| v * l)
-                    .sum();
-                local[q] -= acc;
+                local[q] -= dot(&local[q + 1..], &col[q + 1..]);
             }
             for (&g, &v) in idx[..fr.npiv].iter().zip(local.iter()) {
                 y[g] = v;
@@ -876,8 +994,6 @@ fn swap_positions(f: &mut [f64], shape: FrontShape, idx: &mut [usize], p: usize,
 /// What the pivot tests need of one column `j` (rows `from..m`, the diagonal excluded).
 #[derive(Clone, Copy, Debug)]
 struct ColumnScan {
-    /// Largest `|f(i, j)|`.
-    max: f64,
     /// The fully summed row (`< k`) with the largest entry, the 2×2 partner.
     partner: Option<usize>,
     /// Largest `|f(i, j)|` over the rows other than `partner`.
@@ -906,10 +1022,43 @@ fn scan_column(f: &[f64], shape: FrontShape, from: usize, j: usize) -> ColumnSca
         .iter()
         .fold(0.0f64, |acc, &v| acc.max(v.abs()));
     ColumnScan {
-        max: best.max(rest),
         partner: best_at,
         max_without_partner: second.max(rest),
     }
+}
+
+/// Largest `|v_i|` (0 for an empty slice; NaN entries are ignored, as by `f64::max`), in
+/// four independent lanes so that it vectorizes.
+fn abs_max(v: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let chunks = v.chunks_exact(4);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for (a, &x) in acc.iter_mut().zip(c) {
+            let x = x.abs();
+            *a = if x > *a { x } else { *a };
+        }
+    }
+    rest.iter()
+        .fold(acc[0].max(acc[1]).max(acc[2].max(acc[3])), |m, &x| {
+            m.max(x.abs())
+        })
+}
+
+/// `Σ a_i b_i` of two slices of equal length, in four independent lanes (a sequential
+/// sum waits on each addition's latency and does not vectorize).
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    debug_assert_eq!(a.len(), b.len());
+    let mut acc = [0.0f64; 4];
+    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for ((s, &xa), &yb) in acc.iter_mut().zip(x).zip(y) {
+            *s += xa * yb;
+        }
+    }
+    let tail: f64 = ra.iter().zip(rb).map(|(x, y)| x * y).sum();
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
 /// Largest `|f(i, c)|` over rows `i` in `from..m` other than `c` and `skip`.
@@ -1040,6 +1189,22 @@ impl Elimination<'_> {
             }
         }
         let (left, right) = self.f.split_at_mut(pe * m);
+        if (m - p) * nc * np <= SMALL_UPDATE {
+            for c in 0..nc {
+                let col = &mut right[c * m + p..(c + 1) * m];
+                for q in 0..np {
+                    let wq = w[q * nc + c];
+                    if wq != 0.0 {
+                        let lq = &left[(p0 + q) * m + p..(p0 + q + 1) * m];
+                        for (x, &l) in col.iter_mut().zip(lq) {
+                            *x -= wq * l;
+                        }
+                    }
+                }
+            }
+            *self.out.work = w;
+            return;
+        }
         matmul(
             MatMut::from_column_major_slice_with_stride_mut(&mut right[p..], m - p, nc, m),
             Accum::Add,
@@ -1058,15 +1223,21 @@ impl Elimination<'_> {
     fn test(&mut self, j: usize) -> Result<Pivot, (f64, Pivot)> {
         let (m, p, u) = (self.shape.m, self.p, self.rule.threshold);
         let d = self.f[j * m + j];
-        let scan = scan_column(self.f, self.shape, p, j);
-        if scan.max == 0.0 {
+        // The common case first: a diagonal pivot that passes needs only the column's
+        // largest off-diagonal entry (a branch-free pass); the 2×2 partner is searched
+        // only when it fails.
+        let col = &self.f[j * m..(j + 1) * m];
+        let max = abs_max(&col[p..j]).max(abs_max(&col[j + 1..]));
+        if max == 0.0 {
             // A zero column: d itself (a zero pivot when d == 0, which is exact).
             return Ok(Pivot::One(j));
         }
-        let ratio1 = d.abs() / scan.max;
-        if d != 0.0 && ratio1 >= u {
+        // |d| / max ≥ u without the division on the common path.
+        if d != 0.0 && d.abs() >= u * max {
             return Ok(Pivot::One(j));
         }
+        let ratio1 = d.abs() / max;
+        let scan = scan_column(self.f, self.shape, p, j);
         let one = (ratio1, Pivot::One(j));
         let Some(r) = scan.partner else {
             return Err(one);
@@ -1231,6 +1402,7 @@ impl Elimination<'_> {
 /// after them (up to `k`) are delayed. On return the pivot columns hold `L` (unit diagonal
 /// implied, `L(q + 1, q) = 0` for a 2×2 block), the delayed columns are up to date, and
 /// `idx` holds the front's indices in pivot order.
+#[inline(never)]
 fn partial_factor(
     f: &mut [f64],
     shape: FrontShape,

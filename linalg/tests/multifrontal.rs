@@ -7,7 +7,9 @@ mod common;
 use common::*;
 use proptest::prelude::{Strategy, any, prop_assume, proptest};
 use proptest::test_runner::Config as ProptestConfig;
-use simdnlp_linalg::multifrontal::{DEFAULT_PIVOT_THRESHOLD, DEFAULT_SCALING_SWEEPS, PANEL_WIDTH};
+use simdnlp_linalg::multifrontal::{
+    DEFAULT_PIVOT_THRESHOLD, DEFAULT_SCALING_SPREAD, DEFAULT_SCALING_SWEEPS, PANEL_WIDTH,
+};
 use simdnlp_linalg::{
     FactorStatus, FaerLdlt, FillMethod, FillOrdering, Inertia, LinalgError, MultifrontalLdlt,
     Parallelism, SymmetricSolver,
@@ -454,4 +456,129 @@ fn fronts_wider_than_the_panel() {
     let status = check(&mut s, &a, &mut rng, "zero columns");
     assert_eq!(status, FactorStatus::Singular);
     assert_eq!(s.inertia().unwrap().zero, 2 * zero_cols.len());
+}
+
+/// The equilibration stops once the row maxima are within the spread
+/// ([`DEFAULT_SCALING_SPREAD`]) of 1: after one measuring sweep on a matrix already
+/// equilibrated, after a few on a badly scaled one (fewer than the cap), and the inertia
+/// and the residual stay exact; a cap of one or three sweeps, or spread 1 (every sweep),
+/// gives the same inertia. Spreads below 1 are rejected.
+#[test]
+fn equilibration_stops_early_with_the_exact_inertia() {
+    let mut rng = Rng::new(91);
+    // Row maxima 1 already (a unit diagonal dominating entries of at most 0.5): one sweep.
+    let a = random_sym(&mut rng, 200, 3, |j| if j % 2 == 0 { 1.0 } else { -1.0 });
+    let mut b = a.clone();
+    for (k, v) in b.vals.iter_mut().enumerate() {
+        if b.rows[k] != b.cols[k] {
+            *v *= 0.5 / 1.5;
+        }
+    }
+    let mut s = MultifrontalLdlt::new();
+    check(&mut s, &b, &mut rng, "equilibrated");
+    assert_eq!(s.scaling_sweeps_used(), 1);
+    // Barrier diagonals from 1e-8 to 1e12 and constraint diagonals −1e−9.
+    let (n, m) = (150, 60);
+    let mut a = random_kkt(&mut rng, n, m, 2, 0.0);
+    for (k, v) in a.vals.iter_mut().enumerate() {
+        if a.rows[k] == a.cols[k] {
+            *v = if a.rows[k] < n {
+                *v + 10f64.powf(-8.0 + 20.0 * rng.uniform())
+            } else {
+                -1e-9
+            };
+        }
+    }
+    let (asm, vals) = a.to_csc();
+    for (sweeps, spread) in [
+        (1, DEFAULT_SCALING_SPREAD),
+        (3, DEFAULT_SCALING_SPREAD),
+        (DEFAULT_SCALING_SWEEPS, DEFAULT_SCALING_SPREAD),
+        (DEFAULT_SCALING_SWEEPS, 1.0),
+    ] {
+        let mut s = MultifrontalLdlt::new();
+        s.set_scaling_sweeps(sweeps);
+        s.set_scaling_spread(spread).unwrap();
+        s.set_ordering(FillOrdering::KktMatched { n_primal: n });
+        s.analyze(asm.n(), asm.col_ptr(), asm.row_idx()).unwrap();
+        assert_eq!(s.factorize(&vals).unwrap(), FactorStatus::Success);
+        let used = s.scaling_sweeps_used();
+        assert!(used >= 1 && used <= sweeps, "{sweeps}: {used} sweeps");
+        if spread > 1.0 && sweeps == DEFAULT_SCALING_SWEEPS {
+            assert!(used < sweeps, "no early stop: {used} sweeps");
+        }
+        assert_eq!(
+            s.inertia(),
+            Some(Inertia {
+                positive: n,
+                negative: m,
+                zero: 0
+            }),
+            "{sweeps} sweeps"
+        );
+        let rhs = random_vec(&mut rng, n + m);
+        let mut x = rhs.clone();
+        s.solve_in_place(&mut x).unwrap();
+        let err = backward_error(&asm, &vals, &x, &rhs);
+        assert!(err < 1e-10, "{sweeps} sweeps: backward error {err:e}");
+    }
+    let mut s = MultifrontalLdlt::new();
+    for bad in [0.5, f64::NAN, f64::INFINITY] {
+        assert!(matches!(
+            s.set_scaling_spread(bad),
+            Err(LinalgError::InvalidValue { .. })
+        ));
+    }
+}
+
+/// Contribution blocks are stored as packed lower triangles and the fronts are zeroed
+/// only where they are read: several children delaying columns into one parent, then
+/// refactorizations of the same pattern with values giving fewer and more delays (the
+/// buffers keep the previous front's values where they are not zeroed) must each match
+/// a fresh solver's inertia and give exact residuals.
+#[test]
+fn delays_across_children_and_refactorization_reuse_the_buffers() {
+    let mut rng = Rng::new(63);
+    // Blocks (children) of zero-diagonal pairs coupled to a shared border (their parent):
+    // with u = 0.5 most of their columns are delayed to the border's front.
+    let a = wide_fronts(&mut rng, 6, 9, 5, &[]);
+    let (asm, _) = a.to_csc();
+    let mut s = MultifrontalLdlt::new();
+    s.set_pivot_threshold(0.5).unwrap();
+    check(&mut s, &a, &mut rng, "children delaying");
+    let delays = s.delayed_pivots();
+    assert!(delays > 0, "no delays");
+    for round in 0..6 {
+        // Values rescaled (δ on every diagonal of alternating sign and size): the delays
+        // change from round to round on the same pattern.
+        let mut b = a.clone();
+        for (k, v) in b.vals.iter_mut().enumerate() {
+            if b.rows[k] == b.cols[k] {
+                *v += if round % 2 == 0 { 3.0 } else { 1e-6 } * rng.sym();
+            } else {
+                *v *= 0.5 + rng.uniform();
+            }
+        }
+        let (_, bvals) = b.to_csc();
+        s.factorize(&bvals).unwrap();
+        let mut fresh = MultifrontalLdlt::new();
+        fresh.set_pivot_threshold(0.5).unwrap();
+        fresh
+            .analyze(asm.n(), asm.col_ptr(), asm.row_idx())
+            .unwrap();
+        fresh.factorize(&bvals).unwrap();
+        let expected = dense_inertia(&b.dense(), 1e-10);
+        assert_eq!(s.inertia(), Some(expected), "round {round}");
+        assert_eq!(fresh.inertia(), Some(expected), "round {round}");
+        assert_eq!(s.delayed_pivots(), fresh.delayed_pivots(), "round {round}");
+        if expected.zero == 0 {
+            let rhs = random_vec(&mut rng, asm.n());
+            let (mut x, mut y) = (rhs.clone(), rhs.clone());
+            s.solve_in_place(&mut x).unwrap();
+            fresh.solve_in_place(&mut y).unwrap();
+            assert_eq!(x, y, "round {round}: reused buffers change the solve");
+            let err = backward_error(&asm, &bvals, &x, &rhs);
+            assert!(err < 1e-11, "round {round}: backward error {err:e}");
+        }
+    }
 }

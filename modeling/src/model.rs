@@ -45,7 +45,6 @@ use simdnlp_ad::{
     DataView, EvalInputs, Expr, Index, IndexBounds, MemberWeights, Namer, Pattern, PatternGroup,
     Scalar, ScatterPlan, Workspace,
 };
-use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
@@ -120,6 +119,12 @@ pub(crate) enum Rows {
     Augment { con: usize, rows: Vec<usize> },
 }
 
+/// Column tables of a pattern's data view with at most this many columns of each kind
+/// are 8 entries on the stack (most patterns)...
+const VIEW_TABLE_SMALL: usize = 8;
+/// ...and with at most this many, 32 (more columns: the tables are allocated).
+const VIEW_TABLE_MAX: usize = 32;
+
 #[derive(Clone)]
 pub(crate) struct CompiledPattern<T> {
     pub core: Arc<BlockCore>,
@@ -153,12 +158,44 @@ impl<T: Scalar> CompiledPattern<T> {
         self.cols.len
     }
 
+    /// Runs `f` on a view of the pattern's columns. The view's tables of column slices
+    /// live on the stack, as small as the pattern allows (a few callbacks' fixed cost:
+    /// collecting them into a 32-entry `SmallVec` copied its 520 bytes twice per call);
+    /// only a pattern with more than [`VIEW_TABLE_MAX`] columns of one kind allocates them.
     #[inline]
     fn with_view<R>(&self, f: impl FnOnce(&DataView<'_, T>) -> R) -> R {
-        let reals: SmallVec<[&[T]; 32]> = self.cols.reals.iter().map(|c| c.as_slice()).collect();
-        let ints: SmallVec<[&[i64]; 32]> = self.cols.ints.iter().map(|c| c.as_slice()).collect();
-        let v = DataView::new(self.cols.len, &reals, &ints);
-        f(&v)
+        let most = self.cols.reals.len().max(self.cols.ints.len());
+        if most <= VIEW_TABLE_SMALL {
+            self.with_view_in::<VIEW_TABLE_SMALL, R>(f)
+        } else if most <= VIEW_TABLE_MAX {
+            self.with_view_in::<VIEW_TABLE_MAX, R>(f)
+        } else {
+            let reals: Vec<&[T]> = self.cols.reals.iter().map(|c| c.as_slice()).collect();
+            let ints: Vec<&[i64]> = self.cols.ints.iter().map(|c| c.as_slice()).collect();
+            f(&DataView::new(self.cols.len, &reals, &ints))
+        }
+    }
+
+    /// [`CompiledPattern::with_view`] with tables of `N` entries on the stack, filled in
+    /// place (at most `N` columns of each kind).
+    #[inline]
+    fn with_view_in<const N: usize, R>(&self, f: impl FnOnce(&DataView<'_, T>) -> R) -> R {
+        let (reals, ints) = (&self.cols.reals, &self.cols.ints);
+        let mut real_table: [&[T]; N] = [&[]; N];
+        let mut int_table: [&[i64]; N] = [&[]; N];
+        for (slot, c) in real_table.iter_mut().zip(reals) {
+            *slot = c;
+        }
+        for (slot, c) in int_table.iter_mut().zip(ints) {
+            *slot = c;
+        }
+        let nr = reals.len().min(N);
+        let ni = ints.len().min(N);
+        f(&DataView::new(
+            self.cols.len,
+            &real_table[..nr],
+            &int_table[..ni],
+        ))
     }
 
     /// Row of data point `k` (constraint patterns).
@@ -829,14 +866,20 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
                         // SAFETY: as in `obj`: `index_bounds` was computed at build over
                         // the same, never modified, columns.
                         unsafe {
-                            cp.pattern.eval_gradient_scatter_split_bounded(
-                                ws,
-                                &inputs,
-                                &bounds,
-                                &cp.globals,
-                                cp.grad_plan.as_deref(),
-                                g,
-                            )
+                            // one thread: at the slots' own positions (`globals` holds
+                            // them), without reading the array
+                            (cp.grad_plan.is_none()
+                                && cp.pattern.eval_gradient_scatter_at_slots_bounded(
+                                    ws, &inputs, &bounds, g,
+                                ))
+                                || cp.pattern.eval_gradient_scatter_split_bounded(
+                                    ws,
+                                    &inputs,
+                                    &bounds,
+                                    &cp.globals,
+                                    cp.grad_plan.as_deref(),
+                                    g,
+                                )
                         }
                     })
                 });

@@ -63,6 +63,10 @@ pub struct Pattern<T> {
     mode: SecondOrder,
 }
 
+/// Data columns (real and integer together) up to which
+/// [`Pattern::eval_value_sum_bounded_without_workspace`] keeps their pointers on the stack.
+pub const STACK_COLUMNS: usize = 16;
+
 /// Index of the summed value program among the JIT programs.
 const JIT_SUM: usize = 4;
 /// Index of the scattered gradient program among the JIT programs.
@@ -611,6 +615,43 @@ impl<T: Scalar> Pattern<T> {
         bounds: &IndexBounds,
         total: &mut T,
     ) -> bool {
+        // SAFETY: the same contract.
+        unsafe { self.sum_bounded(Some(ws), inputs, bounds, total) }
+    }
+
+    /// [`Pattern::eval_value_sum_bounded`] without a workspace (a callback that needs no
+    /// other scratch memory takes none): the table of column pointers the native code
+    /// reads is made on the stack. Returns `false`, leaving `total` alone, where
+    /// [`Pattern::eval_value_sum_bounded`] does, and where the data has more than
+    /// [`STACK_COLUMNS`] columns in all (then call that one).
+    ///
+    /// # Safety
+    ///
+    /// As for [`Pattern::eval_value_sum_bounded`].
+    pub unsafe fn eval_value_sum_bounded_without_workspace(
+        &self,
+        inputs: &EvalInputs<'_, '_, T>,
+        bounds: &IndexBounds,
+        total: &mut T,
+    ) -> bool {
+        // SAFETY: the same contract.
+        unsafe { self.sum_bounded(None, inputs, bounds, total) }
+    }
+
+    /// The two `eval_value_sum_bounded*` entry points: the column table on the stack
+    /// where the data has at most [`STACK_COLUMNS`] columns, else in `ws` (`false`
+    /// without one).
+    ///
+    /// # Safety
+    ///
+    /// As for [`Pattern::eval_value_sum_bounded`].
+    unsafe fn sum_bounded(
+        &self,
+        ws: Option<&mut Workspace<T>>,
+        inputs: &EvalInputs<'_, '_, T>,
+        bounds: &IndexBounds,
+        total: &mut T,
+    ) -> bool {
         let EvalInputs { data, x, theta, .. } = *inputs;
         if x.len() < bounds.x_len || theta.len() < bounds.theta_len {
             return false;
@@ -621,8 +662,22 @@ impl<T: Scalar> Pattern<T> {
         if n == 0 {
             return true;
         }
-        let nreals = set_columns(ws, data);
-        let args = jit_args(&ws.columns, nreals, x, theta, total as *mut T as *mut f64);
+        let ncols = data.reals.len() + data.ints.len();
+        let mut table = [0usize; STACK_COLUMNS];
+        let (columns, nreals) = if ncols <= STACK_COLUMNS {
+            let pointers = (data.reals.iter().map(|c| c.as_ptr() as usize))
+                .chain(data.ints.iter().map(|c| c.as_ptr() as usize));
+            for (slot, p) in table.iter_mut().zip(pointers) {
+                *slot = p;
+            }
+            (&table[..ncols], data.reals.len())
+        } else if let Some(ws) = ws {
+            let nreals = set_columns(ws, data);
+            (&ws.columns[..], nreals)
+        } else {
+            return false;
+        };
+        let args = jit_args(columns, nreals, x, theta, total as *mut T as *mut f64);
         // SAFETY: `T` is `f64` (only `f64` patterns have native code). `points` checked
         // that every column the program reads has at least `n` rows; the summing program
         // reads and writes only `out[0]`, which is `total`. Its unchecked `x`/`θ` loads

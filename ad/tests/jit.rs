@@ -1101,3 +1101,50 @@ proptest! {
         }
     }
 }
+
+/// The objective's summing code without a workspace (the column table on the stack):
+/// bitwise the sum with a workspace; data with more than `STACK_COLUMNS` columns in all is
+/// declined without a workspace (total untouched) and summed with one.
+#[test]
+fn objective_sum_without_workspace() {
+    let n = 333;
+    let i0: Vec<i64> = (0..n as i64).map(|k| (k * 13) % 97).collect();
+    let r0: Vec<f64> = (0..n).map(|k| (k as f64 * 0.3).sin()).collect();
+    let f0 = Index::field(0);
+    let xa = Expr::var(VarRef::new(0, vec![f0.clone()], f0.clone()));
+    let e = Expr::data(0) * xa.abs2() + (&xa * 0.5).exp();
+    let jit =
+        Pattern::<f64>::compile_objective_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
+    let x: Vec<f64> = (0..97).map(|k| 0.1 * k as f64 - 3.0).collect();
+    let mut ws = jit.workspace();
+    // `STACK_COLUMNS` columns in all, then one more (unused by the pattern)
+    let extra: Vec<Vec<i64>> = (0..STACK_COLUMNS).map(|c| vec![c as i64; n]).collect();
+    for more in [STACK_COLUMNS - 2, STACK_COLUMNS - 1] {
+        let reals: [&[f64]; 1] = [&r0];
+        let mut ints: Vec<&[i64]> = vec![&i0];
+        ints.extend(extra[..more].iter().map(|c| c.as_slice()));
+        let data = DataView::new(n, &reals, &ints);
+        let bounds = jit.index_bounds(&data).unwrap();
+        let inputs = EvalInputs::new(&data, &x, &[]);
+        let mut want = 0.25;
+        assert!(jit.eval_value_sum(&mut ws, &inputs, &mut want));
+        let mut with_ws = 0.25;
+        let mut without = 0.25;
+        // SAFETY: `bounds` is `index_bounds` of this pattern over this very `data`.
+        let (a, b) = unsafe {
+            (
+                jit.eval_value_sum_bounded(&mut ws, &inputs, &bounds, &mut with_ws),
+                jit.eval_value_sum_bounded_without_workspace(&inputs, &bounds, &mut without),
+            )
+        };
+        assert!(a);
+        assert_eq!(with_ws.to_bits(), want.to_bits());
+        if 2 + more <= STACK_COLUMNS {
+            assert!(b);
+            assert_eq!(without.to_bits(), want.to_bits());
+        } else {
+            assert!(!b);
+            assert_eq!(without, 0.25);
+        }
+    }
+}

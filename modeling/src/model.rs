@@ -445,6 +445,30 @@ impl<T: Scalar> Model<T> {
         })
     }
 
+    /// Adds objective pattern `p`'s values at `x` into `f` with its native summing code
+    /// (with `ws`, or without a workspace where the pattern's data allows); `false`,
+    /// leaving `f` alone, where it cannot (the caller sums the values instead).
+    fn sum_objective(&self, p: usize, ws: Option<&mut Workspace<T>>, x: &[T], f: &mut T) -> bool {
+        let cp = &self.pats[p];
+        cp.index_bounds.is_some_and(|bounds| {
+            cp.with_view(|v| {
+                let inputs = EvalInputs::new(v, x, &self.theta).parallel(self.par);
+                // SAFETY: `index_bounds` is `index_bounds` of this pattern over `cp.cols`
+                // at build, and `cols` is never modified after build (no `&mut` access
+                // to a built model's columns), so it holds for the view of the same
+                // columns here.
+                unsafe {
+                    match ws {
+                        Some(ws) => cp.pattern.eval_value_sum_bounded(ws, &inputs, &bounds, f),
+                        None => cp
+                            .pattern
+                            .eval_value_sum_bounded_without_workspace(&inputs, &bounds, f),
+                    }
+                }
+            })
+        })
+    }
+
     fn with_scratch<R>(&self, f: impl FnOnce(&mut Scratch<T>) -> R) -> R {
         // the primary set when no other callback holds it (a panic in an earlier callback
         // leaves the set usable: every callback overwrites what it reads)
@@ -826,32 +850,24 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
     }
 
     fn obj(&self, x: &[T]) -> T {
-        self.with_scratch(|s| {
-            let mut f = T::zero();
-            for &p in &self.obj_pats {
-                let cp = &self.pats[p];
-                let ws = &mut s.ws[p];
-                let summed = cp.index_bounds.is_some_and(|bounds| {
-                    cp.with_view(|v| {
-                        let inputs = EvalInputs::new(v, x, &self.theta).parallel(self.par);
-                        // SAFETY: `index_bounds` is `index_bounds` of this pattern over
-                        // `cp.cols` at build, and `cols` is never modified after build
-                        // (no `&mut` access to a built model's columns), so it holds for
-                        // the view of the same columns here.
-                        unsafe {
-                            cp.pattern
-                                .eval_value_sum_bounded(ws, &inputs, &bounds, &mut f)
+        let mut f = T::zero();
+        // native sums need no scratch set (no lock): the patterns in order until one
+        // needs it, then that one and the rest with the set
+        for (i, &p) in self.obj_pats.iter().enumerate() {
+            if !self.sum_objective(p, None, x, &mut f) {
+                return self.with_scratch(|s| {
+                    for &p in &self.obj_pats[i..] {
+                        if !self.sum_objective(p, Some(&mut s.ws[p]), x, &mut f) {
+                            let n = self.pats[p].len();
+                            self.ev_values(p, &mut s.ws[p], x, &mut s.buf[..n]);
+                            f = s.buf[..n].iter().fold(f, |a, &b| a + b);
                         }
-                    })
+                    }
+                    f
                 });
-                if !summed {
-                    let n = cp.len();
-                    self.ev_values(p, ws, x, &mut s.buf[..n]);
-                    f = s.buf[..n].iter().fold(f, |a, &b| a + b);
-                }
             }
-            f
-        })
+        }
+        f
     }
 
     fn grad(&self, x: &[T], g: &mut [T]) {

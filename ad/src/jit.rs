@@ -838,13 +838,29 @@ impl<'a, 'b> Lower<'a, 'b> {
             return Err(err("a summed program has one output per point"));
         }
         if output == Output::ScatterAtSlots {
-            let fits = self.slot_positions.is_some_and(|at| {
-                at.len() == step && at.iter().all(|(base, _)| !matches!(base, ISrc::R(_)))
-            });
-            if !fits {
-                return Err(err(
-                    "a scatter at the slots' positions needs one data position per output",
-                ));
+            let at = self
+                .slot_positions
+                .filter(|at| {
+                    at.len() == step && at.iter().all(|(base, _)| !matches!(base, ISrc::R(_)))
+                })
+                .ok_or_else(|| {
+                    err("a scatter at the slots' positions needs one data position per output")
+                })?;
+            // the columns of the positions, also where the program reads none of them
+            // (a linear term's gradient is constant)
+            let ints = self
+                .b
+                .ins()
+                .load(i64t, self.mem, args, offset_of!(JitArgs, ints) as i32);
+            for &(base, _) in at {
+                if let ISrc::F(c) = base {
+                    if !self.int_cols.contains_key(&c) {
+                        let off = i32::try_from(c as usize * 8)
+                            .map_err(|_| err("too many data columns"))?;
+                        let column = self.b.ins().load(i64t, self.mem, ints, off);
+                        self.int_cols.insert(c, column);
+                    }
+                }
             }
         }
         // scatter: the positions, the bound they are checked against, and a sink slot that

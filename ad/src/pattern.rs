@@ -882,6 +882,105 @@ impl<T: Scalar> Pattern<T> {
         true
     }
 
+    /// [`Pattern::eval_gradient_scatter_at_slots_bounded`] split across rayon's pool by
+    /// `plan` (bitwise the same gradient, see [`ScatterPlan`]) where it fits, as
+    /// [`Pattern::eval_gradient_scatter_split_bounded`] splits the scatter through
+    /// `globals`: each chunk's points add at the slots' positions, but for those the plan
+    /// repeats (some of their positions belong to an earlier chunk), which add through
+    /// the plan's positions, as does phase 2. Without a plan that fits, on one thread.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Pattern::eval_value_sum_bounded`], and: `globals` holds the slots'
+    /// positions at every point of this data ([`Pattern::slot_globals`], `nslots` per
+    /// point) and `plan`, if given, was built from `globals` (otherwise two chunks may
+    /// write one element at once).
+    pub unsafe fn eval_gradient_scatter_at_slots_split_bounded(
+        &self,
+        ws: &mut Workspace<T>,
+        inputs: &EvalInputs<'_, '_, T>,
+        bounds: &IndexBounds,
+        globals: &[usize],
+        plan: Option<&ScatterPlan>,
+        g: &mut [T],
+    ) -> bool {
+        let EvalInputs {
+            data,
+            x,
+            theta,
+            par,
+        } = *inputs;
+        let step = self.nslots();
+        let n = data.len;
+        let plan = plan.filter(|plan| {
+            plan.points() == n
+                && plan.step() == step
+                && plan.out_len() == g.len()
+                && globals.len() >= n * step
+                && plan.requested_tasks() == native_tasks(par, n, ws.scratch.len())
+        });
+        let Some(plan) = plan else {
+            // SAFETY: the same contract.
+            return unsafe { self.eval_gradient_scatter_at_slots_bounded(ws, inputs, bounds, g) };
+        };
+        if x.len() < bounds.x_len || theta.len() < bounds.theta_len || g.len() < bounds.x_len {
+            return false;
+        }
+        let slots_code = self.whole_data_program(JIT_SCATTER_SLOTS, Output::ScatterAtSlots, data);
+        let array_code = self.whole_data_program(JIT_SCATTER, Output::Scatter, data);
+        let (Some((direct, n)), Some((array, _))) = (slots_code, array_code) else {
+            return false;
+        };
+        if n != plan.points() {
+            return false;
+        }
+        let nreals = set_columns(ws, data);
+        let columns = &ws.columns[..];
+        let (out_addr, out_len) = (g.as_mut_ptr() as usize, g.len());
+        let args = || jit_args(columns, nreals, x, theta, out_addr as *mut f64);
+        // points `from..to` adding at the slots' positions
+        let at_slots = |from: usize, to: usize| {
+            // SAFETY: `T` is `f64` (only `f64` patterns have native code); `points`
+            // checked the columns' rows; the unchecked `x`/`θ` loads and the slots'
+            // positions are inside by the caller's `bounds` contract and the lengths
+            // checked above. Chunks running at the same time write disjoint elements of
+            // `g`: a point the plan does not repeat has every position owned by its
+            // chunk (`ScatterPlan::new`, from `globals`, which are the slots' positions
+            // by the caller's contract, all below `g.len()`), and every position has one
+            // owner; `g` is not otherwise accessed until they have finished.
+            unsafe { direct.call(&args(), from, to) };
+        };
+        // point `k` adding through `positions` (`step` of them)
+        let through = |k: usize, positions: &[usize]| {
+            let mut a = args();
+            a.globals = positions.as_ptr();
+            a.out_len = out_len;
+            // SAFETY: as above; the array program reads the point's `step` positions
+            // and writes only those below `out_len` (`SKIP` goes to its stack), here
+            // the positions its chunk owns (phase 1) or, one point at a time after the
+            // chunks (phase 2), those owned by an earlier chunk.
+            unsafe { array.call(&a, k, k + 1) };
+        };
+        (0..plan.tasks()).into_par_iter().for_each(|t| {
+            let (first, last, owned) = plan.chunk(t);
+            let mut from = first;
+            for &k in plan.repeated_in(first, last) {
+                if from < k {
+                    at_slots(from, k);
+                }
+                through(k, &owned[(k - first) * step..(k - first + 1) * step]);
+                from = k + 1;
+            }
+            if from < last {
+                at_slots(from, last);
+            }
+        });
+        for (k, positions) in plan.repeats() {
+            through(k, positions);
+        }
+        true
+    }
+
     /// The number of tasks `par` splits `points` data points into for native code with
     /// `ws`: the chunks a [`ScatterPlan`] for this workspace needs.
     pub fn tasks(par: Parallelism, points: usize, ws: &Workspace<T>) -> usize {

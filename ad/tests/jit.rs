@@ -1156,3 +1156,61 @@ fn objective_sum_without_workspace() {
         }
     }
 }
+
+/// The gradient at the slots' own positions split across threads by a [`ScatterPlan`]
+/// made from those positions: bitwise the one-thread sums (the interpreter's gradients
+/// added in point order), with positions shared by every chunk (`x[0]` at every 100th
+/// point) and a banded chain; a plan that does not fit runs on one thread, the same bits.
+#[test]
+fn scatter_plan_at_slots_keeps_the_bits() {
+    let n = 4000;
+    let i0: Vec<i64> = (0..n as i64).collect();
+    let i1: Vec<i64> = (0..n as i64)
+        .map(|k| if k % 100 == 0 { 0 } else { k + 1 })
+        .collect();
+    let ints: [&[i64]; 2] = [&i0, &i1];
+    let data = DataView::new(n, &[], &ints);
+    let at = |col: u32, off: i64| {
+        let i = Index::field(col) + Index::Const(off);
+        Expr::var(VarRef::new(0, vec![i.clone()], i))
+    };
+    let e = 100.0 * (at(0, 0).abs2() - at(0, 1)).abs2()
+        + (at(0, 0) - 1.0).abs2()
+        + at(1, 0).sin() * at(0, 0);
+    let jit =
+        Pattern::<f64>::compile_objective_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
+    let ns = jit.nslots();
+    assert_eq!(ns, 3);
+    let x: Vec<f64> = (0..=n).map(|k| -1.2 + (k as f64 * 0.37).sin()).collect();
+    let g0: Vec<f64> = (0..=n).map(|k| k as f64 * 1e-3).collect();
+    let want = scattered_at_slots(&jit, &data, &x, &g0);
+    let mut globals = vec![0; n * ns];
+    for (k, g) in globals.chunks_exact_mut(ns).enumerate() {
+        jit.slot_globals(&data, k, g);
+    }
+    let bits = |g: &[f64]| g.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    let par = Parallelism::rayon_batches(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    let mut ws = pool.install(|| jit.workspace_for_tasks(3));
+    let tasks = Pattern::tasks(par, n, &ws);
+    let inputs = EvalInputs::new(&data, &x, &[]).parallel(par);
+    let bounds = jit.index_bounds(&data).unwrap();
+    let plan = ScatterPlan::new(&globals, ns, n, tasks, n + 1, 8).expect("few points reach back");
+    assert!(plan.repeated_points().len() > tasks);
+    let other = ScatterPlan::new(&globals, ns, n, 3, n + 1, 8).unwrap();
+    for plan in [Some(&plan), Some(&other), None] {
+        let mut got = g0.clone();
+        // SAFETY: `bounds` is `index_bounds` of this pattern over this very `data`,
+        // `globals` its slots' positions and the plans made from them.
+        let done = pool.install(|| unsafe {
+            jit.eval_gradient_scatter_at_slots_split_bounded(
+                &mut ws, &inputs, &bounds, &globals, plan, &mut got,
+            )
+        });
+        assert!(done);
+        assert_eq!(bits(&got), bits(&want));
+    }
+}

@@ -880,22 +880,27 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
                     cp.with_view(|v| {
                         let inputs = EvalInputs::new(v, x, &self.theta).parallel(self.par);
                         // SAFETY: as in `obj`: `index_bounds` was computed at build over
-                        // the same, never modified, columns.
+                        // the same, never modified, columns; `globals` holds the slots'
+                        // positions over them (`slot_globals` at build) and the plan was
+                        // made from `globals` (`rebuild_plans`).
                         unsafe {
-                            // one thread: at the slots' own positions (`globals` holds
-                            // them), without reading the array
-                            (cp.grad_plan.is_none()
-                                && cp.pattern.eval_gradient_scatter_at_slots_bounded(
-                                    ws, &inputs, &bounds, g,
-                                ))
-                                || cp.pattern.eval_gradient_scatter_split_bounded(
-                                    ws,
-                                    &inputs,
-                                    &bounds,
-                                    &cp.globals,
-                                    cp.grad_plan.as_deref(),
-                                    g,
-                                )
+                            // at the slots' own positions (no positions array but for the
+                            // points the plan repeats), else through `globals`
+                            cp.pattern.eval_gradient_scatter_at_slots_split_bounded(
+                                ws,
+                                &inputs,
+                                &bounds,
+                                &cp.globals,
+                                cp.grad_plan.as_deref(),
+                                g,
+                            ) || cp.pattern.eval_gradient_scatter_split_bounded(
+                                ws,
+                                &inputs,
+                                &bounds,
+                                &cp.globals,
+                                cp.grad_plan.as_deref(),
+                                g,
+                            )
                         }
                     })
                 });

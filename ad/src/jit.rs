@@ -119,6 +119,11 @@ pub(crate) enum Output {
     /// `out[globals[(k - first) * step + s]] += output s` point by point and slot by slot
     /// in order (gradient entries added into the gradient)
     Scatter,
+    /// `out[pos_s(k)] += output s` point by point and slot by slot in order, where
+    /// `pos_s(k)` is output `s`'s position read from the data (a column's entry at point
+    /// `k`, or a constant, plus an offset: [`JitInput::slot_positions`]) WITHOUT a bounds
+    /// check (the caller makes sure every such position lies inside `out`); no `globals`
+    ScatterAtSlots,
     /// code of a group of programs over the same data points (see [`compile_group`]):
     /// member `m`'s outputs at `outs[m][k * step_m + s]` for absolute point `k`, each
     /// multiplied by `wts[m][k]` when the member is weighted; or, for a function with a
@@ -160,6 +165,9 @@ impl JitProgram {
     /// [`JitInput::unchecked_gathers`], also: for every point `k` in `first..last` and
     /// every `x` (`θ`) load of the program whose position is a data column's entry
     /// `col[k] + off` or a constant `c + off`, that position is in `0..x_len` (`0..theta_len`).
+    /// When its output is [`Output::ScatterAtSlots`], also: for every point `k` in
+    /// `first..last`, every position it adds into (its [`JitInput::slot_positions`] at `k`)
+    /// is inside `out`.
     pub(crate) unsafe fn call(&self, args: &JitArgs, first: usize, last: usize) {
         // SAFETY: the caller upholds the invariants of `JitArgs` (and, for unchecked
         // gathers, that their positions are inside `x` and `θ`); the generated code reads
@@ -277,6 +285,10 @@ pub(crate) struct JitInput<'a> {
     /// must make sure that every such position of every point it runs lies inside `x` /
     /// `θ` (positions computed by the index program are checked as usual)
     pub unchecked_gathers: bool,
+    /// [`Output::ScatterAtSlots`]: per output, where it is added: `(base, offset)`, the
+    /// position `base + offset` with `base` a data column ([`ISrc::F`]) or a constant
+    /// ([`ISrc::C`])
+    pub slot_positions: Option<&'a [(ISrc, i64)]>,
 }
 
 /// One function to generate: its programs (one, or a group's members: each with whether
@@ -286,6 +298,7 @@ struct FuncSpec<'a> {
     output: Output,
     sum_into: Option<SumInto<'a>>,
     unchecked_gathers: bool,
+    slot_positions: Option<&'a [(ISrc, i64)]>,
 }
 
 /// How a group function sums its members' outputs into one block per data point
@@ -316,6 +329,7 @@ pub(crate) fn compile(inputs: &[JitInput<'_>]) -> Result<JitCode, JitError> {
             output: i.output,
             sum_into: None,
             unchecked_gathers: i.unchecked_gathers,
+            slot_positions: i.slot_positions,
         })
         .collect();
     let code = compile_functions(specs)?;
@@ -359,6 +373,7 @@ pub(crate) fn compile_group(functions: &[GroupFunction<'_>]) -> Result<JitCode, 
             output: Output::Members,
             sum_into: f.sum_into,
             unchecked_gathers: f.unchecked_gathers,
+            slot_positions: None,
         })
         .collect();
     let code = compile_functions(specs)?;
@@ -412,6 +427,7 @@ fn compile_functions(specs: Vec<FuncSpec<'_>>) -> Result<JitCode, JitError> {
             let mut lower = Lower::new(b, &spec.members, &mut keep)?;
             lower.sum_into = spec.sum_into;
             lower.unchecked_gathers = spec.unchecked_gathers;
+            lower.slot_positions = spec.slot_positions;
             lower.program(spec.output)?;
         }
         let disasm = std::env::var_os("SIMDNLP_JIT_DISASM").is_some();
@@ -612,6 +628,8 @@ struct Lower<'a, 'b> {
     output: Output,
     /// see [`JitInput::unchecked_gathers`]
     unchecked_gathers: bool,
+    /// see [`JitInput::slot_positions`]
+    slot_positions: Option<&'a [(ISrc, i64)]>,
     /// [`Output::Members`]: per member, the base pointers of its outputs and weights (with
     /// `sum_into`, one output base: the summed block's)
     member_outs: Vec<Value>,
@@ -767,6 +785,7 @@ impl<'a, 'b> Lower<'a, 'b> {
             weighted,
             output: Output::Store,
             unchecked_gathers: false,
+            slot_positions: None,
             member_outs: Vec::new(),
             member_wts: Vec::new(),
             sum_into: None,
@@ -817,6 +836,32 @@ impl<'a, 'b> Lower<'a, 'b> {
         let step = self.p.out_regs.len();
         if output == Output::Sum && step != 1 {
             return Err(err("a summed program has one output per point"));
+        }
+        if output == Output::ScatterAtSlots {
+            let at = self
+                .slot_positions
+                .filter(|at| {
+                    at.len() == step && at.iter().all(|(base, _)| !matches!(base, ISrc::R(_)))
+                })
+                .ok_or_else(|| {
+                    err("a scatter at the slots' positions needs one data position per output")
+                })?;
+            // the columns of the positions, also where the program reads none of them
+            // (a linear term's gradient is constant)
+            let ints = self
+                .b
+                .ins()
+                .load(i64t, self.mem, args, offset_of!(JitArgs, ints) as i32);
+            for &(base, _) in at {
+                if let ISrc::F(c) = base {
+                    if !self.int_cols.contains_key(&c) {
+                        let off = i32::try_from(c as usize * 8)
+                            .map_err(|_| err("too many data columns"))?;
+                        let column = self.b.ins().load(i64t, self.mem, ints, off);
+                        self.int_cols.insert(c, column);
+                    }
+                }
+            }
         }
         // scatter: the positions, the bound they are checked against, and a sink slot that
         // an out-of-range position writes instead
@@ -881,19 +926,20 @@ impl<'a, 'b> Lower<'a, 'b> {
             acc_exit = Some(self.b.append_block_param(exit, f64t));
         }
         self.hoist_constants();
+        // the loops run while `k < end`; `end >= first`, so `end - k` never wraps (one
+        // comparison per iteration instead of two and their `and`)
+        let end = self.b.ins().umax(last, first);
         self.b.ins().jump(header, &entry_args);
         // `LANES` points k..k + LANES
         self.b.switch_to_block(header);
-        let some = self.b.ins().icmp(IntCC::UnsignedLessThan, k, last);
-        let left = self.b.ins().isub(last, k);
+        let left = self.b.ins().isub(end, k);
         let enough = self
             .b
             .ins()
             .icmp_imm(IntCC::UnsignedGreaterThanOrEqual, left, LANES as i64);
-        let more = self.b.ins().band(some, enough);
         let mut to_header1 = vec![BlockArg::Value(k)];
         to_header1.extend(acc.map(BlockArg::Value));
-        self.b.ins().brif(more, body, &[], header1, &to_header1);
+        self.b.ins().brif(enough, body, &[], header1, &to_header1);
         self.b.switch_to_block(body);
         let next = self.b.ins().iadd_imm(k, LANES as i64);
         let acc = self.lanes_body(LANES, k, first, output, acc, scatter)?;
@@ -902,7 +948,7 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.b.ins().jump(header, &next_args);
         // the remaining points one at a time
         self.b.switch_to_block(header1);
-        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, k1, last);
+        let more = self.b.ins().icmp(IntCC::UnsignedLessThan, k1, end);
         let exit_args: Vec<BlockArg> = acc1.iter().map(|&a| BlockArg::Value(a)).collect();
         self.b.ins().brif(more, body1, &[], exit, &exit_args);
         self.b.switch_to_block(body1);
@@ -983,8 +1029,8 @@ impl<'a, 'b> Lower<'a, 'b> {
                         let row = match rows[lane] {
                             Some(row) => row,
                             None => {
-                                let off = self.b.ins().imul_imm(self.ks[lane], stride);
-                                let row = self.b.ins().iadd(self.member_outs[0], off);
+                                let (base, k) = (self.member_outs[0], self.ks[0]);
+                                let row = self.lane_addr(base, k, lane, stride);
                                 rows[lane] = Some(row);
                                 row
                             }
@@ -1008,8 +1054,8 @@ impl<'a, 'b> Lower<'a, 'b> {
                     if outs.is_empty() {
                         continue;
                     }
-                    let off = self.b.ins().imul_imm(self.ks[lane], stride);
-                    let row = self.b.ins().iadd(self.member_outs[m], off);
+                    let (base, k) = (self.member_outs[m], self.ks[0]);
+                    let row = self.lane_addr(base, k, lane, stride);
                     for (s, &v) in outs.iter().enumerate() {
                         self.b.ins().store(self.mem, v, row, (s * 8) as i32);
                     }
@@ -1040,6 +1086,14 @@ impl<'a, 'b> Lower<'a, 'b> {
                         self.b.ins().store(self.mem, new, at, 0);
                     }
                 }
+                (Output::ScatterAtSlots, _, _) => {
+                    let at = self
+                        .slot_positions
+                        .ok_or_else(|| err("a scatter without positions"))?;
+                    for (&v, &(base, off)) in outs.iter().zip(at) {
+                        self.add_at_position(v, base, off)?;
+                    }
+                }
                 _ if step > 0 => {
                     let row = self.row_addr(self.out, (step * 8) as i64);
                     for (s, &v) in outs.iter().enumerate() {
@@ -1050,6 +1104,23 @@ impl<'a, 'b> Lower<'a, 'b> {
             }
         }
         Ok(acc)
+    }
+
+    /// `out[base + off] += v` at the current lane's point, `base` a data column's entry
+    /// (the load the program's `x` gathers of that column already made) or a constant;
+    /// no bounds check ([`Output::ScatterAtSlots`]).
+    fn add_at_position(&mut self, v: Value, base: ISrc, off: i64) -> Result<(), JitError> {
+        let i = self.isrc(base)?;
+        let (i, byte_off) = match off.checked_mul(8).and_then(|b| i32::try_from(b).ok()) {
+            Some(byte_off) => (i, byte_off),
+            None => (self.b.ins().iadd_imm(i, off), 0),
+        };
+        let byte = self.b.ins().ishl_imm(i, 3);
+        let at = self.b.ins().iadd(self.out, byte);
+        let old = self.b.ins().load(types::F64, self.mem, at, byte_off);
+        let new = self.b.ins().fadd(old, v);
+        self.b.ins().store(self.mem, new, at, byte_off);
+        Ok(())
     }
 
     /// Makes member `m` the program being emitted, with no register set yet.
@@ -1133,8 +1204,8 @@ impl<'a, 'b> Lower<'a, 'b> {
             self.lane = lane;
             let w = if self.weighted && step > 0 {
                 let at = if self.output == Output::Members {
-                    let off = self.b.ins().ishl_imm(self.ks[lane], 3);
-                    self.b.ins().iadd(self.member_wts[self.member], off)
+                    let (base, k) = (self.member_wts[self.member], self.ks[0]);
+                    self.lane_addr(base, k, lane, 8)
                 } else {
                     self.row_addr(self.weights, 8)
                 };
@@ -1485,18 +1556,30 @@ impl<'a, 'b> Lower<'a, 'b> {
 
     /// `base[k]` (a data column at the current lane's point).
     fn load_row(&mut self, base: Value, ty: ir::Type) -> Value {
-        let k = self.ks[self.lane];
+        let (k, k0, lane) = (self.ks[self.lane], self.ks[0], self.lane);
         self.pure(Key::Load(base, k, ty == types::I64), |l| {
-            let off = l.b.ins().ishl_imm(k, 3);
-            let at = l.b.ins().iadd(base, off);
+            let at = l.lane_addr(base, k0, lane, 8);
             l.b.ins().load(ty, l.mem, at, 0)
         })
     }
 
     /// `base + (k - first) * stride` (an output row of the current lane's point).
     fn row_addr(&mut self, base: Value, stride: i64) -> Value {
-        let off = self.b.ins().imul_imm(self.rels[self.lane], stride);
-        self.b.ins().iadd(base, off)
+        let (rel0, lane) = (self.rels[0], self.lane);
+        self.lane_addr(base, rel0, lane, stride)
+    }
+
+    /// `base + (k0 + lane) * stride` for lane `lane` of the body whose first point is
+    /// `k0` (its `k`, or `k - first` for rows counted from the call's first point): the
+    /// lanes share one product and differ by an immediate, which the loads and stores
+    /// fold into their addressing (no per-lane `k + lane` and product).
+    fn lane_addr(&mut self, base: Value, k0: Value, lane: usize, stride: i64) -> Value {
+        let off = self.b.ins().imul_imm(k0, stride);
+        let row = self.b.ins().iadd(base, off);
+        match lane as i64 * stride {
+            0 => row,
+            d => self.b.ins().iadd_imm(row, d),
+        }
     }
 
     /// `src[idx + off]`, NaN when the position is outside `0..len`; with

@@ -60,7 +60,7 @@ pub use group::{GroupHessian, MemberWeights, PatternGroup};
 pub use index::Index;
 pub use jit::{JitStats, jit_stats};
 pub use ops::{Bin, BinPart, BinaryF64, BinaryFn, Un, UnaryF64, UnaryFn};
-pub use pattern::{IndexBounds, Pattern, ProgramStats, SecondOrder};
+pub use pattern::{IndexBounds, Pattern, ProgramStats, STACK_COLUMNS, SecondOrder};
 pub use print::{DefaultNamer, Namer};
 pub use scalar::Scalar;
 pub use scatter::ScatterPlan;

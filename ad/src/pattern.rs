@@ -42,8 +42,15 @@ pub struct Pattern<T> {
     hessp: Program<T>,
     max_real: Option<u32>,
     max_int: Option<u32>,
+    /// per first-order slot, its `x` position as `(base, offset)` with `base` a data
+    /// column or a constant (`None` when some slot's position is computed): the
+    /// objective's gradient can then be added at the positions the `x` loads read
+    /// ([`Pattern::eval_gradient_scatter_at_slots`])
+    slot_positions: Option<Vec<(ISrc, i64)>>,
     /// native code of `[value, grad, grad_only, hessp]` (and, for an objective pattern,
-    /// `[value summed, grad_only scattered]`; for an augmentation, `[value scattered]`)
+    /// `[value summed, grad_only scattered, grad_only scattered at the slots' positions]`,
+    /// the last one where `slot_positions` is known; for an augmentation,
+    /// `[value scattered]`)
     /// when the JIT evaluator is in use
     jit: Option<Arc<JitCode>>,
     /// compiled as an objective term: the JIT also builds the summing and scattering
@@ -56,12 +63,19 @@ pub struct Pattern<T> {
     mode: SecondOrder,
 }
 
+/// Data columns (real and integer together) up to which
+/// [`Pattern::eval_value_sum_bounded_without_workspace`] keeps their pointers on the stack.
+pub const STACK_COLUMNS: usize = 16;
+
 /// Index of the summed value program among the JIT programs.
 const JIT_SUM: usize = 4;
 /// Index of the scattered gradient program among the JIT programs.
 const JIT_SCATTER: usize = 5;
 /// Index of the scattered value program among the JIT programs (augmentations).
 const JIT_VALUE_SCATTER: usize = 4;
+/// Index of the gradient program scattered at the slots' own positions (objectives whose
+/// slot positions are data columns or constants).
+const JIT_SCATTER_SLOTS: usize = 6;
 
 /// The shortest `x` and `θ` that every program of one pattern reads inside at every point
 /// of its data (positions taken from a data column or a constant, which the objective's
@@ -137,6 +151,21 @@ enum Accumulate<'a, T> {
         globals: &'a [usize],
         g: &'a mut [T],
     },
+    /// its gradient entries, at the slots' own positions in `g`
+    GradientAtSlots(&'a mut [T]),
+}
+
+/// Per slot, its position as `(base, offset)` where every slot's position is a data
+/// column's entry or a constant plus an offset; `None` where one is computed.
+fn data_positions(slots: &[VarRef]) -> Option<Vec<(ISrc, i64)>> {
+    slots
+        .iter()
+        .map(|s| match s.global.split_offset() {
+            (None, c) => Some((ISrc::C(0), c)),
+            (Some(crate::Index::Field(col)), off) => Some((ISrc::F(*col), off)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Set once the first JIT failure has been logged.
@@ -229,6 +258,7 @@ impl<T: Scalar> Pattern<T> {
         let hessp = build::<T>(&houts, houts.len())?;
         let (max_real, max_int) = columns(expr)?;
         let (params, vars) = refs(expr)?;
+        let slot_positions = data_positions(&slots);
         Ok(Pattern {
             expr: expr.clone(),
             slots,
@@ -241,6 +271,7 @@ impl<T: Scalar> Pattern<T> {
             hessp,
             max_real,
             max_int,
+            slot_positions,
             jit: None,
             objective: false,
             augment: false,
@@ -293,6 +324,11 @@ impl<T: Scalar> Pattern<T> {
             // `eval_gradient_scatter*` check the bounds
             programs.push((as_f64(&self.value)?, false, Output::Sum));
             programs.push((as_f64(&self.grad_only)?, false, Output::Scatter));
+            if self.slot_positions.is_some() {
+                // the same, adding at the positions the `x` loads read (unchecked too:
+                // `eval_gradient_scatter_at_slots*` check `g`'s length)
+                programs.push((as_f64(&self.grad_only)?, false, Output::ScatterAtSlots));
+            }
         } else if self.augment {
             programs.push((as_f64(&self.value)?, false, Output::Scatter));
         }
@@ -303,7 +339,10 @@ impl<T: Scalar> Pattern<T> {
                 program,
                 weighted,
                 output,
-                unchecked_gathers: self.objective && (index == JIT_SUM || index == JIT_SCATTER),
+                unchecked_gathers: self.objective && index >= JIT_SUM,
+                slot_positions: (output == Output::ScatterAtSlots)
+                    .then_some(self.slot_positions.as_deref())
+                    .flatten(),
             })
             .collect();
         match crate::jit::compile(&inputs) {
@@ -576,6 +615,43 @@ impl<T: Scalar> Pattern<T> {
         bounds: &IndexBounds,
         total: &mut T,
     ) -> bool {
+        // SAFETY: the same contract.
+        unsafe { self.sum_bounded(Some(ws), inputs, bounds, total) }
+    }
+
+    /// [`Pattern::eval_value_sum_bounded`] without a workspace (a callback that needs no
+    /// other scratch memory takes none): the table of column pointers the native code
+    /// reads is made on the stack. Returns `false`, leaving `total` alone, where
+    /// [`Pattern::eval_value_sum_bounded`] does, and where the data has more than
+    /// [`STACK_COLUMNS`] columns in all (then call that one).
+    ///
+    /// # Safety
+    ///
+    /// As for [`Pattern::eval_value_sum_bounded`].
+    pub unsafe fn eval_value_sum_bounded_without_workspace(
+        &self,
+        inputs: &EvalInputs<'_, '_, T>,
+        bounds: &IndexBounds,
+        total: &mut T,
+    ) -> bool {
+        // SAFETY: the same contract.
+        unsafe { self.sum_bounded(None, inputs, bounds, total) }
+    }
+
+    /// The two `eval_value_sum_bounded*` entry points: the column table on the stack
+    /// where the data has at most [`STACK_COLUMNS`] columns, else in `ws` (`false`
+    /// without one).
+    ///
+    /// # Safety
+    ///
+    /// As for [`Pattern::eval_value_sum_bounded`].
+    unsafe fn sum_bounded(
+        &self,
+        ws: Option<&mut Workspace<T>>,
+        inputs: &EvalInputs<'_, '_, T>,
+        bounds: &IndexBounds,
+        total: &mut T,
+    ) -> bool {
         let EvalInputs { data, x, theta, .. } = *inputs;
         if x.len() < bounds.x_len || theta.len() < bounds.theta_len {
             return false;
@@ -586,8 +662,22 @@ impl<T: Scalar> Pattern<T> {
         if n == 0 {
             return true;
         }
-        let nreals = set_columns(ws, data);
-        let args = jit_args(&ws.columns, nreals, x, theta, total as *mut T as *mut f64);
+        let ncols = data.reals.len() + data.ints.len();
+        let mut table = [0usize; STACK_COLUMNS];
+        let (columns, nreals) = if ncols <= STACK_COLUMNS {
+            let pointers = (data.reals.iter().map(|c| c.as_ptr() as usize))
+                .chain(data.ints.iter().map(|c| c.as_ptr() as usize));
+            for (slot, p) in table.iter_mut().zip(pointers) {
+                *slot = p;
+            }
+            (&table[..ncols], data.reals.len())
+        } else if let Some(ws) = ws {
+            let nreals = set_columns(ws, data);
+            (&ws.columns[..], nreals)
+        } else {
+            return false;
+        };
+        let args = jit_args(columns, nreals, x, theta, total as *mut T as *mut f64);
         // SAFETY: `T` is `f64` (only `f64` patterns have native code). `points` checked
         // that every column the program reads has at least `n` rows; the summing program
         // reads and writes only `out[0]`, which is `total`. Its unchecked `x`/`θ` loads
@@ -601,12 +691,18 @@ impl<T: Scalar> Pattern<T> {
     /// The [`IndexBounds`] of this pattern's programs (value, gradient, Hessian) over
     /// `data`: one past the largest `x` and `θ` position any of them reads from a data
     /// column (entry plus the load's offset, over the first `data.len` rows) or a
-    /// constant. `None` when some such position is negative or does not fit `usize`, or a
+    /// constant, and of the first-order slots' positions where they are data columns or
+    /// constants. `None` when some such position is negative or does not fit `usize`, or a
     /// column it reads is missing or short (then the `*_bounded` entry points must not be
     /// used with this data).
     pub fn index_bounds(&self, data: &DataView<'_, T>) -> Option<IndexBounds> {
         let programs = [&self.value, &self.grad, &self.grad_only, &self.hessp];
-        bounds_of(column_loads(programs.iter().flat_map(|p| &p.ins)), data)
+        // the slots' positions (where the gradient is added) are among the `x` loads;
+        // listed anyway, so the bounds cover them whatever the programs read
+        let slots = self.slot_positions.iter().flatten();
+        let loads = column_loads(programs.iter().flat_map(|p| &p.ins))
+            .chain(slots.map(|&(base, off)| (false, base, off)));
+        bounds_of(loads, data)
     }
 
     /// Adds `∂f/∂slot_s` at point `k` into `g[globals[k*nslots + s]]` for every point and
@@ -642,6 +738,7 @@ impl<T: Scalar> Pattern<T> {
         let program = match target {
             Accumulate::Values(_) => JIT_SUM,
             Accumulate::Gradient { .. } => JIT_SCATTER,
+            Accumulate::GradientAtSlots(_) => JIT_SCATTER_SLOTS,
         };
         // no pass over the columns for a pattern without that code
         if self.jit_program(program).is_none() {
@@ -659,6 +756,9 @@ impl<T: Scalar> Pattern<T> {
                 }
                 Accumulate::Gradient { globals, g } => {
                     self.eval_gradient_scatter_bounded(ws, inputs, &bounds, globals, g)
+                }
+                Accumulate::GradientAtSlots(g) => {
+                    self.eval_gradient_scatter_at_slots_bounded(ws, inputs, &bounds, g)
                 }
             }
         }
@@ -716,6 +816,169 @@ impl<T: Scalar> Pattern<T> {
             plan,
         };
         self.scatter(JIT_SCATTER, step, ws, inputs, positions, g)
+    }
+
+    /// Adds `∂f/∂slot_s` at point `k` into `g` at slot `s`'s own position at point `k`
+    /// (what [`Pattern::slot_globals`] gives) for every point and slot, in that order, on
+    /// one thread: bitwise what [`Pattern::eval_gradient_scatter`] adds with those
+    /// positions as `globals`, without an array of positions (the code reads each one
+    /// from the data column its `x` load reads) and without a check per position.
+    /// Returns `false`, leaving `g` alone, where that code is not available: as for
+    /// [`Pattern::eval_gradient_scatter`], and where some slot's position is computed by
+    /// the index program (not a data column's entry or a constant plus an offset), or a
+    /// position is outside `x`, `θ` or `g`.
+    ///
+    /// Like [`Pattern::eval_value_sum`], this entry point finds the positions' range per
+    /// call; where the data does not change between calls, compute it once and call
+    /// [`Pattern::eval_gradient_scatter_at_slots_bounded`].
+    pub fn eval_gradient_scatter_at_slots(
+        &self,
+        ws: &mut Workspace<T>,
+        inputs: &EvalInputs<'_, '_, T>,
+        g: &mut [T],
+    ) -> bool {
+        self.accumulate_fresh(ws, inputs, Accumulate::GradientAtSlots(g))
+    }
+
+    /// [`Pattern::eval_gradient_scatter_at_slots`] with the positions' range computed
+    /// beforehand: one comparison of `x.len()`, `θ.len()` and `g.len()` with `bounds` per
+    /// call. Returns `false`, leaving `g` alone, where
+    /// [`Pattern::eval_gradient_scatter_at_slots`] does, and when `x` or `g` is shorter
+    /// than `bounds.x_len` or `θ` shorter than `bounds.theta_len`.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Pattern::eval_value_sum_bounded`]: `bounds` is what
+    /// [`Pattern::index_bounds`] of this pattern returned for data whose integer columns
+    /// hold, in their first `inputs.data.len` rows, the same values as `inputs.data`'s now.
+    pub unsafe fn eval_gradient_scatter_at_slots_bounded(
+        &self,
+        ws: &mut Workspace<T>,
+        inputs: &EvalInputs<'_, '_, T>,
+        bounds: &IndexBounds,
+        g: &mut [T],
+    ) -> bool {
+        let EvalInputs { data, x, theta, .. } = *inputs;
+        if x.len() < bounds.x_len || theta.len() < bounds.theta_len || g.len() < bounds.x_len {
+            return false;
+        }
+        let Some((jp, n)) =
+            self.whole_data_program(JIT_SCATTER_SLOTS, Output::ScatterAtSlots, data)
+        else {
+            return false;
+        };
+        if n == 0 {
+            return true;
+        }
+        let nreals = set_columns(ws, data);
+        let args = jit_args(&ws.columns, nreals, x, theta, g.as_mut_ptr() as *mut f64);
+        // SAFETY: `T` is `f64` (only `f64` patterns have native code). `points` checked
+        // that every column the program reads has at least `n` rows. Its unchecked `x`/`θ`
+        // loads and the positions it adds into (the slots' positions, which
+        // `index_bounds` covers) are inside: by the caller's contract `bounds` covers
+        // them at every point of this data, and `x.len()`, `g.len() >= bounds.x_len`,
+        // `theta.len() >= bounds.theta_len` was checked above.
+        unsafe { jp.call(&args, 0, n) };
+        true
+    }
+
+    /// [`Pattern::eval_gradient_scatter_at_slots_bounded`] split across rayon's pool by
+    /// `plan` (bitwise the same gradient, see [`ScatterPlan`]) where it fits, as
+    /// [`Pattern::eval_gradient_scatter_split_bounded`] splits the scatter through
+    /// `globals`: each chunk's points add at the slots' positions, but for those the plan
+    /// repeats (some of their positions belong to an earlier chunk), which add through
+    /// the plan's positions, as does phase 2. Without a plan that fits, on one thread.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Pattern::eval_value_sum_bounded`], and: `globals` holds the slots'
+    /// positions at every point of this data ([`Pattern::slot_globals`], `nslots` per
+    /// point) and `plan`, if given, was built from `globals` (otherwise two chunks may
+    /// write one element at once).
+    pub unsafe fn eval_gradient_scatter_at_slots_split_bounded(
+        &self,
+        ws: &mut Workspace<T>,
+        inputs: &EvalInputs<'_, '_, T>,
+        bounds: &IndexBounds,
+        globals: &[usize],
+        plan: Option<&ScatterPlan>,
+        g: &mut [T],
+    ) -> bool {
+        let EvalInputs {
+            data,
+            x,
+            theta,
+            par,
+        } = *inputs;
+        let step = self.nslots();
+        let n = data.len;
+        let plan = plan.filter(|plan| {
+            plan.points() == n
+                && plan.step() == step
+                && plan.out_len() == g.len()
+                && globals.len() >= n * step
+                && plan.requested_tasks() == native_tasks(par, n, ws.scratch.len())
+        });
+        let Some(plan) = plan else {
+            // SAFETY: the same contract.
+            return unsafe { self.eval_gradient_scatter_at_slots_bounded(ws, inputs, bounds, g) };
+        };
+        if x.len() < bounds.x_len || theta.len() < bounds.theta_len || g.len() < bounds.x_len {
+            return false;
+        }
+        let slots_code = self.whole_data_program(JIT_SCATTER_SLOTS, Output::ScatterAtSlots, data);
+        let array_code = self.whole_data_program(JIT_SCATTER, Output::Scatter, data);
+        let (Some((direct, n)), Some((array, _))) = (slots_code, array_code) else {
+            return false;
+        };
+        if n != plan.points() {
+            return false;
+        }
+        let nreals = set_columns(ws, data);
+        let columns = &ws.columns[..];
+        let (out_addr, out_len) = (g.as_mut_ptr() as usize, g.len());
+        let args = || jit_args(columns, nreals, x, theta, out_addr as *mut f64);
+        // points `from..to` adding at the slots' positions
+        let at_slots = |from: usize, to: usize| {
+            // SAFETY: `T` is `f64` (only `f64` patterns have native code); `points`
+            // checked the columns' rows; the unchecked `x`/`θ` loads and the slots'
+            // positions are inside by the caller's `bounds` contract and the lengths
+            // checked above. Chunks running at the same time write disjoint elements of
+            // `g`: a point the plan does not repeat has every position owned by its
+            // chunk (`ScatterPlan::new`, from `globals`, which are the slots' positions
+            // by the caller's contract, all below `g.len()`), and every position has one
+            // owner; `g` is not otherwise accessed until they have finished.
+            unsafe { direct.call(&args(), from, to) };
+        };
+        // point `k` adding through `positions` (`step` of them)
+        let through = |k: usize, positions: &[usize]| {
+            let mut a = args();
+            a.globals = positions.as_ptr();
+            a.out_len = out_len;
+            // SAFETY: as above; the array program reads the point's `step` positions
+            // and writes only those below `out_len` (`SKIP` goes to its stack), here
+            // the positions its chunk owns (phase 1) or, one point at a time after the
+            // chunks (phase 2), those owned by an earlier chunk.
+            unsafe { array.call(&a, k, k + 1) };
+        };
+        (0..plan.tasks()).into_par_iter().for_each(|t| {
+            let (first, last, owned) = plan.chunk(t);
+            let mut from = first;
+            for &k in plan.repeated_in(first, last) {
+                if from < k {
+                    at_slots(from, k);
+                }
+                through(k, &owned[(k - first) * step..(k - first + 1) * step]);
+                from = k + 1;
+            }
+            if from < last {
+                at_slots(from, last);
+            }
+        });
+        for (k, positions) in plan.repeats() {
+            through(k, positions);
+        }
+        true
     }
 
     /// The number of tasks `par` splits `points` data points into for native code with

@@ -155,6 +155,13 @@ impl ScatterPlan {
         )
     }
 
+    /// The repeated points (see [`ScatterPlan::repeated_points`]) in `first..last`.
+    pub(crate) fn repeated_in(&self, first: usize, last: usize) -> &[usize] {
+        let from = self.later.partition_point(|&k| k < first);
+        let to = self.later.partition_point(|&k| k < last);
+        &self.later[from..to]
+    }
+
     /// Phase 2: per repeated point, in point order, the point and its positions (those
     /// owned by an earlier chunk, [`SKIP`] elsewhere).
     pub(crate) fn repeats(&self) -> impl Iterator<Item = (usize, &[usize])> + '_ {

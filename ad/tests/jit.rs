@@ -939,3 +939,278 @@ fn scatter_plan_keeps_the_bits() {
     assert!(ScatterPlan::new(&chain, ns, n, 1, n + 1, 8).is_none());
     assert!(ScatterPlan::new(&chain[..10], ns, n, 3, n + 1, 8).is_none());
 }
+
+/// The interpreter's gradients of `p` added into `g0` at the slots' own positions
+/// ([`Pattern::slot_globals`]), point by point and slot by slot: what the gradient
+/// scatter at the slots' positions must give bitwise.
+fn scattered_at_slots(
+    p: &Pattern<f64>,
+    data: &DataView<'_, f64>,
+    x: &[f64],
+    g0: &[f64],
+) -> Vec<f64> {
+    let mut interp = p.clone();
+    interp.set_evaluator(Evaluator::Interp);
+    let (n, ns) = (data.len, p.nslots());
+    let mut ws = interp.workspace();
+    let mut gr = vec![0.0; n * ns];
+    interp.eval_gradients(&mut ws, &EvalInputs::new(data, x, &[]), None, &mut gr);
+    let mut at = vec![0; ns];
+    let mut g = g0.to_vec();
+    for k in 0..n {
+        p.slot_globals(data, k, &mut at);
+        for (&gi, &v) in at.iter().zip(&gr[k * ns..(k + 1) * ns]) {
+            g[gi] += v;
+        }
+    }
+    g
+}
+
+/// The objective's gradient added at the slots' own positions (read from the data column
+/// the `x` loads read, no positions array, no check per position): bitwise the
+/// interpreter's gradients added at `slot_globals` in point and slot order, and bitwise
+/// the scatter through the positions array; with repeated positions across points, two
+/// slots of one point at the same position and a slot at a constant position. Declined,
+/// `g` untouched: `g`, `x` or `θ` shorter than the bounds, the interpreter, a slot whose
+/// position is computed, a pattern compiled without the objective kernels.
+#[test]
+fn gradient_scatter_at_slots_bitwise() {
+    let n = 701;
+    let m = 300;
+    let i0: Vec<i64> = (0..n as i64).map(|k| (k * 37) % (m - 3)).collect();
+    let i1: Vec<i64> = (0..n as i64).map(|k| (k * 11 + 5) % (m - 3)).collect();
+    let ints: [&[i64]; 2] = [&i0, &i1];
+    let data = DataView::new(n, &[], &ints);
+    let at = |col: u32, off: i64| {
+        let i = Index::field(col) + Index::Const(off);
+        Expr::var(VarRef::new(0, vec![i.clone()], i))
+    };
+    // x[i0], x[i0 + 2], x[i1] (equal to x[i0 + 2] at some points), x[7]
+    let e = 100.0 * (at(0, 0).abs2() - at(0, 2)).abs2()
+        + (at(0, 0) - 1.0).abs2()
+        + at(1, 0).sin() * at(0, 2)
+        + var(7).exp() * at(0, 0);
+    let jit =
+        Pattern::<f64>::compile_objective_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
+    assert_eq!(jit.nslots(), 4);
+    let x: Vec<f64> = (0..m as usize)
+        .map(|k| 0.2 + (k as f64 * 0.03).sin())
+        .collect();
+    let g0: Vec<f64> = (0..m as usize).map(|k| k as f64 * 0.01).collect();
+    let want = scattered_at_slots(&jit, &data, &x, &g0);
+    let bits = |g: &[f64]| g.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    let mut ws = jit.workspace();
+    let inputs = EvalInputs::new(&data, &x, &[]);
+    let mut got = g0.clone();
+    assert!(jit.eval_gradient_scatter_at_slots(&mut ws, &inputs, &mut got));
+    assert_eq!(bits(&got), bits(&want));
+    let bounds = jit.index_bounds(&data).unwrap();
+    assert_eq!(bounds.x_len, m as usize - 1);
+    let mut got = g0.clone();
+    // SAFETY: `bounds` is `index_bounds` of this pattern over this very `data`.
+    let done =
+        unsafe { jit.eval_gradient_scatter_at_slots_bounded(&mut ws, &inputs, &bounds, &mut got) };
+    assert!(done);
+    assert_eq!(bits(&got), bits(&want));
+    // the same bits through the positions array
+    let ns = jit.nslots();
+    let mut globals = vec![0; n * ns];
+    for (k, g) in globals.chunks_exact_mut(ns).enumerate() {
+        jit.slot_globals(&data, k, g);
+    }
+    let mut got = g0.clone();
+    assert!(jit.eval_gradient_scatter(&mut ws, &inputs, &globals, &mut got));
+    assert_eq!(bits(&got), bits(&want));
+    // `g` one shorter than the last position: declined, `g` untouched
+    let mut short = g0[..bounds.x_len - 1].to_vec();
+    assert!(!jit.eval_gradient_scatter_at_slots(&mut ws, &inputs, &mut short));
+    // SAFETY: as above.
+    let done = unsafe {
+        jit.eval_gradient_scatter_at_slots_bounded(&mut ws, &inputs, &bounds, &mut short)
+    };
+    assert!(!done);
+    assert_eq!(bits(&short), bits(&g0[..bounds.x_len - 1]));
+    // `x` one shorter: declined
+    let mut got = g0.clone();
+    let short_x = EvalInputs::new(&data, &x[..bounds.x_len - 1], &[]);
+    assert!(!jit.eval_gradient_scatter_at_slots(&mut ws, &short_x, &mut got));
+    assert_eq!(bits(&got), bits(&g0));
+    // the interpreter, a plain pattern: declined
+    let mut interp = jit.clone();
+    interp.set_evaluator(Evaluator::Interp);
+    assert!(!interp.eval_gradient_scatter_at_slots(&mut ws, &inputs, &mut got));
+    let plain = Pattern::<f64>::compile_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
+    assert!(!plain.eval_gradient_scatter_at_slots(&mut ws, &inputs, &mut got));
+    assert_eq!(bits(&got), bits(&g0));
+    // a linear term (a constant gradient: the program reads no `x`, the positions'
+    // column is loaded for the scatter alone)
+    let linear = 2.5 * at(1, 0) - at(0, 2) * 0.75;
+    let lin =
+        Pattern::<f64>::compile_objective_for(&linear, SecondOrder::default(), Evaluator::Jit)
+            .unwrap();
+    assert_eq!(lin.evaluator(), Evaluator::Jit);
+    let want = scattered_at_slots(&lin, &data, &x, &g0);
+    let mut got = g0.clone();
+    assert!(lin.eval_gradient_scatter_at_slots(&mut ws, &inputs, &mut got));
+    assert_eq!(bits(&got), bits(&want));
+    // a computed position (x[2 i0]): no such code, declined, `g` untouched
+    let twice = Index::field(0) * 2;
+    let e2 = Expr::var(VarRef::new(0, vec![twice.clone()], twice)).abs2() + at(0, 0).sin();
+    let computed =
+        Pattern::<f64>::compile_objective_for(&e2, SecondOrder::default(), Evaluator::Jit).unwrap();
+    let mut big = vec![0.0; 2 * m as usize];
+    let xs: Vec<f64> = (0..2 * m as usize)
+        .map(|k| (k as f64 * 0.1).cos())
+        .collect();
+    let inputs2 = EvalInputs::new(&data, &xs, &[]);
+    assert!(!computed.eval_gradient_scatter_at_slots(&mut ws, &inputs2, &mut big));
+    assert!(big.iter().all(|&v| v == 0.0));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    /// Random expressions over variables at data positions (two index columns with
+    /// offsets, and a constant position), random index columns (repeats and equal
+    /// positions of two slots included) and points: the scatter at the slots' positions
+    /// is bitwise the interpreter's gradients added at `slot_globals`, in the 4-point
+    /// loop and the one-point remainder.
+    #[test]
+    fn gradient_scatter_at_slots_random(
+        steps in prop::collection::vec(step(), 1..16),
+        cols in prop::collection::vec((0i64..20, 0i64..20), 1..40),
+        x in prop::collection::vec(-2.0f64..2.0, 24),
+    ) {
+        let at = |col: u32, off: i64| {
+            let i = Index::field(col) + Index::Const(off);
+            Expr::var(VarRef::new(0, vec![i.clone()], i))
+        };
+        let vars = [at(0, 0), at(0, 1), at(1, 3), var(2)];
+        let e = build(&steps, &vars);
+        let jit = Pattern::<f64>::compile_objective_for(&e, SecondOrder::default(), Evaluator::Jit)
+            .unwrap();
+        let i0: Vec<i64> = cols.iter().map(|c| c.0).collect();
+        let i1: Vec<i64> = cols.iter().map(|c| c.1).collect();
+        let ints: [&[i64]; 2] = [&i0, &i1];
+        let data = DataView::new(cols.len(), &[], &ints);
+        let g0: Vec<f64> = (0..x.len()).map(|k| k as f64 * 0.5).collect();
+        let want = scattered_at_slots(&jit, &data, &x, &g0);
+        let mut ws = jit.workspace();
+        let mut got = g0.clone();
+        let done = jit.eval_gradient_scatter_at_slots(
+            &mut ws,
+            &EvalInputs::new(&data, &x, &[]),
+            &mut got,
+        );
+        // short programs: always native code
+        prop_assert_eq!(jit.evaluator(), Evaluator::Jit);
+        prop_assert!(done);
+        for (k, (a, b)) in got.iter().zip(&want).enumerate() {
+            prop_assert!(same(*a, *b), "g[{}]: {:e} vs {:e}", k, a, b);
+        }
+    }
+}
+
+/// The objective's summing code without a workspace (the column table on the stack):
+/// bitwise the sum with a workspace; data with more than `STACK_COLUMNS` columns in all is
+/// declined without a workspace (total untouched) and summed with one.
+#[test]
+fn objective_sum_without_workspace() {
+    let n = 333;
+    let i0: Vec<i64> = (0..n as i64).map(|k| (k * 13) % 97).collect();
+    let r0: Vec<f64> = (0..n).map(|k| (k as f64 * 0.3).sin()).collect();
+    let f0 = Index::field(0);
+    let xa = Expr::var(VarRef::new(0, vec![f0.clone()], f0.clone()));
+    let e = Expr::data(0) * xa.abs2() + (&xa * 0.5).exp();
+    let jit =
+        Pattern::<f64>::compile_objective_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
+    let x: Vec<f64> = (0..97).map(|k| 0.1 * k as f64 - 3.0).collect();
+    let mut ws = jit.workspace();
+    // `STACK_COLUMNS` columns in all, then one more (unused by the pattern)
+    let extra: Vec<Vec<i64>> = (0..STACK_COLUMNS).map(|c| vec![c as i64; n]).collect();
+    for more in [STACK_COLUMNS - 2, STACK_COLUMNS - 1] {
+        let reals: [&[f64]; 1] = [&r0];
+        let mut ints: Vec<&[i64]> = vec![&i0];
+        ints.extend(extra[..more].iter().map(|c| c.as_slice()));
+        let data = DataView::new(n, &reals, &ints);
+        let bounds = jit.index_bounds(&data).unwrap();
+        let inputs = EvalInputs::new(&data, &x, &[]);
+        let mut want = 0.25;
+        assert!(jit.eval_value_sum(&mut ws, &inputs, &mut want));
+        let mut with_ws = 0.25;
+        let mut without = 0.25;
+        // SAFETY: `bounds` is `index_bounds` of this pattern over this very `data`.
+        let (a, b) = unsafe {
+            (
+                jit.eval_value_sum_bounded(&mut ws, &inputs, &bounds, &mut with_ws),
+                jit.eval_value_sum_bounded_without_workspace(&inputs, &bounds, &mut without),
+            )
+        };
+        assert!(a);
+        assert_eq!(with_ws.to_bits(), want.to_bits());
+        if 2 + more <= STACK_COLUMNS {
+            assert!(b);
+            assert_eq!(without.to_bits(), want.to_bits());
+        } else {
+            assert!(!b);
+            assert_eq!(without, 0.25);
+        }
+    }
+}
+
+/// The gradient at the slots' own positions split across threads by a [`ScatterPlan`]
+/// made from those positions: bitwise the one-thread sums (the interpreter's gradients
+/// added in point order), with positions shared by every chunk (`x[0]` at every 100th
+/// point) and a banded chain; a plan that does not fit runs on one thread, the same bits.
+#[test]
+fn scatter_plan_at_slots_keeps_the_bits() {
+    let n = 4000;
+    let i0: Vec<i64> = (0..n as i64).collect();
+    let i1: Vec<i64> = (0..n as i64)
+        .map(|k| if k % 100 == 0 { 0 } else { k + 1 })
+        .collect();
+    let ints: [&[i64]; 2] = [&i0, &i1];
+    let data = DataView::new(n, &[], &ints);
+    let at = |col: u32, off: i64| {
+        let i = Index::field(col) + Index::Const(off);
+        Expr::var(VarRef::new(0, vec![i.clone()], i))
+    };
+    let e = 100.0 * (at(0, 0).abs2() - at(0, 1)).abs2()
+        + (at(0, 0) - 1.0).abs2()
+        + at(1, 0).sin() * at(0, 0);
+    let jit =
+        Pattern::<f64>::compile_objective_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
+    let ns = jit.nslots();
+    assert_eq!(ns, 3);
+    let x: Vec<f64> = (0..=n).map(|k| -1.2 + (k as f64 * 0.37).sin()).collect();
+    let g0: Vec<f64> = (0..=n).map(|k| k as f64 * 1e-3).collect();
+    let want = scattered_at_slots(&jit, &data, &x, &g0);
+    let mut globals = vec![0; n * ns];
+    for (k, g) in globals.chunks_exact_mut(ns).enumerate() {
+        jit.slot_globals(&data, k, g);
+    }
+    let bits = |g: &[f64]| g.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    let par = Parallelism::rayon_batches(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    let mut ws = pool.install(|| jit.workspace_for_tasks(3));
+    let tasks = Pattern::tasks(par, n, &ws);
+    let inputs = EvalInputs::new(&data, &x, &[]).parallel(par);
+    let bounds = jit.index_bounds(&data).unwrap();
+    let plan = ScatterPlan::new(&globals, ns, n, tasks, n + 1, 8).expect("few points reach back");
+    assert!(plan.repeated_points().len() > tasks);
+    let other = ScatterPlan::new(&globals, ns, n, 3, n + 1, 8).unwrap();
+    for plan in [Some(&plan), Some(&other), None] {
+        let mut got = g0.clone();
+        // SAFETY: `bounds` is `index_bounds` of this pattern over this very `data`,
+        // `globals` its slots' positions and the plans made from them.
+        let done = pool.install(|| unsafe {
+            jit.eval_gradient_scatter_at_slots_split_bounded(
+                &mut ws, &inputs, &bounds, &globals, plan, &mut got,
+            )
+        });
+        assert!(done);
+        assert_eq!(bits(&got), bits(&want));
+    }
+}

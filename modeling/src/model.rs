@@ -45,7 +45,6 @@ use simdnlp_ad::{
     DataView, EvalInputs, Expr, Index, IndexBounds, MemberWeights, Namer, Pattern, PatternGroup,
     Scalar, ScatterPlan, Workspace,
 };
-use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
@@ -120,6 +119,12 @@ pub(crate) enum Rows {
     Augment { con: usize, rows: Vec<usize> },
 }
 
+/// Column tables of a pattern's data view with at most this many columns of each kind
+/// are 8 entries on the stack (most patterns)...
+const VIEW_TABLE_SMALL: usize = 8;
+/// ...and with at most this many, 32 (more columns: the tables are allocated).
+const VIEW_TABLE_MAX: usize = 32;
+
 #[derive(Clone)]
 pub(crate) struct CompiledPattern<T> {
     pub core: Arc<BlockCore>,
@@ -153,12 +158,44 @@ impl<T: Scalar> CompiledPattern<T> {
         self.cols.len
     }
 
+    /// Runs `f` on a view of the pattern's columns. The view's tables of column slices
+    /// live on the stack, as small as the pattern allows (a few callbacks' fixed cost:
+    /// collecting them into a 32-entry `SmallVec` copied its 520 bytes twice per call);
+    /// only a pattern with more than [`VIEW_TABLE_MAX`] columns of one kind allocates them.
     #[inline]
     fn with_view<R>(&self, f: impl FnOnce(&DataView<'_, T>) -> R) -> R {
-        let reals: SmallVec<[&[T]; 32]> = self.cols.reals.iter().map(|c| c.as_slice()).collect();
-        let ints: SmallVec<[&[i64]; 32]> = self.cols.ints.iter().map(|c| c.as_slice()).collect();
-        let v = DataView::new(self.cols.len, &reals, &ints);
-        f(&v)
+        let most = self.cols.reals.len().max(self.cols.ints.len());
+        if most <= VIEW_TABLE_SMALL {
+            self.with_view_in::<VIEW_TABLE_SMALL, R>(f)
+        } else if most <= VIEW_TABLE_MAX {
+            self.with_view_in::<VIEW_TABLE_MAX, R>(f)
+        } else {
+            let reals: Vec<&[T]> = self.cols.reals.iter().map(|c| c.as_slice()).collect();
+            let ints: Vec<&[i64]> = self.cols.ints.iter().map(|c| c.as_slice()).collect();
+            f(&DataView::new(self.cols.len, &reals, &ints))
+        }
+    }
+
+    /// [`CompiledPattern::with_view`] with tables of `N` entries on the stack, filled in
+    /// place (at most `N` columns of each kind).
+    #[inline]
+    fn with_view_in<const N: usize, R>(&self, f: impl FnOnce(&DataView<'_, T>) -> R) -> R {
+        let (reals, ints) = (&self.cols.reals, &self.cols.ints);
+        let mut real_table: [&[T]; N] = [&[]; N];
+        let mut int_table: [&[i64]; N] = [&[]; N];
+        for (slot, c) in real_table.iter_mut().zip(reals) {
+            *slot = c;
+        }
+        for (slot, c) in int_table.iter_mut().zip(ints) {
+            *slot = c;
+        }
+        let nr = reals.len().min(N);
+        let ni = ints.len().min(N);
+        f(&DataView::new(
+            self.cols.len,
+            &real_table[..nr],
+            &int_table[..ni],
+        ))
     }
 
     /// Row of data point `k` (constraint patterns).
@@ -405,6 +442,30 @@ impl<T: Scalar> Model<T> {
             terms: try_filled(nterms, T::zero(), || {
                 format!("a group member's Hessian terms ({nterms} values)")
             })?,
+        })
+    }
+
+    /// Adds objective pattern `p`'s values at `x` into `f` with its native summing code
+    /// (with `ws`, or without a workspace where the pattern's data allows); `false`,
+    /// leaving `f` alone, where it cannot (the caller sums the values instead).
+    fn sum_objective(&self, p: usize, ws: Option<&mut Workspace<T>>, x: &[T], f: &mut T) -> bool {
+        let cp = &self.pats[p];
+        cp.index_bounds.is_some_and(|bounds| {
+            cp.with_view(|v| {
+                let inputs = EvalInputs::new(v, x, &self.theta).parallel(self.par);
+                // SAFETY: `index_bounds` is `index_bounds` of this pattern over `cp.cols`
+                // at build, and `cols` is never modified after build (no `&mut` access
+                // to a built model's columns), so it holds for the view of the same
+                // columns here.
+                unsafe {
+                    match ws {
+                        Some(ws) => cp.pattern.eval_value_sum_bounded(ws, &inputs, &bounds, f),
+                        None => cp
+                            .pattern
+                            .eval_value_sum_bounded_without_workspace(&inputs, &bounds, f),
+                    }
+                }
+            })
         })
     }
 
@@ -789,32 +850,24 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
     }
 
     fn obj(&self, x: &[T]) -> T {
-        self.with_scratch(|s| {
-            let mut f = T::zero();
-            for &p in &self.obj_pats {
-                let cp = &self.pats[p];
-                let ws = &mut s.ws[p];
-                let summed = cp.index_bounds.is_some_and(|bounds| {
-                    cp.with_view(|v| {
-                        let inputs = EvalInputs::new(v, x, &self.theta).parallel(self.par);
-                        // SAFETY: `index_bounds` is `index_bounds` of this pattern over
-                        // `cp.cols` at build, and `cols` is never modified after build
-                        // (no `&mut` access to a built model's columns), so it holds for
-                        // the view of the same columns here.
-                        unsafe {
-                            cp.pattern
-                                .eval_value_sum_bounded(ws, &inputs, &bounds, &mut f)
+        let mut f = T::zero();
+        // native sums need no scratch set (no lock): the patterns in order until one
+        // needs it, then that one and the rest with the set
+        for (i, &p) in self.obj_pats.iter().enumerate() {
+            if !self.sum_objective(p, None, x, &mut f) {
+                return self.with_scratch(|s| {
+                    for &p in &self.obj_pats[i..] {
+                        if !self.sum_objective(p, Some(&mut s.ws[p]), x, &mut f) {
+                            let n = self.pats[p].len();
+                            self.ev_values(p, &mut s.ws[p], x, &mut s.buf[..n]);
+                            f = s.buf[..n].iter().fold(f, |a, &b| a + b);
                         }
-                    })
+                    }
+                    f
                 });
-                if !summed {
-                    let n = cp.len();
-                    self.ev_values(p, ws, x, &mut s.buf[..n]);
-                    f = s.buf[..n].iter().fold(f, |a, &b| a + b);
-                }
             }
-            f
-        })
+        }
+        f
     }
 
     fn grad(&self, x: &[T], g: &mut [T]) {
@@ -827,9 +880,20 @@ impl<T: Scalar> NlpModel<T> for Model<T> {
                     cp.with_view(|v| {
                         let inputs = EvalInputs::new(v, x, &self.theta).parallel(self.par);
                         // SAFETY: as in `obj`: `index_bounds` was computed at build over
-                        // the same, never modified, columns.
+                        // the same, never modified, columns; `globals` holds the slots'
+                        // positions over them (`slot_globals` at build) and the plan was
+                        // made from `globals` (`rebuild_plans`).
                         unsafe {
-                            cp.pattern.eval_gradient_scatter_split_bounded(
+                            // at the slots' own positions (no positions array but for the
+                            // points the plan repeats), else through `globals`
+                            cp.pattern.eval_gradient_scatter_at_slots_split_bounded(
+                                ws,
+                                &inputs,
+                                &bounds,
+                                &cp.globals,
+                                cp.grad_plan.as_deref(),
+                                g,
+                            ) || cp.pattern.eval_gradient_scatter_split_bounded(
                                 ws,
                                 &inputs,
                                 &bounds,

@@ -12,7 +12,7 @@ use simdnlp_linalg::multifrontal::{
 };
 use simdnlp_linalg::{
     FactorStatus, FaerLdlt, FillMethod, FillOrdering, Inertia, LinalgError, MultifrontalLdlt,
-    Parallelism, SymmetricSolver,
+    Parallelism, SymAssembly, SymmetricSolver,
 };
 
 /// Analyzes and factorizes `a` with `solver`; checks the inertia against the dense
@@ -341,16 +341,7 @@ fn badly_scaled_kkt_matrices_keep_the_kkt_inertia() {
     let mut rng = Rng::new(77);
     for trial in 0..20 {
         let (n, m) = (60 + 7 * trial, 25 + 3 * trial);
-        let mut a = random_kkt(&mut rng, n, m, 2, 0.0);
-        for (k, v) in a.vals.iter_mut().enumerate() {
-            if a.rows[k] == a.cols[k] && a.rows[k] < n {
-                // Σ between 1e-8 and 1e12 on a diagonally dominant H.
-                *v += 10f64.powf(-8.0 + 20.0 * rng.uniform());
-            }
-            if a.rows[k] == a.cols[k] && a.rows[k] >= n && trial % 2 == 1 {
-                *v = -1e-9;
-            }
-        }
+        let a = badly_scaled_kkt(&mut rng, n, m, trial % 2 == 1);
         let (asm, vals) = a.to_csc();
         let mut s = MultifrontalLdlt::new();
         // Half of them without equilibration: the inertia must not depend on it.
@@ -365,21 +356,58 @@ fn badly_scaled_kkt_matrices_keep_the_kkt_inertia() {
         s.analyze(asm.n(), asm.col_ptr(), asm.row_idx()).unwrap();
         let status = s.factorize(&vals).unwrap();
         assert_eq!(status, FactorStatus::Success, "trial {trial}");
-        assert_eq!(
-            s.inertia(),
-            Some(Inertia {
-                positive: n,
-                negative: m,
-                zero: 0
-            }),
-            "trial {trial}"
+        assert_kkt_inertia_and_solve(
+            &mut s,
+            &asm,
+            &vals,
+            (n, m),
+            &mut rng,
+            &format!("trial {trial}"),
         );
-        let b = random_vec(&mut rng, n + m);
-        let mut x = b.clone();
-        s.solve_in_place(&mut x).unwrap();
-        let err = backward_error(&asm, &vals, &x, &b);
-        assert!(err < 1e-10, "trial {trial}: backward error {err:e}");
     }
+}
+
+/// A random KKT matrix (`n` primal, `m` constraint rows) whose `H` diagonal carries barrier
+/// terms Σ from 1e-8 to 1e12 and, when `tiny_constraint_diagonal`, whose constraint
+/// diagonal is −1e-9.
+fn badly_scaled_kkt(rng: &mut Rng, n: usize, m: usize, tiny_constraint_diagonal: bool) -> SymCoo {
+    let mut a = random_kkt(rng, n, m, 2, 0.0);
+    for (k, v) in a.vals.iter_mut().enumerate() {
+        if a.rows[k] == a.cols[k] && a.rows[k] < n {
+            // Σ between 1e-8 and 1e12 on a diagonally dominant H.
+            *v += 10f64.powf(-8.0 + 20.0 * rng.uniform());
+        }
+        if a.rows[k] == a.cols[k] && a.rows[k] >= n && tiny_constraint_diagonal {
+            *v = -1e-9;
+        }
+    }
+    a
+}
+
+/// The last factorization of `s` has the KKT inertia `(n, m, 0)` and solves a random
+/// right-hand side to a backward error below 1e-10.
+fn assert_kkt_inertia_and_solve(
+    s: &mut MultifrontalLdlt,
+    asm: &SymAssembly,
+    vals: &[f64],
+    (n, m): (usize, usize),
+    rng: &mut Rng,
+    what: &str,
+) {
+    assert_eq!(
+        s.inertia(),
+        Some(Inertia {
+            positive: n,
+            negative: m,
+            zero: 0
+        }),
+        "{what}"
+    );
+    let b = random_vec(rng, n + m);
+    let mut x = b.clone();
+    s.solve_in_place(&mut x).unwrap();
+    let err = backward_error(asm, vals, &x, &b);
+    assert!(err < 1e-10, "{what}: backward error {err:e}");
 }
 
 /// `blocks` dense symmetric blocks of order `w` (wider than the elimination panel), each
@@ -479,17 +507,7 @@ fn equilibration_stops_early_with_the_exact_inertia() {
     assert_eq!(s.scaling_sweeps_used(), 1);
     // Barrier diagonals from 1e-8 to 1e12 and constraint diagonals −1e−9.
     let (n, m) = (150, 60);
-    let mut a = random_kkt(&mut rng, n, m, 2, 0.0);
-    for (k, v) in a.vals.iter_mut().enumerate() {
-        if a.rows[k] == a.cols[k] {
-            *v = if a.rows[k] < n {
-                *v + 10f64.powf(-8.0 + 20.0 * rng.uniform())
-            } else {
-                -1e-9
-            };
-        }
-    }
-    let (asm, vals) = a.to_csc();
+    let (asm, vals) = badly_scaled_kkt(&mut rng, n, m, true).to_csc();
     for (sweeps, spread) in [
         (1, DEFAULT_SCALING_SPREAD),
         (3, DEFAULT_SCALING_SPREAD),
@@ -507,20 +525,14 @@ fn equilibration_stops_early_with_the_exact_inertia() {
         if spread > 1.0 && sweeps == DEFAULT_SCALING_SWEEPS {
             assert!(used < sweeps, "no early stop: {used} sweeps");
         }
-        assert_eq!(
-            s.inertia(),
-            Some(Inertia {
-                positive: n,
-                negative: m,
-                zero: 0
-            }),
-            "{sweeps} sweeps"
+        assert_kkt_inertia_and_solve(
+            &mut s,
+            &asm,
+            &vals,
+            (n, m),
+            &mut rng,
+            &format!("{sweeps} sweeps"),
         );
-        let rhs = random_vec(&mut rng, n + m);
-        let mut x = rhs.clone();
-        s.solve_in_place(&mut x).unwrap();
-        let err = backward_error(&asm, &vals, &x, &rhs);
-        assert!(err < 1e-10, "{sweeps} sweeps: backward error {err:e}");
     }
     let mut s = MultifrontalLdlt::new();
     for bad in [0.5, f64::NAN, f64::INFINITY] {

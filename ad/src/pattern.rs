@@ -168,6 +168,23 @@ fn data_positions(slots: &[VarRef]) -> Option<Vec<(ISrc, i64)>> {
         .collect()
 }
 
+/// Whether `plan` was made for `n` points of `step` positions each into `out_len` elements,
+/// split into the tasks `par` gives native code with `ws` (else the caller runs on one
+/// thread).
+fn plan_fits<T>(
+    plan: &ScatterPlan,
+    n: usize,
+    step: usize,
+    out_len: usize,
+    par: Parallelism,
+    ws: &Workspace<T>,
+) -> bool {
+    plan.points() == n
+        && plan.step() == step
+        && plan.out_len() == out_len
+        && plan.requested_tasks() == native_tasks(par, n, ws.scratch.len())
+}
+
 /// Set once the first JIT failure has been logged.
 static JIT_FAILURE_LOGGED: AtomicBool = AtomicBool::new(false);
 
@@ -912,13 +929,8 @@ impl<T: Scalar> Pattern<T> {
         } = *inputs;
         let step = self.nslots();
         let n = data.len;
-        let plan = plan.filter(|plan| {
-            plan.points() == n
-                && plan.step() == step
-                && plan.out_len() == g.len()
-                && globals.len() >= n * step
-                && plan.requested_tasks() == native_tasks(par, n, ws.scratch.len())
-        });
+        let plan = plan
+            .filter(|plan| globals.len() >= n * step && plan_fits(plan, n, step, g.len(), par, ws));
         let Some(plan) = plan else {
             // SAFETY: the same contract.
             return unsafe { self.eval_gradient_scatter_at_slots_bounded(ws, inputs, bounds, g) };
@@ -1042,12 +1054,7 @@ impl<T: Scalar> Pattern<T> {
         if n == 0 || step == 0 {
             return true;
         }
-        let plan = plan.filter(|plan| {
-            plan.points() == n
-                && plan.step() == step
-                && plan.out_len() == out.len()
-                && plan.requested_tasks() == native_tasks(par, n, ws.scratch.len())
-        });
+        let plan = plan.filter(|plan| plan_fits(plan, n, step, out.len(), par, ws));
         let nreals = set_columns(ws, data);
         let Some(plan) = plan else {
             let mut args = jit_args(&ws.columns, nreals, x, theta, out.as_mut_ptr() as *mut f64);

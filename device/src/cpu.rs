@@ -10,13 +10,39 @@ pub struct Cpu;
 
 const NAME: &str = "cpu";
 
-/// `max(a, b)` that propagates NaN (unlike `f64::max`).
-fn nan_max(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else {
-        a.max(b)
+/// Lanes of [`nan_max_of`]: independent running maxima the compiler can keep in vector
+/// registers.
+const MAX_LANES: usize = 8;
+
+/// The largest of `f(a_i, b_i)` over the pairs of `a` and `b` (equal lengths), starting
+/// from 0, and NaN when any value is NaN (a NaN-propagating fold of `f64::max`), with
+/// the same result (a maximum is exact in any order), computed in [`MAX_LANES`]
+/// independent lanes: the sequential fold waits on every comparison, which made the
+/// solver's ∞-norms of Hessian-sized vectors a few percent of a solve (rosenbrock:200000).
+fn nan_max_of(a: &[f64], b: &[f64], f: impl Fn(f64, f64) -> f64) -> f64 {
+    debug_assert_eq!(a.len(), b.len());
+    let (a_lanes, b_lanes) = (a.chunks_exact(MAX_LANES), b.chunks_exact(MAX_LANES));
+    let (a_rest, b_rest) = (a_lanes.remainder(), b_lanes.remainder());
+    let mut max = [0.0f64; MAX_LANES];
+    let mut nan = [false; MAX_LANES];
+    for (x, y) in a_lanes.zip(b_lanes) {
+        for (lane, (&xl, &yl)) in x.iter().zip(y).enumerate() {
+            let v = f(xl, yl);
+            nan[lane] |= v.is_nan();
+            max[lane] = if v > max[lane] { v } else { max[lane] };
+        }
     }
+    let mut result = 0.0f64;
+    let mut any_nan = nan.iter().any(|&n| n);
+    for (&x, &y) in a_rest.iter().zip(b_rest) {
+        let v = f(x, y);
+        any_nan |= v.is_nan();
+        result = if v > result { v } else { result };
+    }
+    for lane_max in max {
+        result = if lane_max > result { lane_max } else { result };
+    }
+    if any_nan { f64::NAN } else { result }
 }
 
 /// A zero-filled `Vec` of `n` entries, or a typed error instead of an abort when the
@@ -136,7 +162,7 @@ impl Device for Cpu {
         v.iter().sum()
     }
     fn norm_inf(&self, v: &Vec<f64>) -> f64 {
-        v.iter().fold(0.0, |m, x| nan_max(m, x.abs()))
+        nan_max_of(v, v, |x, _| x.abs())
     }
     fn norm_1(&self, v: &Vec<f64>) -> f64 {
         v.iter().map(|x| x.abs()).sum()
@@ -214,9 +240,7 @@ impl Device for Cpu {
     }
     fn compl_inf(&self, s: &Vec<f64>, z: &Vec<f64>, mu: f64) -> f64 {
         debug_assert_eq!(s.len(), z.len());
-        s.iter()
-            .zip(z)
-            .fold(0.0, |m, (a, b)| nan_max(m, (a * b - mu).abs()))
+        nan_max_of(s, z, |a, b| (a * b - mu).abs())
     }
     fn min_product(&self, s: &Vec<f64>, z: &Vec<f64>) -> f64 {
         debug_assert_eq!(s.len(), z.len());
@@ -310,9 +334,7 @@ impl Device for Cpu {
     }
     fn max_rel_step(&self, dx: &Vec<f64>, x: &Vec<f64>) -> f64 {
         debug_assert_eq!(dx.len(), x.len());
-        dx.iter()
-            .zip(x)
-            .fold(0.0, |m, (d, v)| nan_max(m, d.abs() / (1.0 + v.abs())))
+        nan_max_of(dx, x, |d, v| d.abs() / (1.0 + v.abs()))
     }
 
     fn seg_sum(

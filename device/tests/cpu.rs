@@ -202,6 +202,53 @@ fn coo() -> impl Strategy<Value = (usize, usize, Vec<(usize, usize, f64)>)> {
     })
 }
 
+/// Entries for the maximum reductions: mostly finite, sometimes NaN, ±∞ or ±0.
+fn reduction_entry() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        12 => -1e3f64..1e3,
+        1 => Just(NAN),
+        1 => Just(INF),
+        1 => Just(-INF),
+        1 => Just(-0.0),
+    ]
+}
+
+/// The sequential NaN-propagating fold the maximum reductions are specified by.
+fn sequential_nan_max(values: impl Iterator<Item = f64>) -> f64 {
+    values.fold(0.0, |m: f64, v| {
+        if m.is_nan() || v.is_nan() {
+            NAN
+        } else {
+            m.max(v)
+        }
+    })
+}
+
+/// Bitwise equality, NaN equal to NaN.
+fn same(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+proptest! {
+    /// `norm_inf`, `compl_inf` and `max_rel_step` (computed in lanes) equal the sequential
+    /// NaN-propagating fold, for every length around the lane count.
+    #[test]
+    fn maximum_reductions_equal_the_sequential_fold(
+        pairs in prop::collection::vec((reduction_entry(), reduction_entry()), 0..40),
+        mu in 0.0f64..2.0,
+    ) {
+        let d = Cpu;
+        let a: Vec<f64> = pairs.iter().map(|p| p.0).collect();
+        let b: Vec<f64> = pairs.iter().map(|p| p.1).collect();
+        let norm = sequential_nan_max(a.iter().map(|x| x.abs()));
+        let compl = sequential_nan_max(a.iter().zip(&b).map(|(s, z)| (s * z - mu).abs()));
+        let step = sequential_nan_max(a.iter().zip(&b).map(|(dx, x)| dx.abs() / (1.0 + x.abs())));
+        prop_assert!(same(d.norm_inf(&a), norm), "norm_inf {} vs {}", d.norm_inf(&a), norm);
+        prop_assert!(same(d.compl_inf(&a, &b, mu), compl));
+        prop_assert!(same(d.max_rel_step(&a, &b), step));
+    }
+}
+
 proptest! {
     /// `seg_spmv` by columns equals the COO loop `out = b out; out[c] += a v y[r]`, bitwise.
     #[test]

@@ -194,6 +194,47 @@ fn free_variables_without_curvature_take_the_exact_newton_step() {
     assert_eq!(r.counts.pivoting_switches, 1);
 }
 
+/// A variable that appears nowhere (no objective term, no constraint, no bounds) makes the
+/// KKT matrix singular at δ_w = 0 whatever δ_c is. Ipopt's degenerate-Hessian test: after
+/// three iterations (`degen_iters_max`) whose matrices stayed singular at δ_w = 0, every
+/// iteration starts at its δ_w (κ_w⁻ times the last one) instead of first factorizing at
+/// δ_w = 0 with and without δ_c: one factorization per iteration instead of three.
+#[test]
+fn a_structurally_singular_hessian_block_stops_the_zero_trials() {
+    let m = AdModel::new(
+        "unused variable",
+        [5.0, 0.0, 3.0],
+        Bounds([-INF; 3], [INF; 3]),
+        Bounds(vec![1.0], vec![1.0]),
+        |x| (x[0] - 2.0).sq().sq() + (x[2] + 1.0).sq().sq(),
+        |x, c| c.push(x[0] + x[2]),
+    );
+    let options = Options {
+        keep_history: true,
+        ..quiet()
+    };
+    let r = solve(&m, &options).unwrap();
+    let c = r.counts;
+    println!(
+        "unused variable: {:?} iters {} counts {c:?}",
+        r.status, r.iterations
+    );
+    assert_eq!(r.status, Status::SolveSucceeded);
+    assert!(r.iterations > 6, "{} iterations", r.iterations);
+    for rec in &r.history[1..] {
+        assert!(rec.regularization > 0.0, "iteration {}: {rec:?}", rec.iter);
+    }
+    // three iterations of up to four factorizations each (δ_w = 0 with δ_c = 0 and > 0,
+    // the paired LBLᵀ's repeat, the δ_w that succeeds), then one per iteration (plus the
+    // least-squares multipliers' and any growth of δ_w)
+    assert!(
+        c.factorizations <= r.iterations + 3 * 3 + 2 + c.factorizations_pivoting,
+        "{} factorizations in {} iterations",
+        c.factorizations,
+        r.iterations
+    );
+}
+
 #[test]
 fn maximization_applies_the_sign() {
     // max −(x1 − 1)² − (x2 − 2)² s.t. x1 + x2 ≤ 1 → (0, 1), f = −2, y = 2 (for min −f).

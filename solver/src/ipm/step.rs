@@ -5,7 +5,8 @@ use super::Ipm;
 use crate::backend::{Backend, KktStatus};
 use crate::result::SolverError;
 
-/// Consecutive iterations needing δ_c after which the Jacobian counts as degenerate
+/// Consecutive iterations needing δ_c after which the Jacobian counts as degenerate, and
+/// iterations whose matrix stayed singular at δ_w = 0 after which the Hessian block does
 /// (Ipopt's `degen_iters_max`).
 const DEGEN_ITERS_MAX: usize = 3;
 
@@ -19,9 +20,52 @@ pub(super) struct Perturbation {
     /// The Jacobian is treated as rank deficient: every factorization carries
     /// δ_c = δ̄_c μ^κ_c from its first attempt (Ipopt's `jac_degenerate`).
     jac_degenerate: bool,
+    /// Whether the Hessian block is structurally singular (Ipopt's `hess_degenerate`):
+    /// decided by the first iterations, see [`HessianDegeneracy`].
+    hessian: HessianDegeneracy,
+}
+
+/// Ipopt's test for a structurally singular Hessian block (`hess_degenerate`). While
+/// undetermined, an iteration whose KKT matrix is nonsingular at δ_w = 0 (with δ_c = 0 or
+/// δ_c > 0, whatever its inertia) decides "not degenerate" for the rest of the solve;
+/// [`DEGEN_ITERS_MAX`] iterations whose matrix stayed singular at δ_w = 0 with and without
+/// δ_c decide "degenerate": from then on every iteration starts at the δ_w of the
+/// correction (`max(δ_w_min, κ_w⁻ δ_w_last)`), without the factorizations at δ_w = 0 that
+/// cannot succeed. Free variables without curvature that the factorization meets as exact
+/// zero pivots are such a block: COPS chain spent two of its three factorizations per
+/// iteration on them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HessianDegeneracy {
+    /// Still testing; the count of iterations singular at δ_w = 0 so far.
+    Undetermined(usize),
+    /// A matrix was nonsingular at δ_w = 0: every iteration tries δ_w = 0 first.
+    NotDegenerate,
+    /// Every iteration starts with δ_w > 0.
+    Degenerate,
+}
+
+impl Default for HessianDegeneracy {
+    fn default() -> Self {
+        Self::Undetermined(0)
+    }
 }
 
 impl Perturbation {
+    /// The test of [`HessianDegeneracy`] after an iteration's factorizations:
+    /// `singular_at_zero` says whether every factorization at δ_w = 0 was singular.
+    fn note_hessian_degeneracy(&mut self, singular_at_zero: bool) {
+        if let HessianDegeneracy::Undetermined(iters) = self.hessian {
+            self.hessian = if !singular_at_zero {
+                HessianDegeneracy::NotDegenerate
+            } else if iters + 1 >= DEGEN_ITERS_MAX {
+                tracing::debug!("Hessian block treated as singular: δ_w > 0 from the start");
+                HessianDegeneracy::Degenerate
+            } else {
+                HessianDegeneracy::Undetermined(iters + 1)
+            };
+        }
+    }
+
     /// Count consecutive iterations that needed δ_c; switch to "always δ_c" after
     /// [`DEGEN_ITERS_MAX`] of them.
     fn note_degeneracy(&mut self, needed_dc: bool) {
@@ -150,17 +194,21 @@ impl<B: Backend> Ipm<'_, B> {
         } else {
             min_dc
         };
-        let mut status = self.backend.kkt_factorize(&self.sigma, 0.0, dc, true)?;
         let mut needed_dc = false;
-        if status == KktStatus::Singular && dc == 0.0 {
-            dc = reg;
-            needed_dc = true;
-            status = self.backend.kkt_factorize(&self.sigma, 0.0, dc, true)?;
-        }
-        if status == KktStatus::Correct {
-            self.perturbation.note_degeneracy(needed_dc);
-            self.last_step.regularization = 0.0;
-            return Ok(true);
+        if self.perturbation.hessian != HessianDegeneracy::Degenerate {
+            let mut status = self.backend.kkt_factorize(&self.sigma, 0.0, dc, true)?;
+            if status == KktStatus::Singular && dc == 0.0 {
+                dc = reg;
+                needed_dc = true;
+                status = self.backend.kkt_factorize(&self.sigma, 0.0, dc, true)?;
+            }
+            self.perturbation
+                .note_hessian_degeneracy(status == KktStatus::Singular);
+            if status == KktStatus::Correct {
+                self.perturbation.note_degeneracy(needed_dc);
+                self.last_step.regularization = 0.0;
+                return Ok(true);
+            }
         }
         let delta_w_last = self.perturbation.delta_w_last;
         let mut dw = if delta_w_last == 0.0 {
@@ -172,7 +220,7 @@ impl<B: Backend> Ipm<'_, B> {
         };
         let mut wrong_without_dc = 0;
         loop {
-            status = self.backend.kkt_factorize(&self.sigma, dw, dc, true)?;
+            let status = self.backend.kkt_factorize(&self.sigma, dw, dc, true)?;
             if status == KktStatus::Singular && dc == 0.0 {
                 dc = reg;
                 needed_dc = true;

@@ -1494,10 +1494,11 @@ fn column_counts(n: usize, ptr: &[usize], lower: &[usize], parent: &[usize]) -> 
 /// that ends where its parent begins (a chain of the elimination tree) is merged by the
 /// [`RELAX_ALWAYS`] / [`RELAX_ZERO_FRACTION`] rule.
 ///
-/// The default merges such a child only when that stores no explicit zero: on the PGLIB
+/// The default merges such a child only when that stores no explicit zero: on the PEGASE
 /// KKT matrices (case2869_pegase, case8387_pegase) looser thresholds give fewer fronts
-/// (`always_columns = 16`: 15 317 → 9 856 on case2869) but more delayed pivots (3 268 →
-/// 4 213) and slower factorizations (about 1.2–1.5×).
+/// (`always_columns = 16`: 15 317 → 9 856 on case2869) but mostly more delayed pivots
+/// (3 268 → 4 213) and slower factorizations (about 1.3–1.5×); on the GOC ones they cut
+/// the delays by 2–3× at about the same time (`bench-suites/README.md`, session 20).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Amalgamation {
     /// Such a child is always merged while the merged front has at most this many columns.

@@ -12,7 +12,8 @@
 //!
 //! Usage (release): `cargo bench -p simdnlp-linalg --bench multifrontal -- [reps] [FILE]...`
 //! (default 5 repetitions; `--spread=S` sets the equilibration's early-stop spread,
-//! `MultifrontalLdlt::set_scaling_spread`). Per matrix: median wall times of one numeric
+//! `MultifrontalLdlt::set_scaling_spread`; `--relax=COLUMNS,FRACTION` the amalgamation's
+//! thresholds, `MultifrontalLdlt::set_amalgamation`). Per matrix: median wall times of one numeric
 //! factorization and of one solve, in milliseconds, the mean CPU time of one factorization
 //! (Linux; it does not count time lost to other processes on a busy machine), the
 //! multifrontal's delayed pivots, fronts, largest front, equilibration sweeps and the
@@ -23,6 +24,7 @@ mod common;
 use common::{Rng, median};
 use std::time::Instant;
 
+use simdnlp_linalg::multifrontal::Amalgamation;
 use simdnlp_linalg::sparse::sym_lower_matvec;
 use simdnlp_linalg::{
     FactorStatus, FaerLdlt, FillMethod, FillOrdering, MultifrontalLdlt, Parallelism,
@@ -194,6 +196,16 @@ fn main() {
         a.strip_prefix("--spread=")
             .map(|s| s.parse().expect("--spread=S"))
     });
+    // `--relax=COLUMNS,FRACTION`: the amalgamation thresholds (default the solver's).
+    let relax: Option<Amalgamation> = std::env::args().find_map(|a| {
+        a.strip_prefix("--relax=").map(|s| {
+            let (c, f) = s.split_once(',').expect("--relax=COLUMNS,FRACTION");
+            Amalgamation {
+                always_columns: c.parse().expect("--relax columns"),
+                zero_fraction: f.parse().expect("--relax fraction"),
+            }
+        })
+    });
     let reps = args.first().and_then(|a| a.parse().ok()).unwrap_or(5usize);
     let files = args.iter().skip_while(|a| a.parse::<usize>().is_ok());
     let mut kkts: Vec<Kkt> = files.map(|f| read_kkt(f)).collect();
@@ -244,6 +256,9 @@ fn main() {
         mf.set_ordering(ord);
         if let Some(spread) = spread {
             mf.set_scaling_spread(spread).expect("spread");
+        }
+        if let Some(relax) = relax {
+            mf.set_amalgamation(relax).expect("relax");
         }
         let mt = time_solver(&mut mf, kkt, reps);
         println!(

@@ -12,8 +12,13 @@
 //! interior-point solver uses [`FillOrdering::kkt_matched`]) and postordered by its
 //! elimination tree. Column counts of `L` come from the row subtrees of the etree; columns
 //! are grouped into fundamental supernodes, and a child supernode is merged into its parent
-//! when they are contiguous and the merge adds few explicit zeros (relaxed amalgamation,
-//! [`RELAX_ALWAYS`] / [`RELAX_ZERO_FRACTION`]). Each supernode is one **front**; its row
+//! when the merge adds few explicit zeros (relaxed amalgamation): the child whose columns
+//! end where the parent's begin by [`RELAX_ALWAYS`] / [`RELAX_ZERO_FRACTION`], the other
+//! children by [`Amalgamation`] ([`MultifrontalLdlt::set_amalgamation`]; by default only
+//! when no zero is stored). The columns are then renumbered so that each merged front's
+//! columns are contiguous (fronts in a postorder of the amalgamated tree, each front's
+//! columns in their previous order: still a topological order of the elimination tree,
+//! with the same fill). Each supernode is one **front**; its row
 //! pattern is the union of its columns' entries and its children's patterns, and its
 //! parent in the **assembly tree** is the front holding the first row of that pattern.
 //!
@@ -104,12 +109,12 @@ pub const DEFAULT_SCALING_SWEEPS: usize = 10;
 /// entry lies in `[1 / spread, spread]` ([`MultifrontalLdlt::set_scaling_spread`]).
 pub const DEFAULT_SCALING_SPREAD: f64 = 4.0;
 
-/// Supernodes are always merged with their contiguous parent while the merged front has at
-/// most this many columns.
+/// A supernode is always merged into its parent, when its columns end where the parent's
+/// begin, while the merged front has at most this many columns.
 pub const RELAX_ALWAYS: usize = 16;
 
-/// Beyond [`RELAX_ALWAYS`] columns, a merge is kept while the explicit zeros it stores are
-/// at most this fraction of the merged front's entries.
+/// Beyond [`RELAX_ALWAYS`] columns, a merge with the contiguous parent is kept while the
+/// explicit zeros it stores are at most this fraction of the merged front's entries.
 pub const RELAX_ZERO_FRACTION: f64 = 0.05;
 
 /// Pivots of a front eliminated before they are applied, as one matrix product, to the
@@ -176,6 +181,7 @@ struct Fronts {
 #[derive(Debug)]
 pub struct MultifrontalLdlt {
     ordering: FillOrdering,
+    amalgamation: Amalgamation,
     threshold: f64,
     zero_pivot_tol: f64,
     par: Par,
@@ -251,6 +257,7 @@ impl MultifrontalLdlt {
     pub fn new() -> Self {
         Self {
             ordering: FillOrdering::Amd,
+            amalgamation: Amalgamation::default(),
             threshold: DEFAULT_PIVOT_THRESHOLD,
             zero_pivot_tol: 0.0,
             par: Par::Seq,
@@ -304,6 +311,32 @@ impl MultifrontalLdlt {
     /// The ordering the next analysis will use.
     pub fn ordering(&self) -> FillOrdering {
         self.ordering
+    }
+
+    /// Sets the thresholds of the relaxed amalgamation of children not contiguous with
+    /// their parent at the next [`SymmetricSolver::analyze`] (default
+    /// [`Amalgamation::default`]: only merges that store no explicit zero): fewer, larger
+    /// fronts cost less per front and more in explicit zeros and delayed pivots.
+    ///
+    /// # Errors
+    /// [`LinalgError::InvalidValue`] when the zero fraction is not finite or outside
+    /// `[0, 1]`.
+    pub fn set_amalgamation(&mut self, relax: Amalgamation) -> Result<(), LinalgError> {
+        check_non_negative("amalgamation zero fraction", relax.zero_fraction)?;
+        if relax.zero_fraction > 1.0 {
+            return Err(LinalgError::InvalidValue {
+                what: "amalgamation zero fraction".into(),
+                value: relax.zero_fraction,
+                detail: "must be at most 1".into(),
+            });
+        }
+        self.amalgamation = relax;
+        Ok(())
+    }
+
+    /// The amalgamation thresholds the next analysis will use.
+    pub fn amalgamation(&self) -> Amalgamation {
+        self.amalgamation
     }
 
     /// Sets the pivot threshold `u` (`0 ≤ u ≤ 1`; see the module documentation): larger is
@@ -435,16 +468,18 @@ impl MultifrontalLdlt {
             let counts = column_counts(n, &ptr, &lower, &parent);
             let flops: f64 = counts.iter().map(|&c| (c as f64) * (c as f64)).sum();
             // the kept candidate's etree and column counts build its fronts below
-            Ok((flops, (fwd, inv, parent, counts)))
+            Ok((flops, (fwd, parent, counts)))
         })?;
-        let (fwd, inv, parent, counts) = analysis;
+        let (fwd, parent, counts) = analysis;
         self.method_used = Some(method);
         self.flops = flops;
-        self.fill_inv = inv;
-        self.fill_fwd = fwd;
+        // Amalgamation renumbers the columns (each front's contiguous).
+        let fronts = amalgamate(n, &parent, &counts, self.amalgamation);
+        self.fill_fwd = fronts.perm.iter().map(|&j| fwd[j]).collect();
+        self.fill_inv = invert(&self.fill_fwd);
         let (a_ptr, a_idx, value_map) =
             permute_pattern(n, col_ptr, row_idx, &self.fill_inv, Side::Lower);
-        self.fronts = build_fronts(n, &a_ptr, &a_idx, &parent, &counts);
+        self.fronts = build_fronts(n, &a_ptr, &a_idx, fronts.begin);
         self.a_val = vec![0.0; a_idx.len()];
         self.a_ptr = a_ptr;
         self.a_idx = a_idx;
@@ -1454,16 +1489,51 @@ fn column_counts(n: usize, ptr: &[usize], lower: &[usize], parent: &[usize]) -> 
     counts
 }
 
-/// Supernodes (fundamental, then relaxed amalgamation of contiguous child–parent pairs),
-/// their row patterns, and the assembly tree, for a postordered etree `parent` with column
-/// counts `counts` of the lower-triangle pattern (`a_ptr`, `a_idx`).
-fn build_fronts(
-    n: usize,
-    a_ptr: &[usize],
-    a_idx: &[usize],
-    parent: &[usize],
-    counts: &[usize],
-) -> Fronts {
+/// Thresholds of the relaxed amalgamation of a child supernode whose columns are **not**
+/// contiguous with its parent's (see [`MultifrontalLdlt::set_amalgamation`]); the child
+/// that ends where its parent begins (a chain of the elimination tree) is merged by the
+/// [`RELAX_ALWAYS`] / [`RELAX_ZERO_FRACTION`] rule.
+///
+/// The default merges such a child only when that stores no explicit zero: on the PEGASE
+/// KKT matrices (case2869_pegase, case8387_pegase) looser thresholds give fewer fronts
+/// (`always_columns = 16`: 15 317 → 9 856 on case2869) but mostly more delayed pivots
+/// (3 268 → 4 213) and slower factorizations (about 1.3–1.5×); on the GOC ones they cut
+/// the delays by 2–3× at about the same time (`bench-suites/README.md`, session 20).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Amalgamation {
+    /// Such a child is always merged while the merged front has at most this many columns.
+    pub always_columns: usize,
+    /// Beyond `always_columns`, a merge is kept while the explicit zeros of the merged
+    /// front are at most this fraction (in `[0, 1]`) of its entries.
+    pub zero_fraction: f64,
+}
+
+impl Default for Amalgamation {
+    fn default() -> Self {
+        Self {
+            always_columns: 0,
+            zero_fraction: 0.0,
+        }
+    }
+}
+
+/// The columns of each front after amalgamation, in a new elimination order.
+struct Amalgamated {
+    /// `perm[new] = old`: the columns of each front made contiguous, fronts in a postorder
+    /// of the amalgamated tree, each front's columns in their old (topological) order.
+    perm: Vec<usize>,
+    /// Front `s` owns the new columns `begin[s]..begin[s + 1]`.
+    begin: Vec<usize>,
+}
+
+/// Fundamental supernodes of a postordered etree `parent` with column counts `counts`,
+/// then relaxed amalgamation: a supernode (with the children already merged into it) is
+/// merged into its parent supernode when the merged front stays within the chain rule
+/// ([`RELAX_ALWAYS`] / [`RELAX_ZERO_FRACTION`]) for the child whose columns end where the
+/// parent's begin, within `relax` for the others. The amalgamated tree's fronts are renumbered in
+/// postorder so that each front's columns are contiguous; the new order is still a
+/// topological order of the etree (children before parents), so the fill is unchanged.
+fn amalgamate(n: usize, parent: &[usize], counts: &[usize], relax: Amalgamation) -> Amalgamated {
     let mut n_child_col = vec![0usize; n];
     for &p in parent {
         if p != NONE {
@@ -1486,40 +1556,113 @@ fn build_fronts(
     for s in 0..nsn {
         col_sn[begin[s]..begin[s + 1]].fill(s);
     }
-    // Relaxed amalgamation: children before parents; a supernode merges into its parent when
-    // it ends right where the parent begins and the merge stores few zeros.
-    let mut first = begin[..nsn].to_vec();
-    let last: Vec<usize> = begin[1..].to_vec();
-    let below: Vec<usize> = (0..nsn).map(|s| counts[last[s] - 1] - 1).collect();
+    // The supernodal tree (a postorder: children before parents), children listed per
+    // parent.
+    let sn_parent: Vec<usize> = (0..nsn)
+        .map(|s| match parent[begin[s + 1] - 1] {
+            NONE => NONE,
+            p => col_sn[p],
+        })
+        .collect();
+    let mut kids_ptr = vec![0usize; nsn + 1];
+    for &p in &sn_parent {
+        if p != NONE {
+            kids_ptr[p + 1] += 1;
+        }
+    }
+    for s in 0..nsn {
+        kids_ptr[s + 1] += kids_ptr[s];
+    }
+    let mut kids = vec![0usize; kids_ptr[nsn]];
+    let mut fill = kids_ptr[..nsn].to_vec();
+    for (s, &p) in sn_parent.iter().enumerate() {
+        if p != NONE {
+            kids[fill[p]] = s;
+            fill[p] += 1;
+        }
+    }
+    // Per supernode: columns (its own and those merged into it), rows below its last
+    // column, explicit zeros stored by the merges so far.
+    let mut width: Vec<f64> = (0..nsn).map(|s| (begin[s + 1] - begin[s]) as f64).collect();
+    let below: Vec<f64> = (0..nsn)
+        .map(|s| (counts[begin[s + 1] - 1] - 1) as f64)
+        .collect();
     let mut zeros = vec![0f64; nsn];
     let mut merged_into = vec![NONE; nsn];
-    for c in 0..nsn {
-        let pc = parent[last[c] - 1];
-        if pc == NONE {
+    // Parents after their children: every child is final when its parent is visited.
+    // First the child whose columns end where the parent's begin (the last one in the
+    // postorder: a chain of the etree) with the [`RELAX_ALWAYS`] / [`RELAX_ZERO_FRACTION`]
+    // rule, then the other children with `relax`, those whose rows cover most of the
+    // parent's (fewest new zeros) first.
+    for p in 0..nsn {
+        let children = &mut kids[kids_ptr[p]..kids_ptr[p + 1]];
+        let Some((&mut chain, others)) = children.split_last_mut() else {
             continue;
-        }
-        let p = col_sn[pc];
-        if first[p] != last[c] {
-            continue;
-        }
-        let (wc, wp) = ((last[c] - first[c]) as f64, (last[p] - first[p]) as f64);
-        let extra = wc * (wp + below[p] as f64 - below[c] as f64) + zeros[c] + zeros[p];
-        let w = wc + wp;
-        let total = w * (w + 1.0) / 2.0 + w * below[p] as f64;
-        if (w as usize) <= RELAX_ALWAYS || extra <= RELAX_ZERO_FRACTION * total {
-            merged_into[c] = p;
-            first[p] = first[c];
-            zeros[p] = extra;
+        };
+        others.sort_unstable_by(|&a, &b| below[b].total_cmp(&below[a]));
+        let contiguous = Amalgamation {
+            always_columns: RELAX_ALWAYS,
+            zero_fraction: RELAX_ZERO_FRACTION,
+        };
+        for (c, rule) in
+            std::iter::once((chain, contiguous)).chain(others.iter().map(|&c| (c, relax)))
+        {
+            // A child's rows lie in the parent's columns and rows: merging stores zeros
+            // in its columns for the parent's columns and rows it lacks.
+            let extra = width[c] * (width[p] + below[p] - below[c]) + zeros[c] + zeros[p];
+            let w = width[c] + width[p];
+            let total = w * (w + 1.0) / 2.0 + w * below[p];
+            if w <= rule.always_columns as f64 || extra <= rule.zero_fraction * total {
+                merged_into[c] = p;
+                width[p] = w;
+                zeros[p] = extra;
+            }
         }
     }
-    let mut fr_begin = Vec::new();
+    // Fronts: the supernodes not merged, numbered in increasing order (a postorder of the
+    // amalgamated tree: a front's subtree is a contiguous range of supernodes ending at
+    // it). Merged supernodes belong to their parent's front (visited first, from the top).
+    let mut front_of = vec![NONE; nsn];
+    let mut nf = 0;
     for s in 0..nsn {
         if merged_into[s] == NONE {
-            fr_begin.push(first[s]);
+            front_of[s] = nf;
+            nf += 1;
         }
     }
-    fr_begin.push(n);
+    for s in (0..nsn).rev() {
+        if merged_into[s] != NONE {
+            front_of[s] = front_of[merged_into[s]];
+        }
+    }
+    let mut fr_begin = vec![0usize; nf + 1];
+    for s in 0..nsn {
+        fr_begin[front_of[s] + 1] += begin[s + 1] - begin[s];
+    }
+    for f in 0..nf {
+        fr_begin[f + 1] += fr_begin[f];
+    }
+    let mut at = fr_begin[..nf].to_vec();
+    let mut perm = vec![0usize; n];
+    for s in 0..nsn {
+        let f = front_of[s];
+        for j in begin[s]..begin[s + 1] {
+            perm[at[f]] = j;
+            at[f] += 1;
+        }
+    }
+    Amalgamated {
+        perm,
+        begin: fr_begin,
+    }
+}
+
+/// Row patterns of the fronts owning the columns `fr_begin[s]..fr_begin[s + 1]` (contiguous,
+/// in a topological order of the etree) of the lower-triangle pattern (`a_ptr`, `a_idx`),
+/// and the assembly tree.
+fn build_fronts(n: usize, a_ptr: &[usize], a_idx: &[usize], fr_begin: Vec<usize>) -> Fronts {
     let nf = fr_begin.len() - 1;
+    let mut col_sn = vec![0usize; n];
     for s in 0..nf {
         col_sn[fr_begin[s]..fr_begin[s + 1]].fill(s);
     }

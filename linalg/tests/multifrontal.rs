@@ -8,7 +8,8 @@ use common::*;
 use proptest::prelude::{Strategy, any, prop_assume, proptest};
 use proptest::test_runner::Config as ProptestConfig;
 use simdnlp_linalg::multifrontal::{
-    DEFAULT_PIVOT_THRESHOLD, DEFAULT_SCALING_SPREAD, DEFAULT_SCALING_SWEEPS, PANEL_WIDTH,
+    Amalgamation, DEFAULT_PIVOT_THRESHOLD, DEFAULT_SCALING_SPREAD, DEFAULT_SCALING_SWEEPS,
+    PANEL_WIDTH,
 };
 use simdnlp_linalg::{
     FactorStatus, FaerLdlt, FillMethod, FillOrdering, Inertia, LinalgError, MultifrontalLdlt,
@@ -593,4 +594,107 @@ fn delays_across_children_and_refactorization_reuse_the_buffers() {
             assert!(err < 1e-11, "round {round}: backward error {err:e}");
         }
     }
+}
+
+/// A star: `leaves` columns each coupled only to the centre (the last column), diagonals of
+/// both signs, one leaf with a zero diagonal (delayed when alone in its front). Each leaf
+/// is a child of the centre in the elimination tree; at most one is contiguous with it.
+fn star(leaves: usize) -> SymCoo {
+    let mut a = SymCoo::new(leaves + 1);
+    for j in 0..leaves {
+        let d = if j == 2 {
+            0.0
+        } else if j % 2 == 0 {
+            1.0 + j as f64
+        } else {
+            -1.0 - j as f64
+        };
+        a.push(j, j, d);
+        a.push(leaves, j, 0.5 + 0.1 * j as f64);
+    }
+    a.push(leaves, leaves, 0.25);
+    a
+}
+
+#[test]
+fn non_contiguous_children_are_merged_within_the_budget() {
+    let mut rng = Rng::new(71);
+    let a = star(6);
+    let fronts = |relax: Option<Amalgamation>, rng: &mut Rng| {
+        let mut s = MultifrontalLdlt::new();
+        if let Some(relax) = relax {
+            s.set_amalgamation(relax).unwrap();
+        }
+        check(&mut s, &a, rng, &format!("star {relax:?}"));
+        s.front_count()
+    };
+    // Default: merging a leaf stores zeros (the centre's columns it lacks): refused.
+    let default = fronts(None, &mut rng);
+    assert!(default >= 5, "default merged the leaves: {default} fronts");
+    // Small fronts always merged, or any zeros accepted: one front.
+    let always = Amalgamation {
+        always_columns: 16,
+        zero_fraction: 0.0,
+    };
+    assert_eq!(fronts(Some(always), &mut rng), 1);
+    let any_zeros = Amalgamation {
+        always_columns: 0,
+        zero_fraction: 1.0,
+    };
+    assert_eq!(fronts(Some(any_zeros), &mut rng), 1);
+    // A budget in between: some leaves merged, the rest refused.
+    let some = Amalgamation {
+        always_columns: 0,
+        zero_fraction: 0.3,
+    };
+    let between = fronts(Some(some), &mut rng);
+    assert!(1 < between && between < default, "{between} fronts");
+}
+
+#[test]
+fn amalgamated_kkt_fronts_keep_the_exact_inertia() {
+    let mut rng = Rng::new(72);
+    for (n, m) in [(30, 12), (240, 100)] {
+        let a = kkt_with_free_variables(&mut rng, n, m, 2, 0.0);
+        let mut counts = Vec::new();
+        for (always_columns, zero_fraction) in [(0, 0.0), (4, 0.1), (16, 0.0), (64, 0.5), (0, 1.0)]
+        {
+            let relax = Amalgamation {
+                always_columns,
+                zero_fraction,
+            };
+            for ordering in [FillOrdering::Amd, FillOrdering::KktMatched { n_primal: n }] {
+                let mut s = MultifrontalLdlt::new();
+                s.set_ordering(ordering);
+                s.set_amalgamation(relax).unwrap();
+                assert_eq!(s.amalgamation(), relax);
+                let what = format!("n={n} {relax:?} {ordering:?}");
+                assert_eq!(check(&mut s, &a, &mut rng, &what), FactorStatus::Success);
+                counts.push(s.front_count());
+            }
+        }
+        // Looser budgets give fewer fronts (same ordering).
+        assert!(counts[0] > counts[4], "{counts:?}");
+        assert!(counts[1] > counts[5], "{counts:?}");
+        assert!(counts[8] <= counts[6], "{counts:?}");
+    }
+}
+
+#[test]
+fn amalgamation_thresholds_are_validated() {
+    let mut s = MultifrontalLdlt::new();
+    for bad in [-0.1, 1.5, f64::NAN, f64::INFINITY] {
+        let relax = Amalgamation {
+            always_columns: 0,
+            zero_fraction: bad,
+        };
+        assert!(
+            matches!(
+                s.set_amalgamation(relax),
+                Err(LinalgError::InvalidValue { .. })
+            ),
+            "{bad}"
+        );
+    }
+    assert_eq!(s.amalgamation(), Amalgamation::default());
 }

@@ -34,7 +34,9 @@
 //! No fused multiply-add is used (Rust never contracts `a * b + c`), every lane runs the same
 //! IEEE operations whatever the vector width, so the one-point functions ([`exp`], [`sin`],
 //! [`cos`], [`sin_cos`]), the [`LANES`]-point functions, the slice functions and their AVX2
-//! copies (x86-64, chosen once at run time) are bitwise identical — on every machine.
+//! and AVX-512F copies (x86-64, chosen once at run time; the AVX-512F copies only with a
+//! compiler that accepts that target feature, Rust 1.89 or newer: `cfg(vmath_avx512)`,
+//! set by `build.rs`) are bitwise identical — on every machine.
 
 /// Points per call of the lane functions (and per iteration of the JIT-compiled loops).
 pub(crate) const LANES: usize = 8;

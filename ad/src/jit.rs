@@ -3,11 +3,11 @@
 //! the program's registers in SSA values (machine registers or spill slots, chosen by
 //! Cranelift's register allocator) and writes its outputs where the interpreter writes them.
 //!
-//! The loop runs [`LANES`] (4) points per iteration while that many are left, then one at
+//! The loop runs [`LANES`] (8) points per iteration while that many are left, then one at
 //! a time: the body is the program unrolled per point, and each `exp`, `sin` and `cos` (and
 //! each `sin`/`cos` pair of one value) is one call of a lane function of [`crate::vmath`]
-//! for the four points (arguments in registers, results in a stack slot; AVX2 where the
-//! CPU has it).
+//! for the eight points (arguments in registers, results in a stack slot; AVX-512 or AVX2
+//! where the CPU has it).
 //! Between two such calls the instructions are emitted point after point, so fewer values
 //! are live across a call. The remainder points call the one-point versions, which are
 //! bitwise the lane functions' results per point.

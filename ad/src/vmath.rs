@@ -34,10 +34,12 @@
 //! No fused multiply-add is used (Rust never contracts `a * b + c`), every lane runs the same
 //! IEEE operations whatever the vector width, so the one-point functions ([`exp`], [`sin`],
 //! [`cos`], [`sin_cos`]), the [`LANES`]-point functions, the slice functions and their AVX2
-//! copies (x86-64, chosen once at run time) are bitwise identical — on every machine.
+//! and AVX-512F copies (x86-64, chosen once at run time; the AVX-512F copies only with a
+//! compiler that accepts that target feature, Rust 1.89 or newer: `cfg(vmath_avx512)`,
+//! set by `build.rs`) are bitwise identical — on every machine.
 
 /// Points per call of the lane functions (and per iteration of the JIT-compiled loops).
-pub(crate) const LANES: usize = 4;
+pub(crate) const LANES: usize = 8;
 
 /// `1.5 · 2⁵²`: `(v + MAGIC) - MAGIC` rounds `v` (|v| < 2⁵¹) to the nearest integer, and the
 /// low bits of `v + MAGIC` are that integer in two's complement.
@@ -282,9 +284,16 @@ fn map_slice(
 }
 
 macro_rules! slice_fn {
-    ($(#[$m:meta])* $name:ident, $avx2:ident, $base:ident, $kernel:ident) => {
+    ($(#[$m:meta])* $name:ident, $avx2:ident, $avx512:ident, $base:ident, $kernel:ident) => {
         $(#[$m])*
         pub(crate) fn $name(dst: &mut [f64], src: &[f64]) {
+            #[cfg(all(target_arch = "x86_64", vmath_avx512))]
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the CPU has AVX-512F (checked just above), the only requirement
+                // of calling a function compiled with `target_feature(enable = "avx512f")`.
+                unsafe { $avx512(dst, src) };
+                return;
+            }
             #[cfg(target_arch = "x86_64")]
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU has AVX2 (checked just above), the only requirement of
@@ -307,32 +316,44 @@ macro_rules! slice_fn {
         unsafe fn $avx2(dst: &mut [f64], src: &[f64]) {
             map_slice(dst, src, |s, d| $kernel(s, d), |s, d| $kernel(s, d));
         }
+
+        /// # Safety
+        ///
+        /// The CPU has AVX-512F.
+        #[cfg(all(target_arch = "x86_64", vmath_avx512))]
+        #[target_feature(enable = "avx512f")]
+        unsafe fn $avx512(dst: &mut [f64], src: &[f64]) {
+            map_slice(dst, src, |s, d| $kernel(s, d), |s, d| $kernel(s, d));
+        }
     };
 }
 
 slice_fn!(
     /// `dst[l] = e^src[l]` (over the shorter of the two).
-    exp_slice, exp_slice_avx2, exp_slice_base, exp_n
+    exp_slice, exp_slice_avx2, exp_slice_avx512, exp_slice_base, exp_n
 );
 slice_fn!(
     /// `dst[l] = sin src[l]` (over the shorter of the two).
-    sin_slice, sin_slice_avx2, sin_slice_base, sin_n
+    sin_slice, sin_slice_avx2, sin_slice_avx512, sin_slice_base, sin_n
 );
 slice_fn!(
     /// `dst[l] = cos src[l]` (over the shorter of the two).
-    cos_slice, cos_slice_avx2, cos_slice_base, cos_n
+    cos_slice, cos_slice_avx2, cos_slice_avx512, cos_slice_base, cos_n
 );
 
 // ---- the JIT's entry points: `LANES` points in place in a stack slot ------------------------
 
 macro_rules! jit_fn {
-    ($(#[$m:meta])* $base:ident, $avx2:ident, $avx2_inner:ident, |$x:ident, $out:ident| $body:expr) => {
+    ($(#[$m:meta])* $base:ident, $avx2:ident, $avx2_inner:ident, $avx512:ident, $avx512_inner:ident, |$x:ident, $out:ident| $body:expr) => {
         $(#[$m])*
-        extern "C" fn $base(a0: f64, a1: f64, a2: f64, a3: f64, out: *mut Slot) {
+        extern "C" fn $base(
+            a0: f64, a1: f64, a2: f64, a3: f64, a4: f64, a5: f64, a6: f64, a7: f64,
+            out: *mut Slot,
+        ) {
             // SAFETY: the generated code passes its own 8-aligned stack slot of
             // `2 * LANES` doubles (a `Slot`), not aliased during the call.
             let $out = unsafe { &mut *out };
-            let $x = [a0, a1, a2, a3];
+            let $x = [a0, a1, a2, a3, a4, a5, a6, a7];
             $body
         }
 
@@ -340,49 +361,82 @@ macro_rules! jit_fn {
         #[target_feature(enable = "avx2")]
         // the arguments one by one (in registers, assembled here): an array argument would
         // be stored lane by lane by the caller and loaded as one vector (a store-forwarding
-        // stall)
-        unsafe fn $avx2_inner(a0: f64, a1: f64, a2: f64, a3: f64, $out: &mut Slot) {
-            let $x = [a0, a1, a2, a3];
+        // stall); `extern "C"`: the eight arguments in the floating-point argument
+        // registers, as the entry point got them
+        unsafe extern "C" fn $avx2_inner(
+            a0: f64, a1: f64, a2: f64, a3: f64, a4: f64, a5: f64, a6: f64, a7: f64,
+            $out: &mut Slot,
+        ) {
+            let $x = [a0, a1, a2, a3, a4, a5, a6, a7];
             $body
         }
 
         #[cfg(target_arch = "x86_64")]
-        extern "C" fn $avx2(a0: f64, a1: f64, a2: f64, a3: f64, out: *mut Slot) {
+        extern "C" fn $avx2(
+            a0: f64, a1: f64, a2: f64, a3: f64, a4: f64, a5: f64, a6: f64, a7: f64,
+            out: *mut Slot,
+        ) {
             // SAFETY: as in the baseline entry point; the JIT takes this address only when
             // the CPU has AVX2 (`LaneFn::address`), the requirement of calling `$avx2_inner`.
-            unsafe { $avx2_inner(a0, a1, a2, a3, &mut *out) }
+            unsafe { $avx2_inner(a0, a1, a2, a3, a4, a5, a6, a7, &mut *out) }
+        }
+
+        #[cfg(all(target_arch = "x86_64", vmath_avx512))]
+        #[target_feature(enable = "avx512f")]
+        // as `$avx2_inner`
+        unsafe extern "C" fn $avx512_inner(
+            a0: f64, a1: f64, a2: f64, a3: f64, a4: f64, a5: f64, a6: f64, a7: f64,
+            $out: &mut Slot,
+        ) {
+            let $x = [a0, a1, a2, a3, a4, a5, a6, a7];
+            $body
+        }
+
+        #[cfg(all(target_arch = "x86_64", vmath_avx512))]
+        extern "C" fn $avx512(
+            a0: f64, a1: f64, a2: f64, a3: f64, a4: f64, a5: f64, a6: f64, a7: f64,
+            out: *mut Slot,
+        ) {
+            // SAFETY: as in the baseline entry point; the JIT takes this address only when
+            // the CPU has AVX-512F (`LaneFn::address`), the requirement of calling
+            // `$avx512_inner`.
+            unsafe { $avx512_inner(a0, a1, a2, a3, a4, a5, a6, a7, &mut *out) }
         }
     };
 }
 
 /// The stack slot the JIT passes for the results (the `cos` of [`LaneFn::SinCos`] in the
-/// second half); the `LANES` arguments come in registers.
+/// second half); the `LANES` arguments come in registers (eight `f64` parameters: the
+/// floating-point argument registers of the x86-64 System V convention).
 pub(crate) type Slot = [[f64; LANES]; 2];
 
-// the entry points take the arguments as four parameters
-const _: () = assert!(LANES == 4);
+/// The C-ABI signature of the lane functions' entry points.
+type Entry = extern "C" fn(f64, f64, f64, f64, f64, f64, f64, f64, *mut Slot);
+
+// the entry points take the arguments as eight parameters
+const _: () = assert!(LANES == 8);
 
 jit_fn!(
     /// `out[0][l] = e^x[l]`.
-    jit_exp, jit_exp_avx2, jit_exp_avx2_inner, |x, out| exp_n(&x, &mut out[0])
+    jit_exp, jit_exp_avx2, jit_exp_avx2_inner, jit_exp_avx512, jit_exp_avx512_inner, |x, out| exp_n(&x, &mut out[0])
 );
 jit_fn!(
     /// `out[0][l] = sin x[l]`.
-    jit_sin, jit_sin_avx2, jit_sin_avx2_inner, |x, out| sin_n(&x, &mut out[0])
+    jit_sin, jit_sin_avx2, jit_sin_avx2_inner, jit_sin_avx512, jit_sin_avx512_inner, |x, out| sin_n(&x, &mut out[0])
 );
 jit_fn!(
     /// `out[0][l] = cos x[l]`.
-    jit_cos, jit_cos_avx2, jit_cos_avx2_inner, |x, out| cos_n(&x, &mut out[0])
+    jit_cos, jit_cos_avx2, jit_cos_avx2_inner, jit_cos_avx512, jit_cos_avx512_inner, |x, out| cos_n(&x, &mut out[0])
 );
 jit_fn!(
     /// `out[0][l], out[1][l] = sin x[l], cos x[l]`.
-    jit_sin_cos, jit_sin_cos_avx2, jit_sin_cos_avx2_inner, |x, out| {
+    jit_sin_cos, jit_sin_cos_avx2, jit_sin_cos_avx2_inner, jit_sin_cos_avx512, jit_sin_cos_avx512_inner, |x, out| {
         let [sin, cos] = out;
         sin_cos_n(&x, sin, cos)
     }
 );
 
-/// A lane function the JIT calls as `f(x0, x1, x2, x3, slot)`, the results in the
+/// A lane function the JIT calls as `f(x0, .., x7, slot)`, the results in the
 /// [`Slot`] (`cos` of [`LaneFn::SinCos`] in its second half).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum LaneFn {
@@ -395,13 +449,22 @@ pub(crate) enum LaneFn {
 impl LaneFn {
     /// The address of the C-ABI entry point for this CPU.
     pub(crate) fn address(self) -> usize {
-        type Entry = extern "C" fn(f64, f64, f64, f64, *mut Slot);
         let base: Entry = match self {
             LaneFn::Exp => jit_exp,
             LaneFn::Sin => jit_sin,
             LaneFn::Cos => jit_cos,
             LaneFn::SinCos => jit_sin_cos,
         };
+        #[cfg(all(target_arch = "x86_64", vmath_avx512))]
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            let avx512: Entry = match self {
+                LaneFn::Exp => jit_exp_avx512,
+                LaneFn::Sin => jit_sin_avx512,
+                LaneFn::Cos => jit_cos_avx512,
+                LaneFn::SinCos => jit_sin_cos_avx512,
+            };
+            return avx512 as usize;
+        }
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             let avx2: Entry = match self {
@@ -418,10 +481,39 @@ impl LaneFn {
     /// Runs the entry point [`LaneFn::address`] gives on `x` (for tests).
     #[cfg(test)]
     fn call(self, x: [f64; LANES], slot: &mut Slot) {
-        type Entry = extern "C" fn(f64, f64, f64, f64, *mut Slot);
         // SAFETY: `address` is the address of an `Entry` (see there).
         let f = unsafe { std::mem::transmute::<usize, Entry>(self.address()) };
-        f(x[0], x[1], x[2], x[3], slot)
+        f(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], slot)
+    }
+
+    /// Every entry point of this function that this CPU can run, by name (for tests:
+    /// the copies must agree bitwise).
+    #[cfg(test)]
+    fn entries(self) -> Vec<(&'static str, Entry)> {
+        let pick = |fs: [Entry; 4]| match self {
+            LaneFn::Exp => fs[0],
+            LaneFn::Sin => fs[1],
+            LaneFn::Cos => fs[2],
+            LaneFn::SinCos => fs[3],
+        };
+        let mut v: Vec<(&'static str, Entry)> =
+            vec![("base", pick([jit_exp, jit_sin, jit_cos, jit_sin_cos]))];
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            let f = pick([jit_exp_avx2, jit_sin_avx2, jit_cos_avx2, jit_sin_cos_avx2]);
+            v.push(("avx2", f));
+        }
+        #[cfg(all(target_arch = "x86_64", vmath_avx512))]
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            let f = pick([
+                jit_exp_avx512,
+                jit_sin_avx512,
+                jit_cos_avx512,
+                jit_sin_cos_avx512,
+            ]);
+            v.push(("avx512", f));
+        }
+        v
     }
 }
 

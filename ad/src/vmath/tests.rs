@@ -227,6 +227,22 @@ fn check_bitwise(xs: &[f64]) {
         }
         fns.push(("avx2", e, si, co));
     }
+    #[cfg(all(target_arch = "x86_64", vmath_avx512))]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        fn e(d: &mut [f64], s: &[f64]) {
+            // SAFETY: AVX-512F was detected by the caller.
+            unsafe { exp_slice_avx512(d, s) }
+        }
+        fn si(d: &mut [f64], s: &[f64]) {
+            // SAFETY: AVX-512F was detected by the caller.
+            unsafe { sin_slice_avx512(d, s) }
+        }
+        fn co(d: &mut [f64], s: &[f64]) {
+            // SAFETY: AVX-512F was detected by the caller.
+            unsafe { cos_slice_avx512(d, s) }
+        }
+        fns.push(("avx512", e, si, co));
+    }
     for (name, fe, fs, fc) in fns {
         for (what, f, want) in [("exp", fe, &e1), ("sin", fs, &s1), ("cos", fc, &c1)] {
             let mut out = vec![0.0; xs.len()];
@@ -235,26 +251,35 @@ fn check_bitwise(xs: &[f64]) {
             assert_eq!(&got, want, "{name} {what}");
         }
     }
-    // the JIT entry points, LANES at a time (the last chunk padded)
+    // the JIT entry points (the dispatched one and every copy this CPU runs), LANES at a
+    // time (the last chunk padded)
     for chunk in xs.chunks(LANES) {
         let mut input = [0.5; LANES];
         input[..chunk.len()].copy_from_slice(chunk);
         for f in [LaneFn::Exp, LaneFn::Sin, LaneFn::Cos, LaneFn::SinCos] {
-            let mut slot = [[0.0; LANES]; 2];
-            f.call(input, &mut slot);
-            for (l, &x) in chunk.iter().enumerate() {
-                let want = match f {
-                    LaneFn::Exp => vec![exp(x)],
-                    LaneFn::Sin => vec![sin(x)],
-                    LaneFn::Cos => vec![cos(x)],
-                    LaneFn::SinCos => vec![sin(x), cos(x)],
-                };
-                let got: Vec<f64> = slot.iter().take(want.len()).map(|h| h[l]).collect();
-                let (w, g): (Vec<u64>, Vec<u64>) = (
-                    want.iter().map(|v| v.to_bits()).collect(),
-                    got.iter().map(|v| v.to_bits()).collect(),
-                );
-                assert_eq!(g, w, "{f:?} lane {l} at {x:e}");
+            let mut slots = vec![("dispatch", [[0.0; LANES]; 2])];
+            f.call(input, &mut slots[0].1);
+            for (name, entry) in f.entries() {
+                let mut slot = [[0.0; LANES]; 2];
+                let x = input;
+                entry(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], &mut slot);
+                slots.push((name, slot));
+            }
+            for (name, slot) in &slots {
+                for (l, &x) in chunk.iter().enumerate() {
+                    let want = match f {
+                        LaneFn::Exp => vec![exp(x)],
+                        LaneFn::Sin => vec![sin(x)],
+                        LaneFn::Cos => vec![cos(x)],
+                        LaneFn::SinCos => vec![sin(x), cos(x)],
+                    };
+                    let got: Vec<f64> = slot.iter().take(want.len()).map(|h| h[l]).collect();
+                    let (w, g): (Vec<u64>, Vec<u64>) = (
+                        want.iter().map(|v| v.to_bits()).collect(),
+                        got.iter().map(|v| v.to_bits()).collect(),
+                    );
+                    assert_eq!(g, w, "{f:?} {name} lane {l} at {x:e}");
+                }
             }
         }
     }
@@ -330,4 +355,65 @@ fn ulp_report() {
     let wide: Vec<f64> = sweep(-TRIG_MAX, TRIG_MAX, n).collect();
     report("sin wide", wide.clone(), sin, libm_sin);
     report("cos wide", wide, cos, libm_cos);
+}
+
+/// Timings of the JIT entry points (independent calls, and a chain where each call's
+/// arguments depend on the previous results) and of libm, in ns per point
+/// (`cargo test --release -p simdnlp-ad --lib vmath::tests::lane_timings -- --ignored --nocapture`).
+#[test]
+#[ignore = "a timing report, not a check"]
+fn lane_timings() {
+    use std::hint::black_box;
+    use std::time::Instant;
+    let n = 200_000;
+    let xs: Vec<f64> = (0..n).map(|k| -1.2 + 2.4 * (k as f64 / n as f64)).collect();
+    for f in [LaneFn::Exp, LaneFn::Sin, LaneFn::SinCos] {
+        let mut best = (f64::INFINITY, f64::INFINITY);
+        for _ in 0..5 {
+            let mut slot = [[0.0; LANES]; 2];
+            let t = Instant::now();
+            let mut acc = 0.0;
+            for c in xs.chunks_exact(LANES) {
+                let mut a = [0.0; LANES];
+                a.copy_from_slice(c);
+                f.call(black_box(a), &mut slot);
+                acc += slot[0][0];
+            }
+            black_box(acc);
+            best.0 = best.0.min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
+            let t = Instant::now();
+            let mut prev = 0.0;
+            for c in xs.chunks_exact(LANES) {
+                let d = prev * 1e-30;
+                let mut a = [0.0; LANES];
+                for (a, &c) in a.iter_mut().zip(c) {
+                    *a = c + d;
+                }
+                f.call(a, &mut slot);
+                prev = slot[0][LANES - 1];
+            }
+            black_box(prev);
+            best.1 = best.1.min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
+        }
+        eprintln!(
+            "{f:?}: independent {:.2} ns/point, chained {:.2} ns/point",
+            best.0, best.1
+        );
+    }
+    let mut best = [f64::INFINITY; 3];
+    for _ in 0..5 {
+        for (i, g) in [f64::exp, f64::sin, f64::cos].into_iter().enumerate() {
+            let t = Instant::now();
+            let mut acc = 0.0;
+            for &x in &xs {
+                acc += g(black_box(x));
+            }
+            black_box(acc);
+            best[i] = best[i].min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
+        }
+    }
+    eprintln!(
+        "libm exp {:.2}, sin {:.2}, cos {:.2} ns/point",
+        best[0], best[1], best[2]
+    );
 }

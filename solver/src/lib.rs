@@ -138,6 +138,7 @@ pub mod drive;
 pub mod evaluate;
 pub mod evaluation;
 mod fixed;
+mod hybrid_kkt;
 pub mod host_kkt;
 mod ipm;
 pub mod layout;

@@ -48,7 +48,9 @@ const CG_MAX_ITERATIONS: usize = 100;
 pub(crate) struct HybridKkt {
     /// Pattern of `K_γ = H + Jᵀ D J` over all model rows.
     pattern: CondensedKkt,
-    /// γ (`hybrid_gamma`).
+    /// `hybrid_gamma`: γ relative to the Hessian's largest entry.
+    gamma_rel: f64,
+    /// γ of the last factorization.
     gamma: f64,
     n: usize,
     /// Model row of each slack (slack `k` of inequality row `slack_rows[k]`).
@@ -121,6 +123,7 @@ impl HybridKkt {
         Ok(Self {
             kvals: vec![0.0; pattern.nnz()],
             pattern,
+            gamma_rel: gamma,
             gamma,
             n,
             slack_rows: lay.slack_rows.clone(),
@@ -173,6 +176,9 @@ impl HybridKkt {
     ) -> Result<FactorStatus, SolverError> {
         let n = self.n;
         self.delta_c = delta_c;
+        // γ relative to the curvature it must overcome on the range of Jₑᵀ
+        let w_max = hess.iter().fold(1.0f64, |a, &v| a.max(v.abs()));
+        self.gamma = self.gamma_rel * w_max;
         self.sigma_s.copy_from_slice(&diag_w[n..]);
         let alpha = self.alpha();
         for &j in &self.eq_rows {
@@ -321,5 +327,181 @@ impl SpdOperator for SchurComplement<'_> {
             out[i] += self.jac[k] * t[c];
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use simdnlp_linalg::{FaerLlt, Parallelism};
+
+    /// Dense Gaussian elimination with partial pivoting: solves `a x = b` in place.
+    fn dense_solve(mut a: Vec<Vec<f64>>, b: &mut [f64]) {
+        let n = b.len();
+        for k in 0..n {
+            let p = (k..n)
+                .max_by(|&i, &j| a[i][k].abs().total_cmp(&a[j][k].abs()))
+                .unwrap();
+            a.swap(k, p);
+            b.swap(k, p);
+            for i in k + 1..n {
+                let f = a[i][k] / a[k][k];
+                for j in k..n {
+                    a[i][j] -= f * a[k][j];
+                }
+                b[i] -= f * b[k];
+            }
+        }
+        for k in (0..n).rev() {
+            let s: f64 = (k + 1..n).map(|j| a[k][j] * b[j]).sum();
+            b[k] = (b[k] - s) / a[k][k];
+        }
+    }
+
+    /// Problem: n = 4 variables, rows 0 and 2 equalities, rows 1 and 3 inequalities with
+    /// slacks 0 and 1 (slack 1 without a barrier term: Σ' = 0 at δw = 0).
+    fn layout() -> Layout {
+        Layout {
+            n: 4,
+            m: 4,
+            ns: 2,
+            slack_rows: vec![1, 3],
+            rhs: vec![0.0; 4],
+            lo: vec![],
+            up: vec![],
+            lower_idx: vec![],
+            upper_idx: vec![],
+            damp_l: vec![],
+            damp_u: vec![],
+        }
+    }
+
+    /// The hybrid solve agrees with a dense solve of the full (uncondensed) system, with
+    /// and without δc, with a slack whose Σ' is zero.
+    #[test]
+    fn hybrid_solve_matches_the_dense_full_system() {
+        let lay = layout();
+        let (n, m, ns) = (4, 4, 2);
+        // W lower triangle: an indefinite Hessian made definite on the null space of Jₑ
+        let hrows = [0, 1, 1, 2, 3, 3];
+        let hcols = [0, 0, 1, 2, 1, 3];
+        let hvals = [2.0, 0.5, -1.0, 3.0, 0.25, 1.5];
+        let jrows = [0, 0, 1, 1, 2, 2, 2, 3];
+        let jcols = [0, 1, 1, 3, 0, 2, 3, 2];
+        let jvals = [1.0, 2.0, -1.0, 0.5, 0.3, 1.0, -2.0, 4.0];
+        let sigma = [0.7, 1.3, 0.2, 0.9, 5.0, 0.0];
+        for delta_c in [0.0, 1e-3] {
+            let mut form = HybridKkt::new(&lay, (&hrows, &hcols), (&jrows, &jcols), 1e4).unwrap();
+            let mut factor = FaerLlt::new(Parallelism::Sequential);
+            let pat = form.pattern().clone();
+            factor.analyze(n, pat.col_ptr(), pat.row_idx()).unwrap();
+            let st = form
+                .factorize(&mut factor, &hvals, &sigma, &jvals, delta_c)
+                .unwrap();
+            assert_eq!(st, FactorStatus::Success);
+            let rhs: Vec<f64> = (0..n + ns + m)
+                .map(|i| (i as f64 * 0.7).sin() + 0.1)
+                .collect();
+            let mut v = rhs.clone();
+            form.solve(&mut factor, &jvals, (&jrows, &jcols), &mut v)
+                .unwrap();
+            assert!(form.last_cg().converged, "{:?}", form.last_cg());
+            // dense full system over (x, s, y)
+            let nk = n + ns + m;
+            let mut a = vec![vec![0.0; nk]; nk];
+            for ((&r, &c), &h) in hrows.iter().zip(&hcols).zip(&hvals) {
+                a[r][c] += h;
+                if r != c {
+                    a[c][r] += h;
+                }
+            }
+            for (i, &s) in sigma.iter().enumerate() {
+                a[i][i] += s;
+            }
+            for ((&r, &c), &j) in jrows.iter().zip(&jcols).zip(&jvals) {
+                a[n + ns + r][c] += j;
+                a[c][n + ns + r] += j;
+            }
+            for (k, &r) in lay.slack_rows.iter().enumerate() {
+                a[n + ns + r][n + k] = -1.0;
+                a[n + k][n + ns + r] = -1.0;
+            }
+            for r in 0..m {
+                a[n + ns + r][n + ns + r] = -delta_c;
+            }
+            let mut expected = rhs.clone();
+            dense_solve(a, &mut expected);
+            for (i, (got, want)) in v.iter().zip(&expected).enumerate() {
+                assert!(
+                    (got - want).abs() <= 1e-8 * want.abs().max(1.0),
+                    "δc = {delta_c}, component {i}: {got} vs {want}"
+                );
+            }
+        }
+    }
+
+    /// The conjugate gradients on the Schur complement agree with a dense solve of the
+    /// Schur complement `Jₑ K_γ⁻¹ Jₑᵀ + δc(1 + γ δc) I` formed column by column.
+    #[test]
+    fn schur_cg_matches_a_dense_schur_solve() {
+        let lay = layout();
+        let n = 4;
+        let hrows = [0, 1, 2, 3];
+        let hcols = [0, 1, 2, 3];
+        let hvals = [1.0, 2.0, 3.0, 4.0];
+        let jrows = [0, 0, 1, 2, 2, 3];
+        let jcols = [0, 1, 1, 1, 2, 3];
+        let jvals = [1.0, -1.0, 1.0, 2.0, 0.5, 1.0];
+        let sigma = [0.1, 0.1, 0.1, 0.1, 2.0, 3.0];
+        let (gamma, delta_c) = (100.0, 1e-4);
+        let mut form = HybridKkt::new(&lay, (&hrows, &hcols), (&jrows, &jcols), gamma).unwrap();
+        let mut factor = FaerLlt::new(Parallelism::Sequential);
+        let pat = form.pattern().clone();
+        factor.analyze(n, pat.col_ptr(), pat.row_idx()).unwrap();
+        form.factorize(&mut factor, &hvals, &sigma, &jvals, delta_c)
+            .unwrap();
+        let shift = delta_c * (1.0 + form.gamma * delta_c);
+        let eq = [0usize, 2];
+        let mut x_tmp = vec![0.0; n];
+        let mut op = SchurComplement {
+            factor: &mut factor,
+            jac: &jvals,
+            eq_entries: &form.eq_entries,
+            eq_entry_rows: &form.eq_entry_rows,
+            eq_entry_cols: &form.eq_entry_cols,
+            shift,
+            scratch: &mut x_tmp,
+        };
+        // dense Schur complement, column by column
+        let mut s = vec![vec![0.0; 2]; 2];
+        for c in 0..2 {
+            let mut e = [0.0; 2];
+            e[c] = 1.0;
+            let mut col = [0.0; 2];
+            op.apply(&e, &mut col).unwrap();
+            for r in 0..2 {
+                s[r][c] = col[r];
+            }
+        }
+        assert!(
+            (s[0][1] - s[1][0]).abs() < 1e-12 * s[0][0].abs(),
+            "symmetric"
+        );
+        let b = [0.3, -1.1];
+        let mut want = b;
+        dense_solve(s, &mut want);
+        let mut got = [0.0; 2];
+        let mut work = CgWork::new(2);
+        let opts = CgOptions {
+            relative_tol: 1e-14,
+            max_iterations: 10,
+        };
+        let stats = conjugate_gradient(&mut op, &b, &mut got, &mut work, &opts).unwrap();
+        assert!(stats.converged && stats.iterations <= 2, "{stats:?}");
+        for (g, w) in got.iter().zip(&want) {
+            assert!((g - w).abs() < 1e-10 * w.abs().max(1.0), "{g} vs {w}");
+        }
+        assert_eq!(eq.len(), form.eq_rows.len());
+        assert_eq!(form.eq_rows, eq);
     }
 }

@@ -48,7 +48,7 @@ const CG_MAX_ITERATIONS: usize = 100;
 pub(crate) struct HybridKkt {
     /// Pattern of `K_γ = H + Jᵀ D J` over all model rows.
     pattern: CondensedKkt,
-    /// `hybrid_gamma`: γ relative to the Hessian's largest entry.
+    /// `hybrid_gamma`: γ relative to `max(1, max|W_ij|)`.
     gamma_rel: f64,
     /// γ of the last factorization.
     gamma: f64,
@@ -87,8 +87,8 @@ pub(crate) struct HybridKkt {
 
 impl HybridKkt {
     /// The hybrid form of `lay`'s problem with Hessian pattern `hess` and Jacobian pattern
-    /// `jac` (COO rows and columns), γ = `gamma`. Returns it with the pattern of `K_γ`
-    /// (for the symbolic analysis).
+    /// `jac` (COO rows and columns), γ = `gamma` times `max(1, max|W_ij|)` at each
+    /// factorization (`hybrid_gamma`).
     ///
     /// # Errors
     /// [`SolverError::Linalg`] for a pattern index outside its matrix.
@@ -159,7 +159,8 @@ impl HybridKkt {
         self.gamma / (1.0 + self.gamma * self.delta_c)
     }
 
-    /// Assembles `K_γ` from the Hessian values `hess`, the primal diagonal `diag_w = Σ + δw`
+    /// Assembles `K_γ` (γ = `hybrid_gamma · max(1, max|hess|)`) from the Hessian values
+    /// `hess`, the primal diagonal `diag_w = Σ + δw`
     /// (length `n + ns`), the Jacobian values `jac` and δc, and factorizes it with
     /// `factor` (Cholesky).
     ///
@@ -262,6 +263,14 @@ impl HybridKkt {
             &mut self.cg,
             &opts,
         )?;
+        if !self.last_cg.converged {
+            tracing::debug!(
+                cg = ?self.last_cg,
+                gamma = self.gamma,
+                delta_c,
+                "hybrid KKT: conjugate gradients did not converge"
+            );
+        }
         // dx = K⁻¹(g − Jₑᵀ z)
         let g = &mut self.x_work;
         for ((&k, &i), &c) in self

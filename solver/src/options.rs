@@ -212,7 +212,7 @@ pub enum KktKind {
     /// Hybrid condensed system (Golub–Greif's augmented Lagrangian form): the inequality
     /// rows are condensed as in [`KktKind::Condensed`], the equality rows `Jₑ` keep no slack
     /// and stay exact. `K_γ = W + Σx + δw + Jᵢᵀ Dᵢ Jᵢ + α Jₑᵀ Jₑ`
-    /// (`α = γ/(1 + γ δc)`, γ = `hybrid_gamma`) is factorized with Cholesky (faer), the
+    /// (`α = γ/(1 + γ δc)`, γ = `hybrid_gamma · max(1, max|W_ij|)`) is factorized with Cholesky (faer), the
     /// equality multipliers come from the Schur complement `Jₑ K_γ⁻¹ Jₑᵀ + δc(1 + γ δc) I`
     /// solved by conjugate gradients (each iteration one solve with the factor of `K_γ`,
     /// counted in `CallbackCounts::cg_iterations`). A failed Cholesky counts as wrong
@@ -664,11 +664,14 @@ options_table! {
         /// Half-width of the range that replaces an equality row in the condensed formulation,
         /// relative to `max(1, |c|)` (the default is `bound_relax_factor`'s).
         equality_relax: f64 = 1e-8, (x > 0);
-        /// γ of `kkt = hybrid` (absolute): the weight of the augmented Lagrangian term
-        /// `γ Jₑᵀ Jₑ` of the equality rows in the condensed matrix `K_γ`, see
-        /// [`KktKind::Hybrid`]. Larger γ: fewer conjugate-gradient iterations on the Schur
-        /// complement (its eigenvalues cluster at `1/γ`), a worse conditioned `K_γ`.
-        hybrid_gamma: f64 = 1e6, (x > 0);
+        /// γ of `kkt = hybrid`, relative to the largest Hessian entry `max(1, max|W_ij|)` of
+        /// each factorization: the weight of the augmented Lagrangian term `γ Jₑᵀ Jₑ` of the
+        /// equality rows in the condensed matrix `K_γ`, see [`KktKind::Hybrid`]. Larger γ:
+        /// fewer conjugate-gradient iterations on the Schur complement (its eigenvalues
+        /// cluster at `1/γ`) and a positive definite `K_γ` where the problem's curvature on
+        /// the equality rows' range is negative, but a worse conditioned `K_γ`. Measured on
+        /// four RTE cases (bench-suites/README.md, issue 12): 1e4 the most even.
+        hybrid_gamma: f64 = 1e4, (x > 0);
         /// Threads of the sparse factorization and solves: `1` sequential, `0`
         /// rayon's current pool size, `k > 1` the global rayon pool with `k` threads.
         factorization_threads: usize = 1, (any);

@@ -670,8 +670,8 @@ options_table! {
         /// fewer conjugate-gradient iterations on the Schur complement (its eigenvalues
         /// cluster at `1/γ`) and a positive definite `K_γ` where the problem's curvature on
         /// the equality rows' range is negative, but a worse conditioned `K_γ`. Measured on
-        /// four RTE cases (bench-suites/README.md, issue 12): 1e4 the most even.
-        hybrid_gamma: f64 = 1e4, (x > 0);
+        /// the RTE and PEGASE cases (bench-suites/README.md, issue 12): 1e5 the most even.
+        hybrid_gamma: f64 = 1e5, (x > 0);
         /// Threads of the sparse factorization and solves: `1` sequential, `0`
         /// rayon's current pool size, `k > 1` the global rayon pool with `k` threads.
         factorization_threads: usize = 1, (any);

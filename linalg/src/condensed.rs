@@ -222,3 +222,132 @@ impl CondensedKkt {
         Ok(())
     }
 }
+
+/// A symmetric positive definite linear operator `A` for [`conjugate_gradient`] (in the
+/// hybrid condensed KKT form: the Schur complement `Jₑ K_γ⁻¹ Jₑᵀ + δ I`, one solve with the
+/// Cholesky factor of `K_γ` per product).
+pub trait SpdOperator {
+    /// Error of a product (a failed solve inside it).
+    type Error: From<LinalgError>;
+    /// `out = A x` (`x` and `out` of the operator's dimension; `out` is overwritten).
+    ///
+    /// # Errors
+    /// Whatever the product reports.
+    fn apply(&mut self, x: &[f64], out: &mut [f64]) -> Result<(), Self::Error>;
+}
+
+/// Stopping rules of [`conjugate_gradient`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CgOptions {
+    /// Stop when `‖b − A x‖₂ ≤ relative_tol · ‖b‖₂`.
+    pub relative_tol: f64,
+    /// Most iterations (products with `A`).
+    pub max_iterations: usize,
+}
+
+/// What [`conjugate_gradient`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CgStats {
+    /// Iterations taken (each one product with `A`).
+    pub iterations: usize,
+    /// The residual reached `relative_tol · ‖b‖₂`.
+    pub converged: bool,
+    /// A search direction `p` had `pᵀ A p ≤ 0` or a non-finite value: `A` is not
+    /// positive definite in floating point (singular, or a failed solve); `x` is the last
+    /// iterate before it.
+    pub breakdown: bool,
+    /// Final `‖b − A x‖₂ / ‖b‖₂` (`0` when `b = 0`), from the recurrence.
+    pub relative_residual: f64,
+}
+
+/// Vectors of [`conjugate_gradient`] for one dimension, allocated once: the solve itself
+/// allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub struct CgWork {
+    r: Vec<f64>,
+    p: Vec<f64>,
+    ap: Vec<f64>,
+}
+
+impl CgWork {
+    /// Work vectors for operators of dimension `n`.
+    pub fn new(n: usize) -> Self {
+        Self {
+            r: vec![0.0; n],
+            p: vec![0.0; n],
+            ap: vec![0.0; n],
+        }
+    }
+
+    /// The dimension the vectors were made for.
+    pub fn n(&self) -> usize {
+        self.r.len()
+    }
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// Conjugate gradients (Hestenes–Stiefel, no preconditioner) on `A x = b` from the initial
+/// iterate `x` (overwritten with the solution). Stops at [`CgOptions::relative_tol`], after
+/// [`CgOptions::max_iterations`], or at a breakdown (`pᵀ A p ≤ 0` or not finite: see
+/// [`CgStats::breakdown`]). No allocation.
+///
+/// # Errors
+/// [`LinalgError::LengthMismatch`] when `b`, `x` and `work` differ in length; the
+/// operator's own errors.
+pub fn conjugate_gradient<O: SpdOperator + ?Sized>(
+    op: &mut O,
+    b: &[f64],
+    x: &mut [f64],
+    work: &mut CgWork,
+    opts: &CgOptions,
+) -> Result<CgStats, O::Error> {
+    let n = work.n();
+    check_len("conjugate gradient: b", n, b.len())?;
+    check_len("conjugate gradient: x", n, x.len())?;
+    let CgWork { r, p, ap } = work;
+    let b_norm = dot(b, b).sqrt();
+    let mut stats = CgStats::default();
+    if b_norm == 0.0 {
+        x.fill(0.0);
+        stats.converged = true;
+        return Ok(stats);
+    }
+    // r = b − A x
+    op.apply(x, ap)?;
+    for ((ri, &bi), &ai) in r.iter_mut().zip(b).zip(ap.iter()) {
+        *ri = bi - ai;
+    }
+    p.copy_from_slice(r);
+    let mut rr = dot(r, r);
+    let target = opts.relative_tol * b_norm;
+    stats.relative_residual = rr.sqrt() / b_norm;
+    while rr.sqrt() > target {
+        if stats.iterations >= opts.max_iterations {
+            return Ok(stats);
+        }
+        op.apply(p, ap)?;
+        stats.iterations += 1;
+        let pap = dot(p, ap);
+        if !(pap > 0.0 && pap.is_finite()) {
+            stats.breakdown = true;
+            return Ok(stats);
+        }
+        let step = rr / pap;
+        for ((xi, ri), (&pi, &ai)) in x.iter_mut().zip(r.iter_mut()).zip(p.iter().zip(ap.iter())) {
+            *xi += step * pi;
+            *ri -= step * ai;
+        }
+        let rr_next = dot(r, r);
+        let beta = rr_next / rr;
+        rr = rr_next;
+        for (pi, &ri) in p.iter_mut().zip(r.iter()) {
+            *pi = ri + beta * *pi;
+        }
+        stats.relative_residual = rr.sqrt() / b_norm;
+    }
+    stats.converged = true;
+    Ok(stats)
+}

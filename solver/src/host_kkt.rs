@@ -19,6 +19,7 @@ use crate::backend::{Backend, KktStatus};
 use crate::device_kkt::CondensedOnDevice;
 use crate::evaluate::DeviceNlp;
 use crate::evaluation::{Evaluation, FactorizationCause, Phase};
+use crate::hybrid_kkt::HybridKkt;
 use crate::layout::Layout;
 use crate::options::{InertiaConfirmation, KktKind, LinearSolverKind, Options, OrderingKind};
 use crate::result::{CallbackCounts, SolverError};
@@ -46,6 +47,10 @@ enum Kkt<D: Device> {
     /// `j`), with `D = Σ'/(1 + δc Σ')`, `Σ' = Σs + δw`: assembled, reduced and expanded
     /// by the device kernels of [`simdnlp_linalg::DeviceCondensedKkt`].
     Condensed(Box<CondensedOnDevice<D>>),
+    /// `K_γ = W + Σx + δw + Jᵢᵀ Dᵢ Jᵢ + α Jₑᵀ Jₑ` over `x`, equality rows without a slack
+    /// and exact, their multipliers from the Schur complement by conjugate gradients (see
+    /// [`HybridKkt`]); on the host slices of the device's vectors.
+    Hybrid(Box<HybridKkt>),
 }
 
 /// [`Backend`] on a device `D` whose vectors are host memory: vector algebra and the
@@ -126,9 +131,15 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
         let (n, m, nw) = (lay.n, lay.m, lay.nw());
         let (hrows, hcols, jrows, jcols) = (&eval.hrows, &eval.hcols, &eval.jrows, &eval.jcols);
         let condensed = opts.kkt == KktKind::Condensed;
+        let hybrid = opts.kkt == KktKind::Hybrid;
         let factorization = FactorizationChoice::of(opts);
-        let mut solver = make_solver(&factorization, condensed, nw)?;
-        let (kkt, nk) = if condensed {
+        let mut solver = make_solver(&factorization, condensed || hybrid, nw)?;
+        let (kkt, nk) = if hybrid {
+            let form = HybridKkt::new(lay, (hrows, hcols), (jrows, jcols), opts.hybrid_gamma)?;
+            let pat = form.pattern();
+            solver.analyze(n, pat.col_ptr(), pat.row_idx())?;
+            (Kkt::Hybrid(Box::new(form)), 0)
+        } else if condensed {
             let pat = CondensedKkt::new(n, m, hrows, hcols, jrows, jcols)?;
             solver.analyze(n, pat.col_ptr(), pat.row_idx())?;
             let on_device = CondensedOnDevice::new(eval.device(), &pat, jrows, jcols, hrows.len())?;
@@ -207,7 +218,7 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
             Kkt::Augmented { asm, .. } => {
                 sym_lower_matvec(asm.col_ptr(), asm.row_idx(), &self.kvals, x, out)?;
             }
-            Kkt::Condensed(_) => {
+            Kkt::Condensed(_) | Kkt::Hybrid(_) => {
                 let (vw, vy) = x.split_at(nw);
                 let (ow, oy) = out.split_at_mut(nw);
                 ow.iter_mut().for_each(|a| *a = 0.0);
@@ -283,6 +294,12 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
                 bx.copy_from_slice(device.host(&dev.dx));
                 bs.copy_from_slice(device.host(&dev.ds));
                 by.copy_from_slice(device.host(&dev.dy));
+            }
+            Kkt::Hybrid(form) => {
+                let e = &self.eval;
+                let jac = e.device.host(&e.jvals);
+                form.solve(&mut *self.solver, jac, (&e.jrows, &e.jcols), v)?;
+                self.eval.counts.cg_iterations += form.last_cg().iterations;
             }
         }
         Ok(())
@@ -761,9 +778,16 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                     dev.assemble(device, delta_c)?;
                     s.solver.factorize(device.host(&dev.kvals))?
                 }
+                Kkt::Hybrid(form) => form.factorize(
+                    &mut *s.solver,
+                    h,
+                    &s.diag_w,
+                    s.eval.device.host(&s.eval.jvals),
+                    delta_c,
+                )?,
             };
             let nk = (s.eval.nw, s.eval.m);
-            if matches!(s.kkt, Kkt::Condensed(_)) {
+            if matches!(s.kkt, Kkt::Condensed(_) | Kkt::Hybrid(_)) {
                 // Cholesky cannot tell a singular matrix from a wrong inertia: a failure is
                 // "wrong inertia" (the algorithm adds δ_c after repeated ones).
                 return Ok(match st {

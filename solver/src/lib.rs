@@ -139,6 +139,7 @@ pub mod evaluate;
 pub mod evaluation;
 mod fixed;
 pub mod host_kkt;
+mod hybrid_kkt;
 mod ipm;
 pub mod layout;
 pub mod models;

@@ -209,6 +209,16 @@ pub enum KktKind {
     /// refinement runs on the full (uncondensed) system. The only formulation of
     /// `device = cuda`.
     Condensed,
+    /// Hybrid condensed system (Golub–Greif's augmented Lagrangian form): the inequality
+    /// rows are condensed as in [`KktKind::Condensed`], the equality rows `Jₑ` keep no slack
+    /// and stay exact. `K_γ = W + Σx + δw + Jᵢᵀ Dᵢ Jᵢ + α Jₑᵀ Jₑ`
+    /// (`α = γ/(1 + γ δc)`, γ = `hybrid_gamma · max(1, max|W_ij|)`) is factorized with Cholesky (faer), the
+    /// equality multipliers come from the Schur complement `Jₑ K_γ⁻¹ Jₑᵀ + δc(1 + γ δc) I`
+    /// solved by conjugate gradients (each iteration one solve with the factor of `K_γ`,
+    /// counted in `CallbackCounts::cg_iterations`). A failed Cholesky counts as wrong
+    /// inertia, as for the condensed form; iterative refinement runs on the full system.
+    /// Host devices only (`cpu`, `emu`); `device = cuda` always uses the condensed form.
+    Hybrid,
 }
 
 /// Which device runs the solver's vector algebra and interior-point kernels. On `cpu` and
@@ -577,7 +587,7 @@ options_table! {
         /// NVIDIA GPU with cuDSS, feature `cuda`; the KKT system is then always condensed,
         /// whatever `kkt` says).
         device: DeviceKind = DeviceKind::Cpu, (any);
-        /// KKT formulation: `augmented` or `condensed`.
+        /// KKT formulation: `augmented`, `condensed` or `hybrid` ([`KktKind`]).
         kkt: KktKind = KktKind::Augmented, (any);
         /// Factorization of the augmented system: `ldlt`, `lblt`, `lblt_paired` or
         /// `multifrontal` ([`LinearSolverKind`]).
@@ -654,6 +664,14 @@ options_table! {
         /// Half-width of the range that replaces an equality row in the condensed formulation,
         /// relative to `max(1, |c|)` (the default is `bound_relax_factor`'s).
         equality_relax: f64 = 1e-8, (x > 0);
+        /// γ of `kkt = hybrid`, relative to the largest Hessian entry `max(1, max|W_ij|)` of
+        /// each factorization: the weight of the augmented Lagrangian term `γ Jₑᵀ Jₑ` of the
+        /// equality rows in the condensed matrix `K_γ`, see [`KktKind::Hybrid`]. Larger γ:
+        /// fewer conjugate-gradient iterations on the Schur complement (its eigenvalues
+        /// cluster at `1/γ`) and a positive definite `K_γ` where the problem's curvature on
+        /// the equality rows' range is negative, but a worse conditioned `K_γ`. Measured on
+        /// the RTE and PEGASE cases (bench-suites/README.md, issue 12): 1e5 the most even.
+        hybrid_gamma: f64 = 1e5, (x > 0);
         /// Threads of the sparse factorization and solves: `1` sequential, `0`
         /// rayon's current pool size, `k > 1` the global rayon pool with `k` threads.
         factorization_threads: usize = 1, (any);

@@ -163,6 +163,11 @@ pub struct CallbackCounts {
     /// factorizations).
     #[serde(default)]
     pub delayed_pivots: usize,
+    /// Conjugate-gradient iterations on the Schur complement of the equality rows
+    /// (`kkt = hybrid`; each one solve with the Cholesky factor of `K_γ`, not counted in
+    /// `solves`); `0` for the other formulations.
+    #[serde(default)]
+    pub cg_iterations: usize,
 }
 
 impl CallbackCounts {
@@ -188,6 +193,7 @@ impl CallbackCounts {
             solves_soc: self.solves_soc - earlier.solves_soc,
             analyses: self.analyses.saturating_sub(earlier.analyses),
             delayed_pivots: self.delayed_pivots - earlier.delayed_pivots,
+            cg_iterations: self.cg_iterations - earlier.cg_iterations,
         }
     }
 }
@@ -212,6 +218,7 @@ impl std::ops::AddAssign for CallbackCounts {
         self.solves_soc += other.solves_soc;
         self.analyses += other.analyses;
         self.delayed_pivots += other.delayed_pivots;
+        self.cg_iterations += other.cg_iterations;
     }
 }
 

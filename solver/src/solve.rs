@@ -59,6 +59,7 @@ struct BackendKey {
     threads: usize,
     refinement: (usize, usize, f64),
     equality_relax: f64,
+    hybrid_gamma: f64,
 }
 
 impl BackendKey {
@@ -80,6 +81,7 @@ impl BackendKey {
                 o.residual_ratio_max,
             ),
             equality_relax: o.equality_relax,
+            hybrid_gamma: o.hybrid_gamma,
         }
     }
 }

@@ -234,7 +234,7 @@ fn differences(mut measure: impl FnMut() -> i64) -> Vec<i64> {
 fn iterations_do_not_allocate() {
     let _profiler = dhat::Profiler::builder().testing().build();
     let devices = [DeviceKind::Cpu, DeviceKind::Emu];
-    let kkts = [KktKind::Augmented, KktKind::Condensed];
+    let kkts = [KktKind::Augmented, KktKind::Condensed, KktKind::Hybrid];
     for (device, kkt) in devices.into_iter().flat_map(|d| kkts.map(|k| (d, k))) {
         let base = Options {
             print_level: PrintLevel::None,

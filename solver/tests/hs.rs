@@ -109,6 +109,13 @@ fn condensed() -> Options {
     }
 }
 
+fn hybrid() -> Options {
+    Options {
+        kkt: simdnlp_solver::KktKind::Hybrid,
+        ..Options::default()
+    }
+}
+
 fn lblt() -> Options {
     Options {
         linear_solver: simdnlp_solver::LinearSolverKind::Lblt,
@@ -143,6 +150,26 @@ fn whole_set(o: &Options) -> usize {
 fn condensed_kkt_reaches_the_same_optima() {
     let total = whole_set(&condensed());
     println!("condensed: {total} iterations in total");
+}
+
+#[test]
+fn hybrid_kkt_reaches_the_same_optima() {
+    let total = whole_set(&hybrid());
+    println!("hybrid: {total} iterations in total");
+}
+
+/// HS71 (one equality and one inequality row): the hybrid form takes the augmented form's
+/// path (same iterations, same optimum) and solves its equality row by conjugate gradients.
+#[test]
+fn hybrid_kkt_follows_the_augmented_path_on_hs71() {
+    let a = check(hs71(), &opts());
+    let h = check(hs71(), &hybrid());
+    assert_eq!(a.iterations, h.iterations);
+    assert!(h.counts.cg_iterations > 0, "{:?}", h.counts);
+    assert_eq!(a.counts.cg_iterations, 0);
+    for (xa, xh) in a.x.iter().zip(&h.x) {
+        assert!((xa - xh).abs() < 1e-7, "{xa} vs {xh}");
+    }
 }
 
 #[test]

@@ -590,7 +590,7 @@ pub fn run_solve_until(
         return Err(BenchError::Arg("--max-wall-time must be positive".into()));
     }
     let kkt = match (args.device, args.kkt) {
-        (DeviceChoice::Cuda, Some(KktChoice::Augmented)) => {
+        (DeviceChoice::Cuda, Some(KktChoice::Augmented | KktChoice::Hybrid)) => {
             return Err(BenchError::Arg(
                 "--device cuda solves the condensed KKT system only: drop --kkt or pass \
                  --kkt condensed"

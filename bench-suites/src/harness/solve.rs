@@ -19,6 +19,9 @@ pub enum KktChoice {
     Augmented,
     /// Condensed (lifted) system with a Cholesky factorization.
     Condensed,
+    /// Hybrid condensed system: inequality rows condensed, equality rows exact through
+    /// conjugate gradients on their Schur complement (CPU and emu only).
+    Hybrid,
 }
 
 /// Device of the solver's vector algebra requested with `--device` (the solver option
@@ -182,6 +185,9 @@ pub struct SolveCounts {
     /// the restoration problem when a restoration phase was entered (kept for the later
     /// phases).
     pub analyses: usize,
+    /// Conjugate-gradient iterations on the equality rows' Schur complement (`--kkt
+    /// hybrid`; `0` otherwise).
+    pub cg_iterations: usize,
 }
 
 /// What [`SolveBackend::prepare`] did before the timed solve.
@@ -293,6 +299,7 @@ pub fn solver_options(
         kkt: match settings.kkt {
             KktChoice::Augmented => simdnlp_solver::KktKind::Augmented,
             KktChoice::Condensed => simdnlp_solver::KktKind::Condensed,
+            KktChoice::Hybrid => simdnlp_solver::KktKind::Hybrid,
         },
         device: match settings.device {
             DeviceChoice::Cpu => simdnlp_solver::DeviceKind::Cpu,
@@ -392,6 +399,7 @@ impl SolveBackend for SimdnlpSolver {
                 restorations: r.restorations,
                 analyses: r.counts.analyses,
                 delayed_pivots: r.counts.delayed_pivots,
+                cg_iterations: r.counts.cg_iterations,
             }),
             bytes_per_iteration: Some(r.bytes_per_iteration),
         })

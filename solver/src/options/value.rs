@@ -199,7 +199,11 @@ choice_value!(
     DeviceKind,
     ["cpu" => DeviceKind::Cpu, "emu" => DeviceKind::Emu, "cuda" => DeviceKind::Cuda]
 );
-choice_value!(KktKind, ["augmented" => KktKind::Augmented, "condensed" => KktKind::Condensed]);
+choice_value!(KktKind, [
+    "augmented" => KktKind::Augmented,
+    "condensed" => KktKind::Condensed,
+    "hybrid" => KktKind::Hybrid,
+]);
 choice_value!(LinearSolverKind, [
     "ldlt" => LinearSolverKind::Ldlt,
     "lblt" => LinearSolverKind::Lblt,

@@ -36,18 +36,7 @@ fn unbounded_problem_diverges() {
 #[test]
 fn rank_deficient_equalities_are_solved() {
     // x1 + x2 + x3 = 1 three times (one of them scaled): rank one.
-    let m = AdModel::new(
-        "duplicated rows",
-        [0.0; 3],
-        Bounds([-INF; 3], [INF; 3]),
-        Bounds(vec![1.0, 1.0, 2.0], vec![1.0, 1.0, 2.0]),
-        |x| (x[0] - 1.0).sq() + (x[1] - 2.0).sq() + x[2].sq(),
-        |x, c| {
-            c.push(x[0] + x[1] + x[2]);
-            c.push(x[0] + x[1] + x[2]);
-            c.push((x[0] + x[1] + x[2]) * 2.0);
-        },
-    );
+    let m = duplicated_rows();
     let r = solve(&m, &quiet()).unwrap();
     println!(
         "rank deficient: {:?} iters {} x {:?}",

@@ -42,18 +42,7 @@ fn agree<const N: usize>(m: &AdModel<N>) -> SolveResult {
 /// converge (an inconsistent one leaves the solve inaccurate and δ_c regularizes it).
 #[test]
 fn rank_deficient_equalities() {
-    let m = AdModel::new(
-        "duplicated rows",
-        [0.0; 3],
-        Bounds([-INF; 3], [INF; 3]),
-        Bounds(vec![1.0, 1.0, 2.0], vec![1.0, 1.0, 2.0]),
-        |x| (x[0] - 1.0).sq() + (x[1] - 2.0).sq() + x[2].sq(),
-        |x, c| {
-            c.push(x[0] + x[1] + x[2]);
-            c.push(x[0] + x[1] + x[2]);
-            c.push((x[0] + x[1] + x[2]) * 2.0);
-        },
-    );
+    let m = duplicated_rows();
     let h = agree(&m);
     let xs = [1.0 / 3.0, 4.0 / 3.0, -2.0 / 3.0];
     for (xi, si) in h.x.iter().zip(xs) {

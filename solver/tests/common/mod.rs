@@ -593,6 +593,24 @@ pub fn hs118() -> Case<15> {
     }
 }
 
+/// min (x1 − 1)² + (x2 − 2)² + x3² s.t. x1 + x2 + x3 = 1 three times (once scaled by 2):
+/// a rank-one Jacobian with a consistent right-hand side; the solution is
+/// (1/3, 4/3, −2/3).
+pub fn duplicated_rows() -> AdModel<3> {
+    AdModel::new(
+        "duplicated rows",
+        [0.0; 3],
+        Bounds([-INF; 3], [INF; 3]),
+        Bounds(vec![1.0, 1.0, 2.0], vec![1.0, 1.0, 2.0]),
+        |x| (x[0] - 1.0).sq() + (x[1] - 2.0).sq() + x[2].sq(),
+        |x, c| {
+            c.push(x[0] + x[1] + x[2]);
+            c.push(x[0] + x[1] + x[2]);
+            c.push((x[0] + x[1] + x[2]) * 2.0);
+        },
+    )
+}
+
 /// x1² + x2² ≤ 1 and x1 + x2 ≥ 3 with objective x1² + x2: infeasible (the largest x1 + x2
 /// on the disk is √2), so a solve enters the restoration phase and fails in it.
 pub fn infeasible_disk() -> AdModel<2> {

@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! simdnlp-bench solve     --suite {lv,cops,opf} [--size small|medium|large|all]
-//!                         [--instance NAME[:SIZE]]... [--tol T] [--kkt augmented|condensed]
+//!                         [--instance NAME[:SIZE]]... [--tol T] [--kkt augmented|condensed|hybrid]
 //!                         [--device cpu|emu|cuda]
 //!                         [--backend auto|cpu|handcoded] [--json FILE] [--plot FILE]
 //!                         [--options-file FILE] [--option NAME=VALUE]...

@@ -88,6 +88,10 @@ pub struct HostKktBackend<D: Device + HostBuffers> {
     /// `confirmation` holds a factor with the correct inertia of the last factorized
     /// matrix: the solves use it (cleared by the next factorization and the next step).
     use_confirmation: bool,
+    /// This step's δ_w = 0 factorization was confirmed by `confirmation`.
+    step_confirmed: bool,
+    /// Steps in a row ending with `step_confirmed` (see `Options::confirmation_switch`).
+    confirmed_steps: usize,
     /// What `solver` last factorized in this step: `(δ_w, δ_c, hessian)` and the status it
     /// gave (`None` when its factor is not of this step or not valid). Within a step Σ, the
     /// Hessian and the Jacobian values are fixed ([`Backend::kkt_reset_quality`] starts a
@@ -178,6 +182,8 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
             paired_last_step: false,
             confirmation: None,
             use_confirmation: false,
+            step_confirmed: false,
+            confirmed_steps: 0,
             solver_matrix: None,
             cause: FactorizationCause::default(),
             pivoting_requested: false,
@@ -251,6 +257,40 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
             }
         }
         Ok(())
+    }
+
+    /// Ends a step for `Options::confirmation_switch`: counts the steps in a row whose
+    /// δ_w = 0 factorization the multifrontal confirmed, and from the configured number on
+    /// makes the multifrontal (`confirmation`) the factorization of every later matrix —
+    /// LDLᵀ's inertia has been shown wrong that often, and each such step pays for two
+    /// factorizations.
+    fn switch_after_confirmations(&mut self) {
+        let confirmed = std::mem::take(&mut self.step_confirmed);
+        self.confirmed_steps = if confirmed {
+            self.confirmed_steps + 1
+        } else {
+            0
+        };
+        let wanted = self.factorization.confirmation_switch;
+        if wanted == 0
+            || self.confirmed_steps < wanted
+            || self.factorization.kind != LinearSolverKind::Ldlt
+        {
+            return;
+        }
+        let Some(multifrontal) = self.confirmation.take() else {
+            return;
+        };
+        tracing::debug!(
+            steps = self.confirmed_steps,
+            "LDLT's inertia confirmed by the multifrontal in every recent step: \
+             the multifrontal LDLT factorizes from now on"
+        );
+        self.solver = multifrontal;
+        self.factorization.kind = LinearSolverKind::Multifrontal;
+        self.pivoting = None;
+        self.paired = None;
+        self.eval.counts.pivoting_switches += 1;
     }
 
     /// The factorization that serves the solves: the multifrontal `confirmation` while
@@ -342,6 +382,9 @@ pub(crate) struct FactorizationChoice {
     /// Whether LDLᵀ's wrong (or singular) inertia at δ_w = 0 is confirmed by the
     /// multifrontal LDLᵀ, see `Options::inertia_confirmation`.
     pub inertia_confirmation: InertiaConfirmation,
+    /// Confirmed steps in a row after which the multifrontal LDLᵀ replaces LDLᵀ (`0`:
+    /// never), see `Options::confirmation_switch`.
+    pub confirmation_switch: usize,
 }
 
 impl FactorizationChoice {
@@ -354,6 +397,7 @@ impl FactorizationChoice {
             zero_pivot_perturbation: opts.zero_pivot_perturbation,
             pivot_threshold: opts.pivot_threshold,
             inertia_confirmation: opts.inertia_confirmation,
+            confirmation_switch: opts.confirmation_switch,
         }
     }
 }
@@ -755,6 +799,7 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                                 &mut s.eval.counts,
                             )?;
                             s.use_confirmation = confirmed.is_some();
+                            s.step_confirmed |= s.use_confirmation;
                             confirmed.unwrap_or(st)
                         } else {
                             st
@@ -851,6 +896,7 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
         self.solver_matrix = None;
         self.use_pivoting = false;
         self.use_confirmation = false;
+        self.switch_after_confirmations();
         self.pivoting_tried = false;
         self.cause.reset();
         self.pivoting_requested = false;

@@ -606,6 +606,12 @@ options_table! {
         /// and `inertia_confirmed`). Ignored by the other factorizations and by
         /// `kkt = condensed`.
         inertia_confirmation: InertiaConfirmation = InertiaConfirmation::None, (any);
+        /// With `inertia_confirmation` on: after this many steps in a row whose δ_w = 0
+        /// factorization the multifrontal LDLᵀ confirmed (LDLᵀ's inertia wrong or singular,
+        /// the multifrontal's correct), the multifrontal factorizes every matrix for the
+        /// rest of the solve (counted in `CallbackCounts::pivoting_switches`); `0` never
+        /// switches.
+        confirmation_switch: usize = 0, (any);
         /// Static pivoting of the augmented system's LDLᵀ (no pivoting): an exact zero
         /// pivot of a primal row is replaced by this times `max|K_ij|` and counted
         /// positive, and iterative refinement against `K` recovers the solution; `0` (the

@@ -224,6 +224,61 @@ fn a_structurally_singular_hessian_block_stops_the_zero_trials() {
     );
 }
 
+/// `g(x₁ + x₂)` with `g(s) = eˢ − 2s` and `x₁ = x₂`: the Hessian `eˢ [[1, 1], [1, 1]]` is
+/// singular and the KKT matrix is not (inertia `(2, 1)`), but LDLᵀ without pivoting that
+/// eliminates `x₁` then `x₂` meets `eˢ − eˢ = 0` as an exact pivot at δ_w = 0 in every
+/// iteration. The multifrontal LDLᵀ (threshold pivoting) confirms the inertia each time
+/// (`inertia_confirmation = multifrontal_singular`), and with `confirmation_switch = 2`
+/// it takes over after two such steps, so no later step factorizes twice.
+#[test]
+fn repeated_confirmations_switch_to_the_multifrontal() {
+    let m = AdModel::new(
+        "exp of a sum",
+        [1.0, 1.0],
+        Bounds([-INF; 2], [INF; 2]),
+        Bounds(vec![0.0], vec![0.0]),
+        |x| (x[0] + x[1]).exp() - 2.0 * (x[0] + x[1]),
+        |x, c| c.push(x[0] - x[1]),
+    );
+    let solved = |confirmation: &str, switch: &str| {
+        let mut opts = quiet();
+        opts.set("inertia_confirmation", confirmation).unwrap();
+        opts.set("confirmation_switch", switch).unwrap();
+        let r = solve(&m, &opts).unwrap();
+        println!(
+            "{confirmation} {switch}: {:?} iters {} x {:?} counts {:?}",
+            r.status, r.iterations, r.x, r.counts
+        );
+        assert_eq!(r.status, Status::SolveSucceeded);
+        let half_ln2 = 0.5 * std::f64::consts::LN_2;
+        assert!(r.x.iter().all(|x| (x - half_ln2).abs() < 1e-8), "{:?}", r.x);
+        r
+    };
+    let plain = solved("none", "0");
+    let confirmed = solved("multifrontal_singular", "0");
+    let switched = solved("multifrontal_singular", "2");
+    // LDLᵀ alone perturbs the Hessian; the confirmed inertia spares it in every step
+    assert!(plain.counts.factorizations_inertia > 0);
+    assert_eq!(confirmed.counts.factorizations_inertia, 0);
+    assert!(
+        confirmed.iterations > 3,
+        "{} iterations",
+        confirmed.iterations
+    );
+    assert_eq!(
+        confirmed.counts.inertia_confirmed,
+        confirmed.counts.inertia_confirmations
+    );
+    assert_eq!(confirmed.counts.pivoting_switches, 0);
+    // after the switch: the same steps (the multifrontal factorizes every matrix),
+    // confirmations only before it
+    assert_eq!(switched.counts.pivoting_switches, 1);
+    assert_eq!(switched.iterations, confirmed.iterations);
+    assert_eq!(switched.counts.inertia_confirmations, 2);
+    assert_eq!(switched.counts.factorizations_inertia, 0);
+    assert!(switched.counts.factorizations < confirmed.counts.factorizations);
+}
+
 #[test]
 fn maximization_applies_the_sign() {
     // max −(x1 − 1)² − (x2 − 2)² s.t. x1 + x2 ≤ 1 → (0, 1), f = −2, y = 2 (for min −f).

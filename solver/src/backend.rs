@@ -333,6 +333,12 @@ pub trait Backend {
     /// Jacobian values (only δ_w, δ_c and the Hessian flag vary), so a backend may recognize
     /// a matrix it factorized before in this step by those parameters.
     fn kkt_reset_quality(&mut self) {}
+    /// Whether the factorizations give the KKT matrix's exact inertia (a pivoting
+    /// factorization of the augmented system: the multifrontal LDLᵀ), which
+    /// `Options::restoration_rules = auto` follows; `false` by default.
+    fn kkt_exact_inertia(&self) -> bool {
+        false
+    }
     /// Solve the last factorized system for `(dw, dy)` with right-hand side `(rw, ry)`,
     /// refining iteratively on the full system. Returns `false` when the refined solution
     /// is still inaccurate (relative residual above `1e-5`, Ipopt's `residual_ratio_singular`): the matrix is numerically

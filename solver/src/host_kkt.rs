@@ -490,9 +490,25 @@ fn second_solver(
     Ok(solver)
 }
 
+/// Whether `confirmation` asks for a multifrontal repeat of a matrix that LDLᵀ factorized
+/// at δ_w = 0 and `delta_c` with the verdict `ldlt_status` (see [`InertiaConfirmation`]).
+fn confirmation_asked(
+    confirmation: InertiaConfirmation,
+    ldlt_status: KktStatus,
+    delta_c: f64,
+) -> bool {
+    match (confirmation, ldlt_status) {
+        (InertiaConfirmation::None, _) | (_, KktStatus::Correct) => false,
+        (_, KktStatus::WrongInertia) => true,
+        (InertiaConfirmation::MultifrontalSingular, KktStatus::Singular) => true,
+        (InertiaConfirmation::MultifrontalRegularized, KktStatus::Singular) => delta_c > 0.0,
+        (_, KktStatus::Singular) => false,
+    }
+}
+
 /// Re-factorizes `values` (the matrix that LDLᵀ without pivoting just factorized at
 /// δ_w = 0 with the verdict `ldlt_status`) with the multifrontal LDLᵀ `confirmation`
-/// (built on first call) when `choice.inertia_confirmation` asks for it; returns its status
+/// (built on first call; the caller checks [`confirmation_asked`]); returns its status
 /// when its inertia is correct, so that its factor serves the solves of this matrix
 /// (counted in `factorizations`, `factorizations_pivoting`, `inertia_confirmations` and
 /// `inertia_confirmed`), `None` when not asked or not confirmed (LDLᵀ's verdict stands).
@@ -510,15 +526,6 @@ fn confirm_inertia(
     nk: (usize, usize),
     counts: &mut CallbackCounts,
 ) -> Result<Option<FactorStatus>, SolverError> {
-    let asked = match (choice.inertia_confirmation, ldlt_status) {
-        (InertiaConfirmation::None, _) | (_, KktStatus::Correct) => false,
-        (_, KktStatus::WrongInertia) => true,
-        (InertiaConfirmation::MultifrontalSingular, KktStatus::Singular) => true,
-        (_, KktStatus::Singular) => false,
-    };
-    if !asked {
-        return Ok(None);
-    }
     let factor = match confirmation {
         Some(f) => f,
         // built once per backend, on first need (this allocates the third factor)
@@ -789,15 +796,24 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                             && !s.paired_in_use
                         {
                             let ldlt_status = verdict(st, s.solver.as_ref(), nk);
-                            let confirmed = confirm_inertia(
-                                &mut s.confirmation,
-                                &s.factorization,
+                            let asked = confirmation_asked(
+                                s.factorization.inertia_confirmation,
                                 ldlt_status,
-                                asm,
-                                &s.kvals,
-                                nk,
-                                &mut s.eval.counts,
-                            )?;
+                                delta_c,
+                            );
+                            let confirmed = if asked {
+                                confirm_inertia(
+                                    &mut s.confirmation,
+                                    &s.factorization,
+                                    ldlt_status,
+                                    asm,
+                                    &s.kvals,
+                                    nk,
+                                    &mut s.eval.counts,
+                                )?
+                            } else {
+                                None
+                            };
                             s.use_confirmation = confirmed.is_some();
                             s.step_confirmed |= s.use_confirmation;
                             confirmed.unwrap_or(st)
@@ -900,6 +916,11 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
         self.pivoting_tried = false;
         self.cause.reset();
         self.pivoting_requested = false;
+    }
+
+    fn kkt_exact_inertia(&self) -> bool {
+        matches!(self.kkt, Kkt::Augmented { .. })
+            && self.factorization.kind == LinearSolverKind::Multifrontal
     }
 
     fn kkt_solve(

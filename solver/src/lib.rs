@@ -159,7 +159,7 @@ pub use drive::{CancelToken, Hooks, IterationCallback, IterationRecord};
 pub use options::{
     CudssKind, CudssReorderingKind, DeviceKind, FixedVariableTreatment, InertiaConfirmation,
     KktKind, LinearSolverKind, MuStrategy, OPTIONS, OptionError, OptionInfo, OptionKind, Options,
-    OrderingKind, PrintLevel, ValidRange,
+    OrderingKind, PrintLevel, RestorationRules, ValidRange,
 };
 pub use result::{CallbackCounts, SolveResult, SolverError, Status, Timings};
 pub use size::ProblemSize;

@@ -301,6 +301,34 @@ pub enum InertiaConfirmation {
     /// exact zero or a non-finite pivot, other than the zero-diagonal variables that the
     /// paired LBLᵀ handles), before δ_c is added.
     MultifrontalSingular,
+    /// As `multifrontal`, and also when LDLᵀ reports a singular matrix at δ_w = 0 that
+    /// already carries the Jacobian regularization δ_c > 0: the verdicts after which the
+    /// inertia correction would perturb the Hessian. A singular verdict at δ_c = 0 goes
+    /// to δ_c first, as without confirmation (LDLᵀ's zero pivots that δ_c removes, e.g.
+    /// the least-squares multipliers' matrix, cost no second factorization).
+    MultifrontalRegularized,
+}
+
+/// Which restoration-phase rules a solve follows (`restoration_rules`): ours, Ipopt's, or
+/// Ipopt's where the factorization's inertia is exact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
+pub enum RestorationRules {
+    /// Ipopt's rules while the augmented system is factorized with exact inertia (the
+    /// multifrontal LDLᵀ: `linear_solver = multifrontal`, or LDLᵀ after
+    /// `confirmation_switch`), the individual options' otherwise (the default). Ipopt's
+    /// rules follow the iterates its exactly factorized steps lead to (the RTE and PEGASE
+    /// cases of PGLIB take Ipopt's iteration counts to within a few); after LDLᵀ's
+    /// perturbed steps they make longer crawls (COPS glider:80: 86 → 699 iterations).
+    #[default]
+    Auto,
+    /// The four options `resto_require_theta_reduction`, `resto_bound_mult_newton`,
+    /// `resto_theta_max_fact` and `resto_proximity_at_resto_mu` decide.
+    Options,
+    /// Ipopt's values of those four, whatever they are set to: no θ reduction required,
+    /// the Newton update of the bound multipliers, θ_max factor 1e8, and the proximity
+    /// weight at the phase's μ_R.
+    Ipopt,
 }
 
 /// Which cuDSS factorization backs the condensed system on `device = cuda`.
@@ -598,7 +626,8 @@ options_table! {
         /// is more stable (entries of `L` below `1/u`) with more delays; ignored by the
         /// other factorizations.
         pivot_threshold: f64 = 0.01, (0 <= x <= 1);
-        /// `none`, `multifrontal` or `multifrontal_singular` ([`InertiaConfirmation`]):
+        /// `none`, `multifrontal`, `multifrontal_singular` or `multifrontal_regularized`
+        /// ([`InertiaConfirmation`]):
         /// whether the multifrontal LDLᵀ with threshold pivoting re-factorizes a matrix
         /// whose inertia `linear_solver = ldlt` reports wrong (and, with
         /// `multifrontal_singular`, singular) at δ_w = 0, so that its correct inertia
@@ -702,6 +731,8 @@ options_table! {
         /// `required_infeasibility_reduction` times its value at entry. `false` is Ipopt's
         /// rule (`RestoConvergenceCheck`: the reduction of `‖c‖_∞` and the original filter
         /// only), which ends a phase after fewer restoration iterations.
+        /// With `restoration_rules = auto` (the default) this and the three options below
+        /// apply only while the factorization's inertia is not exact ([`RestorationRules`]).
         resto_require_theta_reduction: bool = true, (any);
         /// How the bound multipliers are set when restoration ends: `false` takes the
         /// restoration problem's multipliers of the original bounds; `true` is Ipopt's
@@ -719,6 +750,10 @@ options_table! {
         /// (which also follows μ_R down within a phase; here it stays at the start's
         /// value). The larger weight keeps the phase's steps closer to `x_R`.
         resto_proximity_at_resto_mu: bool = false, (any);
+        /// `auto`, `options` or `ipopt` ([`RestorationRules`]): whether the four options
+        /// above decide the restoration phase's rules, or Ipopt's values of them apply
+        /// (always, or with `auto` while the factorization's inertia is exact).
+        restoration_rules: RestorationRules = RestorationRules::Auto, (any);
         /// Whether the feasibility restoration phase may run.
         restoration: bool = true, (any);
 

@@ -702,3 +702,35 @@ fn ipopt_restoration_rules_recover_as_well() {
     };
     assert_restoration_cases_recover(&o, vec![hs6(), hs7(), hs23()]);
 }
+
+/// `restoration_rules`: `ipopt` and `options` (the four `resto_*` options at their
+/// defaults) are different rules on a problem that enters restoration, and `auto` follows
+/// the factorization — Ipopt's with the multifrontal LDLᵀ (exact inertia), the options'
+/// with LDLᵀ without pivoting.
+#[test]
+fn restoration_rules_follow_the_factorization() {
+    let m = infeasible_disk();
+    let run = |rules: &str, linear_solver: &str| {
+        let mut opts = quiet();
+        opts.set("restoration_rules", rules).unwrap();
+        opts.set("linear_solver", linear_solver).unwrap();
+        let r = solve(&m, &opts).unwrap();
+        println!(
+            "{rules} {linear_solver}: {:?} iters {} restorations {} objective {}",
+            r.status, r.iterations, r.restorations, r.objective
+        );
+        assert_eq!(r.status, Status::InfeasibleProblemDetected);
+        assert!(r.restorations > 0);
+        (r.iterations, r.restorations, r.x)
+    };
+    for linear_solver in ["ldlt", "multifrontal"] {
+        let ipopt = run("ipopt", linear_solver);
+        let ours = run("options", linear_solver);
+        assert_ne!(
+            ipopt, ours,
+            "{linear_solver}: the rules make no difference here"
+        );
+    }
+    assert_eq!(run("auto", "multifrontal"), run("ipopt", "multifrontal"));
+    assert_eq!(run("auto", "ldlt"), run("options", "ldlt"));
+}

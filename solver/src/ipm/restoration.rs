@@ -13,7 +13,7 @@ use crate::evaluate::DeviceNlp;
 use crate::evaluation::PhaseTimes;
 use crate::layout::Layout;
 use crate::models::{RestoOnDevice, RestorationBounds, RestorationStart};
-use crate::options::{MuStrategy, Options};
+use crate::options::{MuStrategy, Options, RestorationRules};
 use crate::result::{CallbackCounts, SolverError, Status};
 use simdnlp_device::Device as _;
 use std::time::Instant;
@@ -116,7 +116,54 @@ impl<B: Backend> KeptRestoration<B> {
     }
 }
 
+/// The rules a restoration phase follows (`Options::restoration_rules`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct RestorationRuleSet {
+    /// The phase ends only when θ = `‖c‖_1` fell too (`resto_require_theta_reduction`).
+    require_theta_reduction: bool,
+    /// Ipopt's Newton update of the bound multipliers at the end of a phase
+    /// (`resto_bound_mult_newton`).
+    bound_mult_newton: bool,
+    /// θ_max factor of the restoration problem's filter (`resto_theta_max_fact`).
+    theta_max_fact: f64,
+    /// The proximity weight is `√μ_R` instead of the main phase's `√μ`
+    /// (`resto_proximity_at_resto_mu`).
+    proximity_at_resto_mu: bool,
+}
+
+impl RestorationRuleSet {
+    /// Ipopt's rules (`MinC_1NrmRestorationPhase`, `RestoConvergenceCheck`,
+    /// `RestoIpoptNLP`, `resto.theta_max_fact`).
+    const IPOPT: Self = Self {
+        require_theta_reduction: false,
+        bound_mult_newton: true,
+        theta_max_fact: 1e8,
+        proximity_at_resto_mu: true,
+    };
+
+    /// The rules `options` ask for, `exact_inertia` telling whether the KKT
+    /// factorization's inertia is exact (for [`RestorationRules::Auto`]).
+    pub(super) fn of(options: &Options, exact_inertia: bool) -> Self {
+        match options.restoration_rules {
+            RestorationRules::Ipopt => Self::IPOPT,
+            RestorationRules::Auto if exact_inertia => Self::IPOPT,
+            _ => Self {
+                require_theta_reduction: options.resto_require_theta_reduction,
+                bound_mult_newton: options.resto_bound_mult_newton,
+                theta_max_fact: options.resto_theta_max_fact,
+                proximity_at_resto_mu: options.resto_proximity_at_resto_mu,
+            },
+        }
+    }
+}
+
 impl<'a, B: Backend> Ipm<'a, B> {
+    /// The restoration rules in force now (they follow the factorization with
+    /// `restoration_rules = auto`).
+    fn restoration_rules(&self) -> RestorationRuleSet {
+        RestorationRuleSet::of(self.options, self.backend.kkt_exact_inertia())
+    }
+
     /// Does the original problem accept the restoration iterate `wr` (mapped through
     /// `map_w`)? Leaves the mapped point in the trial point.
     ///
@@ -157,6 +204,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let viol_trial = self.backend.norm_inf(&self.trial.residual);
         let phi_trial = self.barrier(self.trial.objective, &self.trial.slacks);
         let options = self.options;
+        let rules = self.restoration_rules();
         let kappa = options.required_infeasibility_reduction;
         let viol_max = (kappa * at_entry.viol).max(options.tol.min(options.constr_viol_tol));
         tracing::debug!(
@@ -171,7 +219,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
         theta_trial.is_finite()
             && phi_trial.is_finite()
             && theta_trial <= self.filter.theta_max
-            && (!options.resto_require_theta_reduction || theta_trial <= kappa * at_entry.theta)
+            && (!rules.require_theta_reduction || theta_trial <= kappa * at_entry.theta)
             && viol_trial <= viol_max
             && self.filter.accepts(theta_trial, phi_trial)
     }
@@ -257,7 +305,8 @@ impl<'a, B: Backend> Ipm<'a, B> {
         resto_options.nlp_scaling = false;
         resto_options.bound_relax_factor = 0.0;
         resto_options.mu_strategy = MuStrategy::Monotone;
-        // The restoration problem has its own filter: θ_max from `resto_theta_max_fact`,
+        // The restoration problem has its own filter: θ_max from the restoration rules
+        // (`resto_theta_max_fact`, set again at each phase),
         // θ_min from the default factor.
         let defaults = Options::default();
         resto_options.theta_max_fact = options.resto_theta_max_fact;
@@ -386,6 +435,8 @@ impl<'a, B: Backend> Ipm<'a, B> {
             return Ok(Some(Status::RestorationFailed));
         };
         let rho = options.resto_penalty_parameter;
+        let rules = self.restoration_rules();
+        resto.options.theta_max_fact = rules.theta_max_fact;
         // the violation where the phase begins (`resto_accepts`)
         let at_entry = ViolationAtEntry {
             theta,
@@ -395,7 +446,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
         tracing::debug!(mu_r, viol = at_entry.viol, "restoration barrier parameter");
         // ζ = √μ of the proximity term: the main phase's μ, or (Ipopt's
         // `RestoIpoptNLP::Eta`) the restoration phase's own μ_R at its start
-        let mu_proximity = if options.resto_proximity_at_resto_mu {
+        let mu_proximity = if rules.proximity_at_resto_mu {
             mu_r
         } else {
             self.mu
@@ -472,7 +523,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
         );
         let outcome = match exit {
             Exit::RestorationAccepted => {
-                if options.resto_bound_mult_newton {
+                if rules.bound_mult_newton {
                     self.bound_mult_newton_update();
                     self.take_trial();
                 } else {

@@ -5,7 +5,7 @@ use std::fmt;
 
 use super::{
     CudssKind, CudssReorderingKind, DeviceKind, FixedVariableTreatment, InertiaConfirmation,
-    KktKind, LinearSolverKind, MuStrategy, OrderingKind, PrintLevel,
+    KktKind, LinearSolverKind, MuStrategy, OrderingKind, PrintLevel, RestorationRules,
 };
 use crate::derivative_check::DerivativeTest;
 
@@ -214,6 +214,12 @@ choice_value!(InertiaConfirmation, [
     "none" => InertiaConfirmation::None,
     "multifrontal" => InertiaConfirmation::Multifrontal,
     "multifrontal_singular" => InertiaConfirmation::MultifrontalSingular,
+    "multifrontal_regularized" => InertiaConfirmation::MultifrontalRegularized,
+]);
+choice_value!(RestorationRules, [
+    "auto" => RestorationRules::Auto,
+    "options" => RestorationRules::Options,
+    "ipopt" => RestorationRules::Ipopt,
 ]);
 choice_value!(CudssKind, ["ldlt" => CudssKind::Ldlt, "cholesky" => CudssKind::Cholesky]);
 choice_value!(CudssReorderingKind, [

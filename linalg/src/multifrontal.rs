@@ -1921,3 +1921,96 @@ impl SymmetricSolver for MultifrontalLdlt {
         self.delayed
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A random sparse symmetric pattern (lower CSC, diagonal included) from a simple
+    /// linear congruential generator: `extra` off-diagonal entries per column.
+    fn random_pattern(n: usize, extra: usize, seed: u64) -> (Vec<usize>, Vec<usize>) {
+        let mut state = seed;
+        let mut next = move |bound: usize| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) as usize) % bound
+        };
+        let mut cols: Vec<Vec<usize>> = (0..n).map(|j| vec![j]).collect();
+        for j in 0..n {
+            for _ in 0..extra {
+                let i = next(n);
+                let (i, j) = (i.max(j), i.min(j));
+                cols[j].push(i);
+            }
+        }
+        let mut ptr = vec![0];
+        let mut idx = Vec::new();
+        for col in &mut cols {
+            col.sort_unstable();
+            col.dedup();
+            idx.extend_from_slice(col);
+            ptr.push(idx.len());
+        }
+        (ptr, idx)
+    }
+
+    /// The positions precomputed at analysis (`a_rel`, `parent_rel`) against those of a
+    /// global map built per front on the fly (the front's index list without delays: own
+    /// columns, then the row pattern), for several patterns and amalgamation settings.
+    #[test]
+    fn precomputed_positions_match_a_global_map() {
+        for (seed, n, extra) in [(1u64, 60usize, 2usize), (2, 300, 3), (3, 500, 1)] {
+            let (ptr, idx) = random_pattern(n, extra, seed);
+            for relax in [
+                Amalgamation::default(),
+                Amalgamation {
+                    always_columns: 8,
+                    zero_fraction: 0.2,
+                },
+            ] {
+                let mut s = MultifrontalLdlt::new();
+                s.set_amalgamation(relax).unwrap();
+                s.analyze(n, &ptr, &idx).unwrap();
+                let fr = &s.fronts;
+                let nf = fr.begin.len() - 1;
+                let mut pos = vec![NONE; n];
+                let mut parent = vec![NONE; nf];
+                let mut checked_rows = 0;
+                for f in 0..nf {
+                    let (c0, c1) = (fr.begin[f], fr.begin[f + 1]);
+                    let rows = &fr.rows[fr.rows_ptr[f]..fr.rows_ptr[f + 1]];
+                    for (p, g) in (c0..c1).chain(rows.iter().copied()).enumerate() {
+                        pos[g] = p;
+                    }
+                    for j in c0..c1 {
+                        for e in s.a_ptr[j]..s.a_ptr[j + 1] {
+                            assert_eq!(fr.a_rel[e], pos[s.a_idx[e]], "entry {e}");
+                            assert!(fr.a_rel[e] >= j - c0, "entry {e} above its column");
+                        }
+                    }
+                    // Each child (whose first row lies in this front) against this map.
+                    for c in 0..f {
+                        let child_rows = &fr.rows[fr.rows_ptr[c]..fr.rows_ptr[c + 1]];
+                        if child_rows.first().is_some_and(|&r| (c0..c1).contains(&r)) {
+                            parent[c] = f;
+                            for (t, &g) in child_rows.iter().enumerate() {
+                                assert_eq!(fr.parent_rel[fr.rows_ptr[c] + t], pos[g]);
+                                checked_rows += 1;
+                            }
+                        }
+                    }
+                }
+                // Every front's rows were checked against its parent, and the roots are
+                // the fronts without rows.
+                for f in 0..nf {
+                    let has_rows = fr.rows_ptr[f + 1] > fr.rows_ptr[f];
+                    assert_eq!(parent[f] != NONE, has_rows, "front {f}");
+                    assert_eq!(fr.is_root[f], !has_rows, "front {f}");
+                }
+                assert_eq!(checked_rows, fr.rows.len());
+                assert!(nf > 1 && checked_rows > 0, "a trivial assembly tree");
+            }
+        }
+    }
+}

@@ -27,11 +27,14 @@
 //! blocks. A front's index list is: the columns its children delayed, its own columns (both
 //! *fully summed*, `k` of them), then its row pattern (`m` indices in all). Its dense
 //! `m × m` matrix is assembled from the original entries of its own columns and the
-//! children's contribution blocks (extend-add). Then the fully summed columns are
-//! eliminated by panels ([`PANEL_WIDTH`] pivots): a column is brought up to date (all `m`
-//! rows) when the pivot search reaches it, the columns it has not reached receive a
-//! panel's pivots as one faer matrix product, LAPACK `sytrf`-style. Each pivot is chosen
-//! among the remaining fully summed columns:
+//! children's contribution blocks (extend-add), at positions computed once at analysis
+//! (each entry's row in its front, each front's rows in its parent, counted without
+//! delays) and shifted at each factorization by the number of delayed columns, which come
+//! first: no map from global indices to front positions is built per front. Then the
+//! fully summed columns are eliminated by panels ([`PANEL_WIDTH`] pivots): a column is
+//! brought up to date (all `m` rows) when the pivot search reaches it, the columns it has
+//! not reached receive a panel's pivots as one faer matrix product, LAPACK `sytrf`-style.
+//! Each pivot is chosen among the remaining fully summed columns:
 //! - a **1×1 pivot** `d = a_jj` when `|d| ≥ u · max_{i≠j} |a_ij|` (the threshold `u`,
 //!   default [`DEFAULT_PIVOT_THRESHOLD`] `= 0.01`, [`MultifrontalLdlt::set_pivot_threshold`]),
 //!   which bounds the entries of `L` by `1/u`;
@@ -1844,8 +1847,8 @@ fn build_fronts(n: usize, a_ptr: &[usize], a_idx: &[usize], fr_begin: Vec<usize>
     let mut parent_rel = vec![NONE; rows.len()];
     for s in 0..nf {
         let (c0, c1) = (fr_begin[s], fr_begin[s + 1]);
-        for j in c0..c1 {
-            local[j] = j - c0;
+        for (rel, at) in local[c0..c1].iter_mut().enumerate() {
+            *at = rel;
         }
         for (t, &i) in rows[rows_ptr[s]..rows_ptr[s + 1]].iter().enumerate() {
             local[i] = c1 - c0 + t;
@@ -1990,10 +1993,10 @@ mod tests {
                         }
                     }
                     // Each child (whose first row lies in this front) against this map.
-                    for c in 0..f {
+                    for (c, parent_of_c) in parent[..f].iter_mut().enumerate() {
                         let child_rows = &fr.rows[fr.rows_ptr[c]..fr.rows_ptr[c + 1]];
                         if child_rows.first().is_some_and(|&r| (c0..c1).contains(&r)) {
-                            parent[c] = f;
+                            *parent_of_c = f;
                             for (t, &g) in child_rows.iter().enumerate() {
                                 assert_eq!(fr.parent_rel[fr.rows_ptr[c] + t], pos[g]);
                                 checked_rows += 1;
@@ -2003,9 +2006,9 @@ mod tests {
                 }
                 // Every front's rows were checked against its parent, and the roots are
                 // the fronts without rows.
-                for f in 0..nf {
+                for (f, &parent_of_f) in parent.iter().enumerate() {
                     let has_rows = fr.rows_ptr[f + 1] > fr.rows_ptr[f];
-                    assert_eq!(parent[f] != NONE, has_rows, "front {f}");
+                    assert_eq!(parent_of_f != NONE, has_rows, "front {f}");
                     assert_eq!(fr.is_root[f], !has_rows, "front {f}");
                 }
                 assert_eq!(checked_rows, fr.rows.len());

@@ -27,11 +27,14 @@
 //! blocks. A front's index list is: the columns its children delayed, its own columns (both
 //! *fully summed*, `k` of them), then its row pattern (`m` indices in all). Its dense
 //! `m × m` matrix is assembled from the original entries of its own columns and the
-//! children's contribution blocks (extend-add). Then the fully summed columns are
-//! eliminated by panels ([`PANEL_WIDTH`] pivots): a column is brought up to date (all `m`
-//! rows) when the pivot search reaches it, the columns it has not reached receive a
-//! panel's pivots as one faer matrix product, LAPACK `sytrf`-style. Each pivot is chosen
-//! among the remaining fully summed columns:
+//! children's contribution blocks (extend-add), at positions computed once at analysis
+//! (each entry's row in its front, each front's rows in its parent, counted without
+//! delays) and shifted at each factorization by the number of delayed columns, which come
+//! first: no map from global indices to front positions is built per front. Then the
+//! fully summed columns are eliminated by panels ([`PANEL_WIDTH`] pivots): a column is
+//! brought up to date (all `m` rows) when the pivot search reaches it, the columns it has
+//! not reached receive a panel's pivots as one faer matrix product, LAPACK `sytrf`-style.
+//! Each pivot is chosen among the remaining fully summed columns:
 //! - a **1×1 pivot** `d = a_jj` when `|d| ≥ u · max_{i≠j} |a_ij|` (the threshold `u`,
 //!   default [`DEFAULT_PIVOT_THRESHOLD`] `= 0.01`, [`MultifrontalLdlt::set_pivot_threshold`]),
 //!   which bounds the entries of `L` by `1/u`;
@@ -131,6 +134,10 @@ const SMALL_PRODUCT: usize = 2048;
 /// mostly small).
 const SMALL_UPDATE: usize = 16384;
 
+/// Fronts up to this order are zeroed whole before their assembly (one `memset`); larger
+/// ones only in their lower triangle (one per column), the part that is read.
+const ZERO_WHOLE_FRONT: usize = 48;
+
 const NONE: usize = usize::MAX;
 
 /// One contribution block waiting on the stack for its parent front.
@@ -139,10 +146,14 @@ struct Contribution {
     /// Offset of its values: the lower triangle of a `rows × rows` matrix, packed by
     /// columns (column `b` holds rows `b..rows`).
     val_off: usize,
-    /// Offset of its `rows` global (permuted) indices: the delayed columns first.
+    /// Offset of the global (permuted) indices of its `delayed` columns (its other rows are
+    /// the row pattern of `front`).
     idx_off: usize,
     rows: usize,
     delayed: usize,
+    /// The front it comes from (its rows after the delayed columns are that front's row
+    /// pattern, whose positions in the parent are [`Fronts::parent_rel`]).
+    front: usize,
 }
 
 /// Where one factorized front's data lies.
@@ -172,6 +183,16 @@ struct Fronts {
     is_root: Vec<bool>,
     /// Fronts in a postorder of the assembly tree.
     order: Vec<usize>,
+    /// Per entry of the permuted lower triangle (`a_idx`): the position of its row in the
+    /// index list of the front owning its column, counted as if no column were delayed
+    /// (own columns, then the row pattern). A factorization adds the front's delayed
+    /// columns, which come first: the assembly needs no global-to-front map.
+    a_rel: Vec<usize>,
+    /// Per entry of `rows` (front `s`'s row pattern): its position in the index list of
+    /// the parent front, counted as if no column were delayed. In the parent the child's
+    /// contribution rows after its delayed columns land at that position plus the
+    /// parent's delayed columns.
+    parent_rel: Vec<usize>,
 }
 
 /// Sparse symmetric indefinite `LDLᵀ` (1×1 and 2×2 pivots), multifrontal, with threshold
@@ -204,11 +225,11 @@ pub struct MultifrontalLdlt {
     // --- numeric workspace (kept across factorizations) ---
     /// The front's global indices.
     front_idx: Vec<usize>,
-    /// Position of a global index in the current front.
-    pos: Vec<usize>,
     /// Positions in the current front of one child contribution block's indices.
     cb_pos: Vec<usize>,
+    /// The contribution blocks' values (`cb_vals[..cb_len]`; entries beyond are stale).
     cb_vals: Vec<f64>,
+    cb_len: usize,
     cb_idx: Vec<usize>,
     cb_stack: Vec<Contribution>,
     /// `L₂₁ D` of the current front (for the contribution-block product).
@@ -217,7 +238,10 @@ pub struct MultifrontalLdlt {
     failed: Vec<bool>,
     // --- the factor ---
     factors: Vec<FrontFactor>,
+    /// The stored blocks of `L` (`l_store[..l_len]`), then the front being factorized;
+    /// entries beyond it are stale values of earlier fronts.
     l_store: Vec<f64>,
+    l_len: usize,
     /// Whether every stored entry of `L` is finite (checked front by front).
     l_finite: bool,
     index_store: Vec<usize>,
@@ -276,15 +300,16 @@ impl MultifrontalLdlt {
             value_map: Vec::new(),
             fronts: Fronts::default(),
             front_idx: Vec::new(),
-            pos: Vec::new(),
             cb_pos: Vec::new(),
             cb_vals: Vec::new(),
+            cb_len: 0,
             cb_idx: Vec::new(),
             cb_stack: Vec::new(),
             ld: Vec::new(),
             failed: Vec::new(),
             factors: Vec::new(),
             l_store: Vec::new(),
+            l_len: 0,
             l_finite: true,
             index_store: Vec::new(),
             d_diag: Vec::new(),
@@ -437,7 +462,7 @@ impl MultifrontalLdlt {
 
     /// Stored values of the factor `L` of the last factorization (dense front blocks).
     pub fn factor_len(&self) -> usize {
-        self.l_store.len()
+        self.l_len
     }
 
     fn analyze_impl(
@@ -484,7 +509,6 @@ impl MultifrontalLdlt {
         self.a_ptr = a_ptr;
         self.a_idx = a_idx;
         self.value_map = value_map;
-        self.pos = vec![0; n];
         self.d_diag = vec![0.0; n];
         self.d_off = vec![0.0; n];
         self.d_pair = vec![false; n];
@@ -502,7 +526,8 @@ impl MultifrontalLdlt {
             max_m = max_m.max(m);
         }
         // The front being factorized lies after the stored blocks of `L`.
-        self.l_store = Vec::with_capacity(l_len + max_m * max_m);
+        self.l_store = vec![0.0; l_len + max_m * max_m];
+        self.l_len = 0;
         self.index_store = Vec::with_capacity(idx_len);
         self.front_idx = Vec::with_capacity(max_m);
         self.cb_pos = Vec::with_capacity(max_m);
@@ -528,9 +553,9 @@ impl MultifrontalLdlt {
         self.equilibrate();
         self.factors.clear();
         self.l_finite = true;
-        self.l_store.clear();
+        self.l_len = 0;
         self.index_store.clear();
-        self.cb_vals.clear();
+        self.cb_len = 0;
         self.cb_idx.clear();
         self.cb_stack.clear();
         let mut piv_off = 0usize;
@@ -545,7 +570,11 @@ impl MultifrontalLdlt {
             )));
         }
         // Inertia from D (the scaled matrix has the same inertia: S A S is congruent to A).
-        let scale = if self.scaling_sweeps > 0 {
+        // The zero tolerance is relative to the largest scaled entry (one more pass over
+        // the values, skipped with the default tolerance 0: then only exact zeros count).
+        let scale = if self.zero_pivot_tol == 0.0 {
+            0.0
+        } else if self.scaling_sweeps > 0 {
             self.a_val.iter().fold(0.0f64, |m, v| m.max(v.abs()))
         } else {
             scale
@@ -619,24 +648,27 @@ impl MultifrontalLdlt {
                 let vals = &mut self.a_val[lo..hi];
                 let rows = &self.a_idx[lo..hi];
                 let mut col_max = ruiz[j][1];
+                // The values are finite (checked when scattered) and the factors finite
+                // and positive, so no maximum meets a NaN: one comparison each
+                // (`f64::max`'s NaN handling costs a dependent chain of instructions).
                 if pending {
                     let fj = ruiz[j][0];
                     for (v, &i) in vals.iter_mut().zip(rows) {
                         let ri = &mut ruiz[i];
                         *v *= ri[0] * fj;
                         let a = v.abs();
-                        ri[1] = ri[1].max(a);
-                        col_max = col_max.max(a);
+                        ri[1] = larger(ri[1], a);
+                        col_max = larger(col_max, a);
                     }
                 } else {
                     for (&v, &i) in vals.iter().zip(rows) {
                         let a = v.abs();
                         let ri = &mut ruiz[i];
-                        ri[1] = ri[1].max(a);
-                        col_max = col_max.max(a);
+                        ri[1] = larger(ri[1], a);
+                        col_max = larger(col_max, a);
                     }
                 }
-                ruiz[j][1] = ruiz[j][1].max(col_max);
+                ruiz[j][1] = larger(ruiz[j][1], col_max);
             }
             self.sweeps_used += 1;
             let scaled = |r: f64| r > 0.0 && r.is_finite();
@@ -666,7 +698,7 @@ impl MultifrontalLdlt {
     fn factor_front(&mut self, s: usize, piv_off: usize) -> usize {
         // The front is assembled at the end of the factor's storage: its first columns
         // become its block of `L` there without a copy.
-        let l_off = self.l_store.len();
+        let l_off = self.l_len;
         let shape = self.assemble_front(s);
         let FrontShape { m, k } = shape;
         let is_root = self.fronts.is_root[s];
@@ -695,15 +727,21 @@ impl MultifrontalLdlt {
             },
             piv,
         );
-        self.update_contribution(shape, npiv, piv_off, l_off);
-        self.store_front(shape, npiv, piv_off, l_off, is_root);
+        let cb_at = self.store_front(s, shape, npiv, piv_off, l_off);
+        self.update_contribution(shape, npiv, piv_off, l_off, cb_at);
         npiv
     }
 
     /// Builds front `s`: its index list (the children's delayed columns, its own columns,
-    /// its row pattern; `pos` maps them back), its dense matrix (appended to `l_store`)
+    /// its row pattern), its dense matrix (after the stored blocks of `L` in `l_store`)
     /// from the original entries and the children's contribution blocks (popped from the
     /// stack), the fully summed block stored in both triangles. Returns its shape.
+    ///
+    /// The positions come from the analysis ([`Fronts::a_rel`], [`Fronts::parent_rel`])
+    /// shifted by the number `nd` of delayed columns, which come first: a child's delayed
+    /// columns at their place in that list, its other rows at their analyzed position
+    /// plus `nd`. Only the lower triangle is zeroed (the upper one of the fully summed
+    /// columns is written by the symmetrization; that of the others is never read).
     #[inline(never)]
     fn assemble_front(&mut self, s: usize) -> FrontShape {
         let fr = &self.fronts;
@@ -724,34 +762,41 @@ impl MultifrontalLdlt {
         self.front_idx.extend_from_slice(rows);
         let m = self.front_idx.len();
         self.largest_front = self.largest_front.max(m);
-        for (p, &g) in self.front_idx.iter().enumerate() {
-            self.pos[g] = p;
+        // An m × m matrix after the stored blocks of `L` (within the length reserved at
+        // analysis unless delays made the front larger), its lower triangle zeroed.
+        let l_off = self.l_len;
+        if self.l_store.len() < l_off + m * m {
+            self.l_store.resize(l_off + m * m, 0.0);
         }
-        // A zeroed m × m matrix after the stored blocks of `L` (within the capacity
-        // reserved at analysis unless delays made the front larger).
-        let l_off = self.l_store.len();
-        self.l_store.resize(l_off + m * m, 0.0);
-        let f = &mut self.l_store[l_off..];
+        let f = &mut self.l_store[l_off..l_off + m * m];
+        if m <= ZERO_WHOLE_FRONT {
+            f.fill(0.0);
+        } else {
+            for c in 0..m {
+                f[c * m + c..(c + 1) * m].fill(0.0);
+            }
+        }
         // Original entries of the own columns: rows at or after their column in the
         // front's order (own columns, then the sorted row pattern), the lower triangle.
         for j in c0..c1 {
-            let pj = self.pos[j];
+            let pj = nd + j - c0;
             let col = &mut f[pj * m..(pj + 1) * m];
-            for e in self.a_ptr[j]..self.a_ptr[j + 1] {
-                let pi = self.pos[self.a_idx[e]];
-                debug_assert!(pi >= pj);
-                col[pi] += self.a_val[e];
+            let (lo, hi) = (self.a_ptr[j], self.a_ptr[j + 1]);
+            for (&rel, &v) in fr.a_rel[lo..hi].iter().zip(&self.a_val[lo..hi]) {
+                debug_assert!(nd + rel >= pj);
+                col[nd + rel] += v;
             }
         }
         // Extend-add of the children's contribution blocks, then pop them.
+        let mut delayed_at = 0;
         for cb in &self.cb_stack[children..] {
             let r = cb.rows;
+            let child_rows = &fr.parent_rel[fr.rows_ptr[cb.front]..fr.rows_ptr[cb.front + 1]];
+            debug_assert_eq!(cb.delayed + child_rows.len(), r);
             self.cb_pos.clear();
-            self.cb_pos.extend(
-                self.cb_idx[cb.idx_off..cb.idx_off + r]
-                    .iter()
-                    .map(|&g| self.pos[g]),
-            );
+            self.cb_pos.extend(delayed_at..delayed_at + cb.delayed);
+            self.cb_pos.extend(child_rows.iter().map(|&rel| nd + rel));
+            delayed_at += cb.delayed;
             // Packed lower triangle: column `b` holds rows `b..r`. The child's delayed
             // columns go anywhere among the fully summed ones (either triangle); after
             // them, the child's rows keep their order in this front (own columns, then
@@ -774,7 +819,7 @@ impl MultifrontalLdlt {
             }
         }
         if let Some(first) = self.cb_stack.get(children).copied() {
-            self.cb_vals.truncate(first.val_off);
+            self.cb_len = first.val_off;
             self.cb_idx.truncate(first.idx_off);
             self.cb_stack.truncate(children);
         }
@@ -788,7 +833,11 @@ impl MultifrontalLdlt {
     }
 
     /// The contribution block of the front just factorized, `C −= L₂₁ D L₂₁ᵀ` (rows and
-    /// columns `k..m`, lower triangle): one matrix product with all its `npiv` pivots.
+    /// columns `k..m`, lower triangle), written packed into `cb_vals` from `cb_at` (the
+    /// room [`Self::store_front`] reserved; `None` for a root, which has no such rows).
+    /// Small products run column by column straight into `cb_vals` (the first update of
+    /// a column reads the front and writes the packed copy: no separate copy), larger ones
+    /// as one faer product in the front, then copied.
     #[inline(never)]
     fn update_contribution(
         &mut self,
@@ -796,86 +845,111 @@ impl MultifrontalLdlt {
         npiv: usize,
         piv_off: usize,
         l_off: usize,
+        cb_at: Option<usize>,
     ) {
         let FrontShape { m, k } = shape;
-        let f = &mut self.l_store[l_off..l_off + m * m];
-        // Contribution block C −= L₂₁ D L₂₁ᵀ (rows/cols k..m), one product.
         let r2 = m - k;
-        if npiv > 0 && r2 > 0 {
-            if self.ld.len() < r2 * npiv {
-                self.ld.resize(r2 * npiv, 0.0);
-            }
-            let mut q = 0;
-            while q < npiv {
-                let l1 = &f[q * m + k..q * m + m];
-                if self.d_pair[piv_off + q] {
-                    let (a, b, c) = (
-                        self.d_diag[piv_off + q],
-                        self.d_off[piv_off + q],
-                        self.d_diag[piv_off + q + 1],
-                    );
-                    let l2 = &f[(q + 1) * m + k..(q + 1) * m + m];
-                    let (w1, w2) = self.ld[q * r2..(q + 2) * r2].split_at_mut(r2);
-                    for i in 0..r2 {
-                        w1[i] = a * l1[i] + b * l2[i];
-                        w2[i] = b * l1[i] + c * l2[i];
-                    }
-                    q += 2;
-                } else {
-                    let d = self.d_diag[piv_off + q];
-                    for (w, &l) in self.ld[q * r2..(q + 1) * r2].iter_mut().zip(l1) {
-                        *w = d * l;
-                    }
-                    q += 1;
+        let Some(mut at) = cb_at else {
+            debug_assert_eq!(r2, 0, "a root front has no contribution rows");
+            return;
+        };
+        let f = &mut self.l_store[l_off..l_off + m * m];
+        if self.ld.len() < r2 * npiv {
+            self.ld.resize(r2 * npiv, 0.0);
+        }
+        // L₂₁ D (r2 × npiv, column-major).
+        let mut q = 0;
+        while q < npiv {
+            let l1 = &f[q * m + k..q * m + m];
+            if self.d_pair[piv_off + q] {
+                let (a, b, c) = (
+                    self.d_diag[piv_off + q],
+                    self.d_off[piv_off + q],
+                    self.d_diag[piv_off + q + 1],
+                );
+                let l2 = &f[(q + 1) * m + k..(q + 1) * m + m];
+                let (w1, w2) = self.ld[q * r2..(q + 2) * r2].split_at_mut(r2);
+                for i in 0..r2 {
+                    w1[i] = a * l1[i] + b * l2[i];
+                    w2[i] = b * l1[i] + c * l2[i];
                 }
+                q += 2;
+            } else {
+                let d = self.d_diag[piv_off + q];
+                for (w, &l) in self.ld[q * r2..(q + 1) * r2].iter_mut().zip(l1) {
+                    *w = d * l;
+                }
+                q += 1;
             }
-            let (left, right) = f.split_at_mut(k * m);
-            if r2 * r2 * npiv <= SMALL_UPDATE {
-                // Column by column: C(c.., c) −= Σ_q L₂₁(c.., q) · (L₂₁ D)(c, q).
-                for c in 0..r2 {
-                    let col = &mut right[c * m + k + c..(c + 1) * m];
-                    for q in 0..npiv {
-                        let w = self.ld[q * r2 + c];
-                        if w != 0.0 {
-                            let lq = &left[q * m + k + c..(q + 1) * m];
-                            for (x, &l) in col.iter_mut().zip(lq) {
+        }
+        let (left, right) = f.split_at_mut(k * m);
+        if r2 * r2 * npiv <= SMALL_UPDATE {
+            // Column by column: C(c.., c) −= Σ_q L₂₁(c.., q) · (L₂₁ D)(c, q), the pivots
+            // in order (the same operations as in place).
+            for c in 0..r2 {
+                let src = &right[c * m + k + c..(c + 1) * m];
+                let dst = &mut self.cb_vals[at..at + r2 - c];
+                at += r2 - c;
+                let mut copied = false;
+                for q in 0..npiv {
+                    let w = self.ld[q * r2 + c];
+                    if w != 0.0 {
+                        let lq = &left[q * m + k + c..(q + 1) * m];
+                        if copied {
+                            for (x, &l) in dst.iter_mut().zip(lq) {
                                 *x -= w * l;
                             }
+                        } else {
+                            for ((x, &a), &l) in dst.iter_mut().zip(src).zip(lq) {
+                                *x = a - w * l;
+                            }
+                            copied = true;
                         }
                     }
                 }
-                return;
+                if !copied {
+                    dst.copy_from_slice(src);
+                }
             }
-            let l21 = MatRef::from_column_major_slice_with_stride(&left[k..], r2, npiv, m);
-            let ld = MatRef::from_column_major_slice(&self.ld[..r2 * npiv], r2, npiv);
-            let c = MatMut::from_column_major_slice_with_stride_mut(&mut right[k..], r2, r2, m);
-            tri_matmul(
-                c,
-                BlockStructure::TriangularLower,
-                Accum::Add,
-                l21,
-                BlockStructure::Rectangular,
-                ld.transpose(),
-                BlockStructure::Rectangular,
-                -1.0,
-                self.par,
-            );
+            return;
+        }
+        let l21 = MatRef::from_column_major_slice_with_stride(&left[k..], r2, npiv, m);
+        let ld = MatRef::from_column_major_slice(&self.ld[..r2 * npiv], r2, npiv);
+        let c = MatMut::from_column_major_slice_with_stride_mut(&mut right[k..], r2, r2, m);
+        tri_matmul(
+            c,
+            BlockStructure::TriangularLower,
+            Accum::Add,
+            l21,
+            BlockStructure::Rectangular,
+            ld.transpose(),
+            BlockStructure::Rectangular,
+            -1.0,
+            self.par,
+        );
+        for c in 0..r2 {
+            self.cb_vals[at..at + r2 - c].copy_from_slice(&right[c * m + k + c..(c + 1) * m]);
+            at += r2 - c;
         }
     }
 
     /// Stores the factorized front at `l_off` of `l_store` (keeps its `m × npiv` block of
     /// `L` there and its index list after pivoting) and pushes its contribution block
-    /// (positions `npiv..m`, the delayed columns first) unless it is a root.
+    /// (positions `npiv..m`, the delayed columns first) unless front `s` is a root: its
+    /// delayed columns are copied, the room for its other columns (`k..m`) is reserved
+    /// for [`Self::update_contribution`], which writes them there. Returns where in
+    /// `cb_vals` that room begins (`None` for a root).
     #[inline(never)]
     fn store_front(
         &mut self,
+        s: usize,
         shape: FrontShape,
         npiv: usize,
         piv_off: usize,
         l_off: usize,
-        is_root: bool,
-    ) {
+    ) -> Option<usize> {
         let FrontShape { m, k } = shape;
+        let is_root = self.fronts.is_root[s];
         let f = &self.l_store[l_off..l_off + m * m];
         self.factors.push(FrontFactor {
             l_off,
@@ -889,21 +963,33 @@ impl MultifrontalLdlt {
         self.index_store.extend_from_slice(&self.front_idx);
         // Push the contribution block: the rows/cols npiv..m (delayed columns first).
         let rows_out = m - npiv;
-        if rows_out > 0 && !is_root {
-            self.cb_stack.push(Contribution {
-                val_off: self.cb_vals.len(),
-                idx_off: self.cb_idx.len(),
-                rows: rows_out,
-                delayed: k - npiv,
-            });
-            // Packed lower triangle (column `c` from its diagonal down).
-            for c in npiv..m {
-                self.cb_vals.extend_from_slice(&f[c * m + c..c * m + m]);
-            }
-            self.cb_idx.extend_from_slice(&self.front_idx[npiv..]);
-        }
         // Keep the block of L (the first npiv columns).
-        self.l_store.truncate(l_off + npiv * m);
+        self.l_len = l_off + npiv * m;
+        if rows_out == 0 || is_root {
+            return None;
+        }
+        let val_off = self.cb_len;
+        self.cb_stack.push(Contribution {
+            val_off,
+            idx_off: self.cb_idx.len(),
+            rows: rows_out,
+            delayed: k - npiv,
+            front: s,
+        });
+        // Packed lower triangle (column `c` from its diagonal down).
+        self.cb_len += rows_out * (rows_out + 1) / 2;
+        if self.cb_vals.len() < self.cb_len {
+            self.cb_vals.resize(self.cb_len, 0.0);
+        }
+        let mut at = val_off;
+        for c in npiv..k {
+            self.cb_vals[at..at + m - c].copy_from_slice(&f[c * m + c..c * m + m]);
+            at += m - c;
+        }
+        // Only the delayed columns' indices: the rows after them are the front's row
+        // pattern, known to the parent from the analysis.
+        self.cb_idx.extend_from_slice(&self.front_idx[npiv..k]);
+        Some(at)
     }
 
     fn solve_one(&mut self, rhs: &mut [f64]) {
@@ -1031,6 +1117,8 @@ fn swap_positions(f: &mut [f64], shape: FrontShape, idx: &mut [usize], p: usize,
 struct ColumnScan {
     /// The fully summed row (`< k`) with the largest entry, the 2×2 partner.
     partner: Option<usize>,
+    /// `|f(partner, j)|` (0 without a partner).
+    partner_abs: f64,
     /// Largest `|f(i, j)|` over the rows other than `partner`.
     max_without_partner: f64,
 }
@@ -1053,31 +1141,35 @@ fn scan_column(f: &[f64], shape: FrontShape, from: usize, j: usize) -> ColumnSca
             second = a;
         }
     }
-    let rest = col[k.max(from)..]
-        .iter()
-        .fold(0.0f64, |acc, &v| acc.max(v.abs()));
+    let rest = abs_max(&col[k.max(from)..]);
     ColumnScan {
         partner: best_at,
+        partner_abs: best,
         max_without_partner: second.max(rest),
     }
 }
 
 /// Largest `|v_i|` (0 for an empty slice; NaN entries are ignored, as by `f64::max`), in
-/// four independent lanes so that it vectorizes.
+/// four independent lanes so that it vectorizes. Every maximum is one comparison
+/// (`f64::max`'s NaN handling costs a dependent chain of several instructions per entry).
 fn abs_max(v: &[f64]) -> f64 {
     let mut acc = [0.0f64; 4];
     let chunks = v.chunks_exact(4);
     let rest = chunks.remainder();
     for c in chunks {
         for (a, &x) in acc.iter_mut().zip(c) {
-            let x = x.abs();
-            *a = if x > *a { x } else { *a };
+            *a = larger(*a, x.abs());
         }
     }
-    rest.iter()
-        .fold(acc[0].max(acc[1]).max(acc[2].max(acc[3])), |m, &x| {
-            m.max(x.abs())
-        })
+    let lanes = larger(larger(acc[0], acc[1]), larger(acc[2], acc[3]));
+    rest.iter().fold(lanes, |m, &x| larger(m, x.abs()))
+}
+
+/// The larger of `a` and `x` in one comparison: `x` when `x > a`, else `a` (so a NaN `x`
+/// is ignored, as by `f64::max`; unlike it, a NaN `a` is kept).
+#[inline(always)]
+fn larger(a: f64, x: f64) -> f64 {
+    if x > a { x } else { a }
 }
 
 /// `Σ a_i b_i` of two slices of equal length, in four independent lanes (a sequential
@@ -1096,13 +1188,15 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
-/// Largest `|f(i, c)|` over rows `i` in `from..m` other than `c` and `skip`.
+/// Largest `|f(i, c)|` over rows `i` in `from..m` other than `c` and `skip` (both at or
+/// after `from`, distinct): [`abs_max`] of the three runs between them.
 fn max_excluding(f: &[f64], m: usize, from: usize, c: usize, skip: usize) -> f64 {
-    f[c * m + from..c * m + m]
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| i + from != c && i + from != skip)
-        .fold(0.0f64, |acc, (_, &v)| acc.max(v.abs()))
+    debug_assert!(c >= from && skip >= from && c != skip);
+    let col = &f[c * m..c * m + m];
+    let (lo, hi) = (c.min(skip), c.max(skip));
+    abs_max(&col[from..lo])
+        .max(abs_max(&col[lo + 1..hi]))
+        .max(abs_max(&col[hi + 1..]))
 }
 
 /// The blocked partial elimination of one front's fully summed columns (`sytrf`-style).
@@ -1261,8 +1355,15 @@ impl Elimination<'_> {
         // The common case first: a diagonal pivot that passes needs only the column's
         // largest off-diagonal entry (a branch-free pass); the 2×2 partner is searched
         // only when it fails.
+        // A zero diagonal (a KKT constraint) fails the 1×1 test: its column is scanned
+        // for the 2×2 partner at once (the same maximum, one pass fewer).
         let col = &self.f[j * m..(j + 1) * m];
-        let max = abs_max(&col[p..j]).max(abs_max(&col[j + 1..]));
+        let (max, scan) = if d == 0.0 {
+            let scan = scan_column(self.f, self.shape, p, j);
+            (scan.partner_abs.max(scan.max_without_partner), Some(scan))
+        } else {
+            (abs_max(&col[p..j]).max(abs_max(&col[j + 1..])), None)
+        };
         if max == 0.0 {
             // A zero column: d itself (a zero pivot when d == 0, which is exact).
             return Ok(Pivot::One(j));
@@ -1272,7 +1373,7 @@ impl Elimination<'_> {
             return Ok(Pivot::One(j));
         }
         let ratio1 = d.abs() / max;
-        let scan = scan_column(self.f, self.shape, p, j);
+        let scan = scan.unwrap_or_else(|| scan_column(self.f, self.shape, p, j));
         let one = (ratio1, Pivot::One(j));
         let Some(r) = scan.partner else {
             return Err(one);
@@ -1738,6 +1839,33 @@ fn build_fronts(n: usize, a_ptr: &[usize], a_idx: &[usize], fr_begin: Vec<usize>
             }
         }
     }
+    // Positions without delays: of each entry's row in its column's front, of each front's
+    // rows in its parent (children are numbered before their parent, so `local` holds the
+    // parent's positions when its children are visited).
+    let mut local = vec![NONE; n];
+    let mut a_rel = vec![NONE; a_idx.len()];
+    let mut parent_rel = vec![NONE; rows.len()];
+    for s in 0..nf {
+        let (c0, c1) = (fr_begin[s], fr_begin[s + 1]);
+        for (rel, at) in local[c0..c1].iter_mut().enumerate() {
+            *at = rel;
+        }
+        for (t, &i) in rows[rows_ptr[s]..rows_ptr[s + 1]].iter().enumerate() {
+            local[i] = c1 - c0 + t;
+        }
+        for j in c0..c1 {
+            for e in a_ptr[j]..a_ptr[j + 1] {
+                a_rel[e] = local[a_idx[e]];
+            }
+        }
+        let mut child = head[s];
+        while child != NONE {
+            for t in rows_ptr[child]..rows_ptr[child + 1] {
+                parent_rel[t] = local[rows[t]];
+            }
+            child = next[child];
+        }
+    }
     Fronts {
         begin: fr_begin,
         rows_ptr,
@@ -1745,6 +1873,8 @@ fn build_fronts(n: usize, a_ptr: &[usize], a_idx: &[usize], fr_begin: Vec<usize>
         n_children,
         is_root: fr_parent.iter().map(|&p| p == NONE).collect(),
         order,
+        a_rel,
+        parent_rel,
     }
 }
 
@@ -1792,5 +1922,98 @@ impl SymmetricSolver for MultifrontalLdlt {
 
     fn delayed_pivots(&self) -> usize {
         self.delayed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A random sparse symmetric pattern (lower CSC, diagonal included) from a simple
+    /// linear congruential generator: `extra` off-diagonal entries per column.
+    fn random_pattern(n: usize, extra: usize, seed: u64) -> (Vec<usize>, Vec<usize>) {
+        let mut state = seed;
+        let mut next = move |bound: usize| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) as usize) % bound
+        };
+        let mut cols: Vec<Vec<usize>> = (0..n).map(|j| vec![j]).collect();
+        for j in 0..n {
+            for _ in 0..extra {
+                let i = next(n);
+                let (i, j) = (i.max(j), i.min(j));
+                cols[j].push(i);
+            }
+        }
+        let mut ptr = vec![0];
+        let mut idx = Vec::new();
+        for col in &mut cols {
+            col.sort_unstable();
+            col.dedup();
+            idx.extend_from_slice(col);
+            ptr.push(idx.len());
+        }
+        (ptr, idx)
+    }
+
+    /// The positions precomputed at analysis (`a_rel`, `parent_rel`) against those of a
+    /// global map built per front on the fly (the front's index list without delays: own
+    /// columns, then the row pattern), for several patterns and amalgamation settings.
+    #[test]
+    fn precomputed_positions_match_a_global_map() {
+        for (seed, n, extra) in [(1u64, 60usize, 2usize), (2, 300, 3), (3, 500, 1)] {
+            let (ptr, idx) = random_pattern(n, extra, seed);
+            for relax in [
+                Amalgamation::default(),
+                Amalgamation {
+                    always_columns: 8,
+                    zero_fraction: 0.2,
+                },
+            ] {
+                let mut s = MultifrontalLdlt::new();
+                s.set_amalgamation(relax).unwrap();
+                s.analyze(n, &ptr, &idx).unwrap();
+                let fr = &s.fronts;
+                let nf = fr.begin.len() - 1;
+                let mut pos = vec![NONE; n];
+                let mut parent = vec![NONE; nf];
+                let mut checked_rows = 0;
+                for f in 0..nf {
+                    let (c0, c1) = (fr.begin[f], fr.begin[f + 1]);
+                    let rows = &fr.rows[fr.rows_ptr[f]..fr.rows_ptr[f + 1]];
+                    for (p, g) in (c0..c1).chain(rows.iter().copied()).enumerate() {
+                        pos[g] = p;
+                    }
+                    for j in c0..c1 {
+                        for e in s.a_ptr[j]..s.a_ptr[j + 1] {
+                            assert_eq!(fr.a_rel[e], pos[s.a_idx[e]], "entry {e}");
+                            assert!(fr.a_rel[e] >= j - c0, "entry {e} above its column");
+                        }
+                    }
+                    // Each child (whose first row lies in this front) against this map.
+                    for (c, parent_of_c) in parent[..f].iter_mut().enumerate() {
+                        let child_rows = &fr.rows[fr.rows_ptr[c]..fr.rows_ptr[c + 1]];
+                        if child_rows.first().is_some_and(|&r| (c0..c1).contains(&r)) {
+                            *parent_of_c = f;
+                            for (t, &g) in child_rows.iter().enumerate() {
+                                assert_eq!(fr.parent_rel[fr.rows_ptr[c] + t], pos[g]);
+                                checked_rows += 1;
+                            }
+                        }
+                    }
+                }
+                // Every front's rows were checked against its parent, and the roots are
+                // the fronts without rows.
+                for (f, &parent_of_f) in parent.iter().enumerate() {
+                    let has_rows = fr.rows_ptr[f + 1] > fr.rows_ptr[f];
+                    assert_eq!(parent_of_f != NONE, has_rows, "front {f}");
+                    assert_eq!(fr.is_root[f], !has_rows, "front {f}");
+                }
+                assert_eq!(checked_rows, fr.rows.len());
+                assert!(nf > 1 && checked_rows > 0, "a trivial assembly tree");
+            }
+        }
     }
 }

@@ -698,3 +698,78 @@ fn amalgamation_thresholds_are_validated() {
     }
     assert_eq!(s.amalgamation(), Amalgamation::default());
 }
+
+/// The front positions are precomputed at analysis for fronts without delayed columns and
+/// shifted by the delays of each factorization: the same pattern factorized with values
+/// giving no delays, then many (several children delaying into their parent, next to
+/// children that delay nothing), then none again must match a fresh solver bitwise each
+/// time, the dense inertia, and give the first solution again at the end.
+#[test]
+fn delays_that_come_and_go_between_factorizations_shift_the_positions() {
+    let mut rng = Rng::new(71);
+    // Blocks of 7 columns (children) coupled to a border of 4 (their parent).
+    let a = wide_fronts(&mut rng, 8, 7, 4, &[]);
+    let (asm, _) = a.to_csc();
+    let n = asm.n();
+    // No delays: every diagonal made dominant.
+    let mut calm = a.clone();
+    for (k, v) in calm.vals.iter_mut().enumerate() {
+        if calm.rows[k] == calm.cols[k] {
+            *v = 50.0 + (k % 5) as f64;
+        }
+    }
+    // Delays: in the even blocks the diagonals zeroed and the couplings inside the block
+    // made tiny (neither 1×1 nor 2×2 pivots pass against the border entries: their
+    // columns wait for the border's front), the odd blocks keep dominant diagonals.
+    let mut stormy = calm.clone();
+    let even = |j: usize| j < 8 * 7 && (j / 7) % 2 == 0;
+    for (k, v) in stormy.vals.iter_mut().enumerate() {
+        let (i, j) = (stormy.rows[k], stormy.cols[k]);
+        if i == j && even(j) {
+            *v = 0.0;
+        } else if even(i) && even(j) && i / 7 == j / 7 {
+            *v *= 1e-6;
+        }
+    }
+    let mut s = MultifrontalLdlt::new();
+    s.set_pivot_threshold(0.1).unwrap();
+    s.analyze(n, asm.col_ptr(), asm.row_idx()).unwrap();
+    let rhs = random_vec(&mut rng, n);
+    let mut first: Option<Vec<f64>> = None;
+    let mut delays_seen = Vec::new();
+    for (round, m) in [&calm, &stormy, &calm, &stormy, &calm]
+        .into_iter()
+        .enumerate()
+    {
+        let (_, vals) = m.to_csc();
+        s.factorize(&vals).unwrap();
+        let mut fresh = MultifrontalLdlt::new();
+        fresh.set_pivot_threshold(0.1).unwrap();
+        fresh.analyze(n, asm.col_ptr(), asm.row_idx()).unwrap();
+        fresh.factorize(&vals).unwrap();
+        let expected = dense_inertia(&m.dense(), 1e-10);
+        assert_eq!(s.inertia(), Some(expected), "round {round}");
+        assert_eq!(fresh.inertia(), Some(expected), "round {round}");
+        assert_eq!(s.delayed_pivots(), fresh.delayed_pivots(), "round {round}");
+        delays_seen.push(s.delayed_pivots());
+        let (mut x, mut y) = (rhs.clone(), rhs.clone());
+        s.solve_in_place(&mut x).unwrap();
+        fresh.solve_in_place(&mut y).unwrap();
+        assert_eq!(
+            x, y,
+            "round {round}: reused solver differs from a fresh one"
+        );
+        let err = backward_error(&asm, &vals, &x, &rhs);
+        assert!(err < 1e-11, "round {round}: backward error {err:e}");
+        if round % 2 == 0 {
+            match &first {
+                None => first = Some(x),
+                Some(f) => assert_eq!(&x, f, "round {round}: not the first solution"),
+            }
+        }
+    }
+    assert_eq!(delays_seen[0], 0, "the calm values delay nothing");
+    assert!(delays_seen[1] > 0, "the stormy values delay nothing");
+    assert_eq!(delays_seen[0], delays_seen[2]);
+    assert_eq!(delays_seen[1], delays_seen[3]);
+}

@@ -118,7 +118,8 @@ pub struct CallbackCounts {
     /// factorizations at δ_w = 0 stopped at an exact zero pivot of a variable (one without
     /// curvature eliminated before its constraints) in two steps in a row: at most one for
     /// the problem and one for the restoration problem. The switching factorization also
-    /// counts in `paired_repeats`.
+    /// counts in `paired_repeats`. Also counted here: switches to the multifrontal LDLᵀ
+    /// after `confirmation_switch` steps in a row whose inertia it had to confirm.
     #[serde(default)]
     pub pivoting_switches: usize,
     /// Factorizations repeated with the paired LBLᵀ after LDLᵀ without pivoting stopped

@@ -638,8 +638,12 @@ options_table! {
         /// With `inertia_confirmation` on: after this many steps in a row whose δ_w = 0
         /// factorization the multifrontal LDLᵀ confirmed (LDLᵀ's inertia wrong or singular,
         /// the multifrontal's correct), the multifrontal factorizes every matrix for the
-        /// rest of the solve (counted in `CallbackCounts::pivoting_switches`); `0` never
-        /// switches.
+        /// rest of the solve and of the KKT backend's later re-solves (counted in
+        /// `CallbackCounts::pivoting_switches`); its inertia is then exact, which
+        /// `restoration_rules = auto` follows. `0` (the default) never switches. With
+        /// `multifrontal_singular` and `3` the PEGASE and RTE cases of PGLIB take Ipopt's
+        /// iteration counts, but the large LV problems switch too and take up to twice the
+        /// time (bench-suites/README.md, session 21).
         confirmation_switch: usize = 0, (any);
         /// Static pivoting of the augmented system's LDLᵀ (no pivoting): an exact zero
         /// pivot of a primal row is replaced by this times `max|K_ij|` and counted

@@ -79,7 +79,8 @@ const JIT_SCATTER_SLOTS: usize = 6;
 
 /// The shortest `x` and `θ` that every program of one pattern reads inside at every point
 /// of its data (positions taken from a data column or a constant, which the objective's
-/// summing and gradient-scattering programs read without a per-point bounds check).
+/// summing and gradient-scattering programs and a constraint pattern's value, gradient
+/// and Hessian programs read without a per-point bounds check).
 /// Computed once per data by [`Pattern::index_bounds`] (a pass over the integer columns),
 /// e.g. at model build, and passed to [`Pattern::eval_value_sum_bounded`] and
 /// [`Pattern::eval_gradient_scatter_bounded`] so a call checks two lengths instead of

@@ -650,6 +650,12 @@ struct Lower<'a, 'b> {
     keep: &'a mut Keep,
     sigs: Sigs,
     mem: MemFlags,
+    /// loads of memory no store of the function writes (`x`, `θ`, the data columns),
+    /// at addresses that are valid whenever they are computed: pure for Cranelift, so
+    /// each is placed next to its first use rather than where it was emitted (without
+    /// it, the loads of all lanes of a body come first and their values are spilled
+    /// until the arithmetic, which sinks to the outputs, uses them)
+    pure_mem: MemFlags,
     // loop-invariant pointers, loaded in the entry block
     x: Value,
     x_len: Value,
@@ -796,6 +802,7 @@ impl<'a, 'b> Lower<'a, 'b> {
             keep,
             sigs,
             mem,
+            pure_mem: mem.with_readonly().with_can_move(),
             x,
             x_len,
             theta,
@@ -1330,12 +1337,18 @@ impl<'a, 'b> Lower<'a, 'b> {
                 call_args.push(at);
                 self.b.ins().call_indirect(self.p_v, callee, &call_args);
                 let mut r = args;
+                // the results at immediate offsets from the one slot address (a
+                // `stack_load` per lane gives an address per lane, which the register
+                // allocator keeps and spills across the body's later calls)
                 for (lane, r) in r.iter_mut().enumerate() {
-                    let first = self.b.ins().stack_load(types::F64, slot, (lane * 8) as i32);
+                    let first = self
+                        .b
+                        .ins()
+                        .load(types::F64, self.mem, at, (lane * 8) as i32);
                     *r = first;
                     if f == LaneFn::SinCos {
                         let off = ((LANES + lane) * 8) as i32;
-                        let cos = self.b.ins().stack_load(types::F64, slot, off);
+                        let cos = self.b.ins().load(types::F64, self.mem, at, off);
                         self.sincos.insert(args[lane], (first, cos));
                         if u == Un::Cos {
                             *r = cos;
@@ -1559,7 +1572,7 @@ impl<'a, 'b> Lower<'a, 'b> {
         let (k, k0, lane) = (self.ks[self.lane], self.ks[0], self.lane);
         self.pure(Key::Load(base, k, ty == types::I64), |l| {
             let at = l.lane_addr(base, k0, lane, 8);
-            l.b.ins().load(ty, l.mem, at, 0)
+            l.b.ins().load(ty, l.pure_mem, at, 0)
         })
     }
 
@@ -1591,19 +1604,26 @@ impl<'a, 'b> Lower<'a, 'b> {
         if let (true, ISrc::F(_) | ISrc::C(_), Some(byte_off)) =
             (self.unchecked_gathers, idx, byte_off)
         {
+            // a constant position is loop-invariant: a pure load of it could be hoisted
+            // before the loop, where no point guarantees it is inside
+            let flags = match idx {
+                ISrc::F(_) => self.pure_mem,
+                _ => self.mem,
+            };
             return Ok(self.pure(Key::Gather(src, i, off), |l| {
                 let byte = l.b.ins().ishl_imm(i, 3);
                 let at = l.b.ins().iadd(src, byte);
-                l.b.ins().load(types::F64, l.mem, at, byte_off)
+                l.b.ins().load(types::F64, flags, at, byte_off)
             }));
         }
+        // the checked address is always valid (`nan` outside)
         Ok(self.pure(Key::Gather(src, i, off), |l| {
             let i = l.b.ins().iadd_imm(i, off);
             let inside = l.b.ins().icmp(IntCC::UnsignedLessThan, i, len);
             let byte = l.b.ins().ishl_imm(i, 3);
             let at = l.b.ins().iadd(src, byte);
             let at = l.b.ins().select(inside, at, l.nan);
-            l.b.ins().load(types::F64, l.mem, at, 0)
+            l.b.ins().load(types::F64, l.pure_mem, at, 0)
         }))
     }
 

@@ -79,7 +79,8 @@ const JIT_SCATTER_SLOTS: usize = 6;
 
 /// The shortest `x` and `θ` that every program of one pattern reads inside at every point
 /// of its data (positions taken from a data column or a constant, which the objective's
-/// summing and gradient-scattering programs read without a per-point bounds check).
+/// summing and gradient-scattering programs and a constraint pattern's value, gradient
+/// and Hessian programs read without a per-point bounds check).
 /// Computed once per data by [`Pattern::index_bounds`] (a pass over the integer columns),
 /// e.g. at model build, and passed to [`Pattern::eval_value_sum_bounded`] and
 /// [`Pattern::eval_gradient_scatter_bounded`] so a call checks two lengths instead of
@@ -356,7 +357,8 @@ impl<T: Scalar> Pattern<T> {
                 program,
                 weighted,
                 output,
-                unchecked_gathers: self.objective && index >= JIT_SUM,
+                unchecked_gathers: (self.objective && index >= JIT_SUM)
+                    || (index < JIT_SUM && self.stored_unchecked()),
                 slot_positions: (output == Output::ScatterAtSlots)
                     .then_some(self.slot_positions.as_deref())
                     .flatten(),
@@ -390,19 +392,51 @@ impl<T: Scalar> Pattern<T> {
             .and_then(|j| j.programs.get(index).copied())
     }
 
+    /// Whether the native code of the stored programs `[value, grad, grad_only, hessp]`
+    /// reads `x` and `θ` at data-column and constant positions without a per-point
+    /// bounds check: for constraint patterns (not objective terms or augmentations), whose
+    /// entry points [`Pattern::eval_values`], [`Pattern::eval_gradients`] and
+    /// [`Pattern::eval_hessians`] check the positions' range once per call instead
+    /// (their `*_bounded` versions against a range computed beforehand).
+    fn stored_unchecked(&self) -> bool {
+        !self.objective && !self.augment
+    }
+
     /// Runs `program` (with its index among the JIT programs) on points `0..n`: its
-    /// native code when the pattern has it, else the interpreter.
-    fn evaluate(
+    /// native code when the pattern has it (and, where that code reads `x` and `θ`
+    /// unchecked, every position is inside: against `bounds`, or the range computed now
+    /// when `None`), else the interpreter (which reads NaN outside).
+    ///
+    /// # Safety
+    ///
+    /// `bounds`, when given, is what [`Pattern::index_bounds`] returned for data whose
+    /// integer columns held, in their first `inputs.data.len` rows, the same values as
+    /// `inputs.data`'s now.
+    unsafe fn evaluate(
         &self,
         (index, program): (usize, &Program<T>),
         ws: &mut Workspace<T>,
         inputs: &EvalInputs<'_, '_, T>,
         n: usize,
         outputs: Outputs<'_, T>,
+        bounds: Option<&IndexBounds>,
     ) {
+        let inside =
+            |b: &IndexBounds| inputs.x.len() >= b.x_len && inputs.theta.len() >= b.theta_len;
         match self.jit_program(index) {
-            Some(jp) => dispatch_jit(jp, program.step, ws, inputs, n, outputs),
-            None => dispatch(program, ws, inputs, n, outputs),
+            Some(jp)
+                if !self.stored_unchecked()
+                    || match bounds {
+                        Some(b) => inside(b),
+                        None => self.index_bounds(inputs.data).is_some_and(|b| inside(&b)),
+                    } =>
+            {
+                // SAFETY: where the program reads `x`/`θ` unchecked, the bounds checked
+                // just above cover every position it reads at the points of this data
+                // (computed now, or beforehand by the caller's contract).
+                unsafe { dispatch_jit(jp, program.step, ws, inputs, n, outputs) }
+            }
+            _ => dispatch(program, ws, inputs, n, outputs),
         }
     }
 
@@ -561,11 +595,47 @@ impl<T: Scalar> Pattern<T> {
     }
 
     /// `out[k] = f(point k)` for `k < data.len`.
+    ///
+    /// For a constraint pattern's native code this entry point checks the range of the
+    /// `x`/`θ` positions with a pass over the integer columns ([`Pattern::index_bounds`]);
+    /// where the data does not change between calls, compute it once and call
+    /// [`Pattern::eval_values_bounded`]. Positions outside `x` or `θ` read NaN either way.
     pub fn eval_values(
         &self,
         ws: &mut Workspace<T>,
         inputs: &EvalInputs<'_, '_, T>,
         out: &mut [T],
+    ) {
+        // SAFETY: no bounds given (computed per call where needed).
+        unsafe { self.values_with(ws, inputs, out, None) }
+    }
+
+    /// [`Pattern::eval_values`] with the positions' range computed beforehand (one
+    /// comparison of `x.len()` and `θ.len()` with `bounds` per call).
+    ///
+    /// # Safety
+    ///
+    /// As for [`Pattern::eval_value_sum_bounded`].
+    pub unsafe fn eval_values_bounded(
+        &self,
+        ws: &mut Workspace<T>,
+        inputs: &EvalInputs<'_, '_, T>,
+        bounds: &IndexBounds,
+        out: &mut [T],
+    ) {
+        // SAFETY: the same contract.
+        unsafe { self.values_with(ws, inputs, out, Some(bounds)) }
+    }
+
+    /// # Safety
+    ///
+    /// As for [`Pattern::evaluate`].
+    unsafe fn values_with(
+        &self,
+        ws: &mut Workspace<T>,
+        inputs: &EvalInputs<'_, '_, T>,
+        out: &mut [T],
+        bounds: Option<&IndexBounds>,
     ) {
         let data = inputs.data;
         let n = self.points(data, out.len(), 1, &[]);
@@ -575,7 +645,8 @@ impl<T: Scalar> Pattern<T> {
             values: None,
             weights: None,
         };
-        self.evaluate(prog, ws, inputs, n, outputs);
+        // SAFETY: the caller's contract on `bounds`.
+        unsafe { self.evaluate(prog, ws, inputs, n, outputs, bounds) };
     }
 
     /// The native program `index` (whose output is `output`) and the number of data
@@ -1097,12 +1168,46 @@ impl<T: Scalar> Pattern<T> {
     }
 
     /// `out[k*nslots + s] = ∂f/∂slot_s` at point `k`; `values[k] = f(point k)` if given.
+    /// (As [`Pattern::eval_values`], a range check per call; see
+    /// [`Pattern::eval_gradients_bounded`].)
     pub fn eval_gradients(
         &self,
         ws: &mut Workspace<T>,
         inputs: &EvalInputs<'_, '_, T>,
         values: Option<&mut [T]>,
         out: &mut [T],
+    ) {
+        // SAFETY: no bounds given (computed per call where needed).
+        unsafe { self.gradients_with(ws, inputs, values, out, None) }
+    }
+
+    /// [`Pattern::eval_gradients`] with the positions' range computed beforehand.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Pattern::eval_value_sum_bounded`].
+    pub unsafe fn eval_gradients_bounded(
+        &self,
+        ws: &mut Workspace<T>,
+        inputs: &EvalInputs<'_, '_, T>,
+        bounds: &IndexBounds,
+        values: Option<&mut [T]>,
+        out: &mut [T],
+    ) {
+        // SAFETY: the same contract.
+        unsafe { self.gradients_with(ws, inputs, values, out, Some(bounds)) }
+    }
+
+    /// # Safety
+    ///
+    /// As for [`Pattern::evaluate`].
+    unsafe fn gradients_with(
+        &self,
+        ws: &mut Workspace<T>,
+        inputs: &EvalInputs<'_, '_, T>,
+        values: Option<&mut [T]>,
+        out: &mut [T],
+        bounds: Option<&IndexBounds>,
     ) {
         let data = inputs.data;
         let vl = values.as_ref().map(|v| v.len());
@@ -1117,16 +1222,51 @@ impl<T: Scalar> Pattern<T> {
             values,
             weights: None,
         };
-        self.evaluate(prog, ws, inputs, n, outputs);
+        // SAFETY: the caller's contract on `bounds`.
+        unsafe { self.evaluate(prog, ws, inputs, n, outputs, bounds) };
     }
 
     /// `out[k*nhess + h] = weights[k] * ∂²f/∂a∂b` for second-order slot `h = (a, b)`.
+    /// (As [`Pattern::eval_values`], a range check per call; see
+    /// [`Pattern::eval_hessians_bounded`].)
     pub fn eval_hessians(
         &self,
         ws: &mut Workspace<T>,
         inputs: &EvalInputs<'_, '_, T>,
         weights: &[T],
         out: &mut [T],
+    ) {
+        // SAFETY: no bounds given (computed per call where needed).
+        unsafe { self.hessians_with(ws, inputs, weights, out, None) }
+    }
+
+    /// [`Pattern::eval_hessians`] with the positions' range computed beforehand.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Pattern::eval_value_sum_bounded`].
+    pub unsafe fn eval_hessians_bounded(
+        &self,
+        ws: &mut Workspace<T>,
+        inputs: &EvalInputs<'_, '_, T>,
+        bounds: &IndexBounds,
+        weights: &[T],
+        out: &mut [T],
+    ) {
+        // SAFETY: the same contract.
+        unsafe { self.hessians_with(ws, inputs, weights, out, Some(bounds)) }
+    }
+
+    /// # Safety
+    ///
+    /// As for [`Pattern::evaluate`].
+    unsafe fn hessians_with(
+        &self,
+        ws: &mut Workspace<T>,
+        inputs: &EvalInputs<'_, '_, T>,
+        weights: &[T],
+        out: &mut [T],
+        bounds: Option<&IndexBounds>,
     ) {
         let data = inputs.data;
         let n = self.points(data, out.len(), self.nhess(), &[weights.len()]);
@@ -1136,7 +1276,8 @@ impl<T: Scalar> Pattern<T> {
             values: None,
             weights: Some(weights),
         };
-        self.evaluate(prog, ws, inputs, n, outputs);
+        // SAFETY: the caller's contract on `bounds`.
+        unsafe { self.evaluate(prog, ws, inputs, n, outputs, bounds) };
     }
 
     /// The 0-based `x` position of each first-order slot at data point `point`
@@ -1351,7 +1492,12 @@ pub(crate) fn jit_args<T: Scalar>(
 
 /// Runs a JIT-compiled program on points `0..n`, split across rayon's pool like
 /// [`dispatch`] (`T` is `f64`: the pattern only has native code then).
-fn dispatch_jit<T: Scalar>(
+///
+/// # Safety
+///
+/// Where `jp` was compiled with unchecked gathers, every `x`/`θ` position it reads from a
+/// data column or a constant at the points `0..n` of `inputs.data` is inside `x`/`θ`.
+unsafe fn dispatch_jit<T: Scalar>(
     jp: JitProgram,
     step: usize,
     ws: &mut Workspace<T>,
@@ -1404,7 +1550,8 @@ fn dispatch_jit<T: Scalar>(
         // SAFETY: `T` is `f64` (only `f64` patterns have native code), so every pointer
         // above points at `f64`s. `points` checked that every column the program reads has
         // at least `data.len >= n > last - 1` rows and that `out`, `values` and `weights`
-        // hold `n` points; each task gets the chunks of points `first..last`.
+        // hold `n` points; each task gets the chunks of points `first..last`. Unchecked
+        // `x`/`θ` positions are inside by this function's contract.
         unsafe { jp.call(&args, first, last) };
     };
     let out = &mut out[..n * step];

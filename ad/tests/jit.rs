@@ -518,6 +518,108 @@ fn objective_sum_and_gradient_scatter_bitwise() {
     assert!(!plain.eval_value_sum(&mut ws, &EvalInputs::new(&data, &x, &[]), &mut t));
 }
 
+/// A constraint pattern's stored programs read `x`/`θ` at data-column positions without
+/// a per-point check; its entry points check the range once per call (the safe ones
+/// computing it, the `*_bounded` ones against bounds computed beforehand): bitwise the
+/// interpreter with `x` and `θ` long enough, and with `x` or `θ` one shorter than the last
+/// position read (or a negative position) the interpreter runs and reads NaN there.
+#[test]
+fn constraint_programs_index_bounds() {
+    let n = 300;
+    let i0: Vec<i64> = (0..n as i64).map(|k| (k * 37) % 301).collect();
+    let r0: Vec<f64> = (0..n).map(|k| (k as f64 * 0.11).cos()).collect();
+    let ints: [&[i64]; 1] = [&i0];
+    let reals: [&[f64]; 1] = [&r0];
+    let data = DataView::new(n, &reals, &ints);
+    let f0 = Index::field(0);
+    let xa = Expr::var(VarRef::new(0, vec![f0.clone()], f0.clone()));
+    let xb = Expr::var(VarRef::new(0, vec![], f0.clone() + 1));
+    let th = Expr::param(VarRef::new(1, vec![], f0.clone() + 3));
+    let e = (xa.abs2() - &xb).abs2() + (&xa - Expr::data(0)).abs2() * &th + xb.sin() * xa.exp();
+    let jit = Pattern::<f64>::compile_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
+    assert_eq!(jit.evaluator(), Evaluator::Jit);
+    let mut interp = jit.clone();
+    interp.set_evaluator(Evaluator::Interp);
+    let bounds = jit.index_bounds(&data).unwrap();
+    assert_eq!(
+        bounds,
+        IndexBounds {
+            x_len: 302,
+            theta_len: 304
+        }
+    );
+    let x: Vec<f64> = (0..302).map(|k| 0.2 + (k as f64 * 0.03).sin()).collect();
+    let theta: Vec<f64> = (0..304).map(|k| 1.0 + (k as f64 * 0.07).cos()).collect();
+    let w: Vec<f64> = (0..n).map(|k| 0.5 + k as f64 * 0.25).collect();
+    // values, gradients with values, Hessians: through the bounded entry points
+    let bounded = |p: &Pattern<f64>, data: &DataView<'_, f64>, x: &[f64], t: &[f64], b| {
+        let mut ws = p.workspace();
+        let inputs = EvalInputs::new(data, x, t);
+        let (mut v, mut g, mut gv, mut h) = (
+            vec![0.0; n],
+            vec![0.0; n * p.nslots()],
+            vec![0.0; n],
+            vec![0.0; n * p.nhess()],
+        );
+        // SAFETY: `b` is `index_bounds` of this pattern over this very `data`.
+        unsafe {
+            p.eval_values_bounded(&mut ws, &inputs, b, &mut v);
+            p.eval_gradients_bounded(&mut ws, &inputs, b, Some(&mut gv), &mut g);
+            p.eval_hessians_bounded(&mut ws, &inputs, b, &w, &mut h);
+        }
+        vec![v, gv, g, h]
+    };
+    let agree = |a: &[Vec<f64>], b: &[Vec<f64>], what: &str| {
+        for (oa, ob) in a.iter().zip(b) {
+            assert!(oa.iter().zip(ob).all(|(&va, &vb)| same(va, vb)), "{what}");
+        }
+    };
+    let seq = Parallelism::Sequential;
+    let want = outputs(&interp, &data, &x, &theta, seq);
+    assert!(want[0].iter().all(|v| v.is_finite()));
+    agree(&outputs(&jit, &data, &x, &theta, seq), &want, "safe");
+    let got = bounded(&jit, &data, &x, &theta, &bounds);
+    agree(
+        &got,
+        &[
+            want[0].clone(),
+            want[1].clone(),
+            want[2].clone(),
+            want[4].clone(),
+        ],
+        "bounded",
+    );
+    // `x` or `θ` one shorter: the interpreter's NaN at the positions outside
+    for (xs, ts) in [(&x[..301], &theta[..]), (&x[..], &theta[..303])] {
+        let want = outputs(&interp, &data, xs, ts, seq);
+        assert!(want[0].iter().any(|v| v.is_nan()));
+        agree(&outputs(&jit, &data, xs, ts, seq), &want, "safe, short");
+        let got = bounded(&jit, &data, xs, ts, &bounds);
+        agree(
+            &got,
+            &[
+                want[0].clone(),
+                want[1].clone(),
+                want[2].clone(),
+                want[4].clone(),
+            ],
+            "bounded, short",
+        );
+    }
+    // a negative position: no bounds, the safe entry points run the interpreter
+    let neg: Vec<i64> = i0.iter().map(|&i| i - 1).collect();
+    let neg_ints: [&[i64]; 1] = [&neg];
+    let neg_data = DataView::new(n, &reals, &neg_ints);
+    assert_eq!(jit.index_bounds(&neg_data), None);
+    let want = outputs(&interp, &neg_data, &x, &theta, seq);
+    assert!(want[0].iter().any(|v| v.is_nan()));
+    agree(
+        &outputs(&jit, &neg_data, &x, &theta, seq),
+        &want,
+        "negative",
+    );
+}
+
 /// The summing objective kernel reads `x` and `θ` at positions from a data column without
 /// a per-point check: its index bounds are the range of those positions; with `x` (or `θ`)
 /// long enough it sums bitwise what the interpreter sums, and with `x` one shorter than

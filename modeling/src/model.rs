@@ -676,35 +676,37 @@ impl<T: Scalar> Model<T> {
     fn ev_values(&self, p: usize, ws: &mut Workspace<T>, x: &[T], out: &mut [T]) {
         let cp = &self.pats[p];
         cp.with_view(|v| {
-            cp.pattern.eval_values(
-                ws,
-                &EvalInputs::new(v, x, &self.theta).parallel(self.par),
-                out,
-            )
+            let inputs = EvalInputs::new(v, x, &self.theta).parallel(self.par);
+            match &cp.index_bounds {
+                // SAFETY: as in `sum_objective`: the bounds of this pattern over
+                // `cp.cols` at build, which no one modifies afterwards.
+                Some(b) => unsafe { cp.pattern.eval_values_bounded(ws, &inputs, b, out) },
+                None => cp.pattern.eval_values(ws, &inputs, out),
+            }
         });
     }
 
     fn ev_grads(&self, p: usize, ws: &mut Workspace<T>, x: &[T], out: &mut [T]) {
         let cp = &self.pats[p];
         cp.with_view(|v| {
-            cp.pattern.eval_gradients(
-                ws,
-                &EvalInputs::new(v, x, &self.theta).parallel(self.par),
-                None,
-                out,
-            )
+            let inputs = EvalInputs::new(v, x, &self.theta).parallel(self.par);
+            match &cp.index_bounds {
+                // SAFETY: as in `ev_values`.
+                Some(b) => unsafe { cp.pattern.eval_gradients_bounded(ws, &inputs, b, None, out) },
+                None => cp.pattern.eval_gradients(ws, &inputs, None, out),
+            }
         });
     }
 
     fn ev_hess(&self, p: usize, ws: &mut Workspace<T>, x: &[T], w: &[T], out: &mut [T]) {
         let cp = &self.pats[p];
         cp.with_view(|v| {
-            cp.pattern.eval_hessians(
-                ws,
-                &EvalInputs::new(v, x, &self.theta).parallel(self.par),
-                w,
-                out,
-            )
+            let inputs = EvalInputs::new(v, x, &self.theta).parallel(self.par);
+            match &cp.index_bounds {
+                // SAFETY: as in `ev_values`.
+                Some(b) => unsafe { cp.pattern.eval_hessians_bounded(ws, &inputs, b, w, out) },
+                None => cp.pattern.eval_hessians(ws, &inputs, w, out),
+            }
         });
     }
 

@@ -400,6 +400,20 @@ fn lane_timings() {
             best.0, best.1
         );
     }
+    let mut out = vec![0.0; n];
+    for (name, g) in [
+        ("exp", exp_slice as fn(&mut [f64], &[f64])),
+        ("sin", sin_slice),
+    ] {
+        let mut best = f64::INFINITY;
+        for _ in 0..5 {
+            let t = Instant::now();
+            g(&mut out, black_box(&xs));
+            black_box(&out);
+            best = best.min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
+        }
+        eprintln!("{name} slice: {best:.2} ns/point");
+    }
     let mut best = [f64::INFINITY; 3];
     for _ in 0..5 {
         for (i, g) in [f64::exp, f64::sin, f64::cos].into_iter().enumerate() {

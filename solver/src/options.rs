@@ -301,12 +301,15 @@ pub enum InertiaConfirmation {
     /// exact zero or a non-finite pivot, other than the zero-diagonal variables that the
     /// paired LBLᵀ handles), before δ_c is added.
     MultifrontalSingular,
-    /// As `multifrontal`, and also when LDLᵀ reports a singular matrix at δ_w = 0 that
-    /// already carries the Jacobian regularization δ_c > 0: the verdicts after which the
-    /// inertia correction would perturb the Hessian. A singular verdict at δ_c = 0 goes
-    /// to δ_c first, as without confirmation (LDLᵀ's zero pivots that δ_c removes, e.g.
-    /// the least-squares multipliers' matrix, cost no second factorization).
-    MultifrontalRegularized,
+    /// As `multifrontal`, and also when LDLᵀ reports a singular matrix at δ_w = 0 whose
+    /// zero pivot is a constraint row, or that already carries the Jacobian
+    /// regularization δ_c > 0. A zero pivot of a primal row at δ_c = 0 (cancellation in
+    /// `W + Σ` after the constraints eliminated before it: the large LV problems) goes to
+    /// δ_c first, as without confirmation; there δ_c removes it at the price of one more
+    /// LDLᵀ, cheaper than the multifrontal. On the PGLIB cases LDLᵀ's zero pivots at
+    /// δ_c = 0 are constraint rows of a nonsingular matrix, where δ_c would give a
+    /// regularized (inexact) step instead of the exact one.
+    MultifrontalSelective,
 }
 
 /// Which restoration-phase rules a solve follows (`restoration_rules`): ours, Ipopt's, or
@@ -626,7 +629,7 @@ options_table! {
         /// is more stable (entries of `L` below `1/u`) with more delays; ignored by the
         /// other factorizations.
         pivot_threshold: f64 = 0.01, (0 <= x <= 1);
-        /// `none`, `multifrontal`, `multifrontal_singular` or `multifrontal_regularized`
+        /// `none`, `multifrontal`, `multifrontal_singular` or `multifrontal_selective`
         /// ([`InertiaConfirmation`]):
         /// whether the multifrontal LDLᵀ with threshold pivoting re-factorizes a matrix
         /// whose inertia `linear_solver = ldlt` reports wrong (and, with

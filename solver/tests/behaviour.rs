@@ -257,6 +257,7 @@ fn repeated_confirmations_switch_to_the_multifrontal() {
     let plain = solved("none", "0");
     let confirmed = solved("multifrontal_singular", "0");
     let switched = solved("multifrontal_singular", "2");
+    let selective = solved("multifrontal_selective", "2");
     // LDLᵀ alone perturbs the Hessian; the confirmed inertia spares it in every step
     assert!(plain.counts.factorizations_inertia > 0);
     assert_eq!(confirmed.counts.factorizations_inertia, 0);
@@ -277,6 +278,48 @@ fn repeated_confirmations_switch_to_the_multifrontal() {
     assert_eq!(switched.counts.inertia_confirmations, 2);
     assert_eq!(switched.counts.factorizations_inertia, 0);
     assert!(switched.counts.factorizations < confirmed.counts.factorizations);
+    // `multifrontal_selective` leaves the zero pivot of a primal row at δ_c = 0 to δ_c, and
+    // confirms the singular verdict that δ_c does not remove
+    assert!(selective.counts.inertia_confirmations > 0);
+    assert_eq!(
+        selective.counts.inertia_confirmed,
+        selective.counts.inertia_confirmations
+    );
+    assert!(selective.counts.factorizations_inertia > 0);
+    assert!(selective.counts.factorizations_inertia < plain.counts.factorizations_inertia);
+}
+
+/// With `confirmation_switch = k`, `k` confirmations in a row that agree with LDLᵀ (a
+/// genuinely wrong inertia) end the confirmations: the rest of the solve is LDLᵀ's alone.
+#[test]
+fn agreeing_confirmations_stop_after_the_switch_count() {
+    let m = AdModel::new(
+        "double well",
+        [0.1, 0.0],
+        Bounds([-INF; 2], [INF; 2]),
+        Bounds(vec![-5.0], vec![INF]),
+        |x| (x[0].sq() - 1.0).sq() + (x[1] - 0.5).sq(),
+        |x, c| c.push(x[0] + x[1]),
+    );
+    let run = |switch: &str| {
+        let mut opts = quiet();
+        opts.set("inertia_confirmation", "multifrontal").unwrap();
+        opts.set("confirmation_switch", switch).unwrap();
+        let r = solve(&m, &opts).unwrap();
+        println!(
+            "switch {switch}: {:?} iters {} {:?}",
+            r.status, r.iterations, r.counts
+        );
+        assert_eq!(r.status, Status::SolveSucceeded);
+        r
+    };
+    let always = run("0");
+    let limited = run("1");
+    assert!(always.counts.inertia_confirmations > 1);
+    assert_eq!(always.counts.inertia_confirmed, 0);
+    assert_eq!(limited.counts.inertia_confirmations, 1);
+    assert_eq!(limited.iterations, always.iterations);
+    assert_eq!(limited.x, always.x);
 }
 
 #[test]

@@ -214,7 +214,7 @@ choice_value!(InertiaConfirmation, [
     "none" => InertiaConfirmation::None,
     "multifrontal" => InertiaConfirmation::Multifrontal,
     "multifrontal_singular" => InertiaConfirmation::MultifrontalSingular,
-    "multifrontal_regularized" => InertiaConfirmation::MultifrontalRegularized,
+    "multifrontal_selective" => InertiaConfirmation::MultifrontalSelective,
 ]);
 choice_value!(RestorationRules, [
     "auto" => RestorationRules::Auto,

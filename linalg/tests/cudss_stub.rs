@@ -256,6 +256,7 @@ struct Expected {
     pivot_epsilon: i32,
     host_nthreads: i32,
     deterministic_mode: i32,
+    nd_nlevels: i32,
     pivot_none: i32,
     offset_type: bool,
 }
@@ -266,6 +267,7 @@ const V0_7: Expected = Expected {
     pivot_epsilon: 10,
     host_nthreads: 15,
     deterministic_mode: 25,
+    nd_nlevels: 18,
     pivot_none: 2,
     offset_type: false,
 };
@@ -276,6 +278,7 @@ const V0_8: Expected = Expected {
     pivot_epsilon: 9,
     host_nthreads: 14,
     deterministic_mode: 24,
+    nd_nlevels: 17,
     pivot_none: 1,
     offset_type: true,
 };
@@ -302,7 +305,9 @@ fn full_sequence(test: &str, version: (i32, i32, i32), allow_newer: bool, expect
         host_ordering: None,
         reordering: CudssReordering::Alg3,
         host_threads: 4,
-        deterministic: true,
+        // refused with 0.7.x (its solves never returned on an H100)
+        deterministic: expect.deterministic_mode != V0_7.deterministic_mode,
+        nd_levels: Some(6),
     };
     let mut solver = solver(&library, options);
     stub.set_inertia(3, 0);
@@ -365,7 +370,7 @@ fn full_sequence(test: &str, version: (i32, i32, i32), allow_newer: bool, expect
             "cudssExecute handle={h} phase={phase} config={c} data={d} A={a} x={x} b={b} status=0"
         )
     };
-    let expected = vec![
+    let expected = [
         format!("cudssCreate out={h} status=0"),
         format!("cudssSetStream handle={h} stream={STREAM} status=0"),
         // the multi-threaded mode: the threading layer beside the library, then HOST_NTHREADS
@@ -378,6 +383,10 @@ fn full_sequence(test: &str, version: (i32, i32, i32), allow_newer: bool, expect
         format!("cudssConfigCreate out={c} status=0"),
         // CUDSS_CONFIG_REORDERING_ALG is 0 and CUDSS_ALG_3 is 3 in every version
         format!("cudssConfigSet config={c} param=0 size=4 value=3 status=0"),
+        format!(
+            "cudssConfigSet config={c} param={} size=4 value=6 status=0",
+            expect.nd_nlevels
+        ),
         format!(
             "cudssConfigSet config={c} param={} size=4 value={} status=0",
             expect.pivot_type, expect.pivot_none
@@ -394,10 +403,15 @@ fn full_sequence(test: &str, version: (i32, i32, i32), allow_newer: bool, expect
             "cudssConfigSet config={c} param={} size=4 value=4 status=0",
             expect.host_nthreads
         ),
-        format!(
-            "cudssConfigSet config={c} param={} size=4 value=1 status=0",
-            expect.deterministic_mode
-        ),
+    ];
+    let deterministic = format!(
+        "cudssConfigSet config={c} param={} size=4 value=1 status=0",
+        expect.deterministic_mode
+    );
+    let expected = expected
+        .into_iter()
+        .chain(options.deterministic.then_some(deterministic))
+        .chain([
         format!("cudssDataCreate handle={h} out={d} status=0"),
         // Lower CSC passed as the upper CSR: rowStart = col_ptr, colIndices = row_idx.
         format!(
@@ -441,7 +455,8 @@ fn full_sequence(test: &str, version: (i32, i32, i32), allow_newer: bool, expect
         format!("cudssDataDestroy handle={h} data={d} status=0"),
         format!("cudssConfigDestroy config={c} status=0"),
         format!("cudssDestroy handle={h} status=0"),
-    ];
+        ])
+        .collect::<Vec<_>>();
     let got = stub.lines_after_version();
     for (k, (g, e)) in got.iter().zip(&expected).enumerate() {
         assert_eq!(g, e, "call {k} differs");
@@ -452,6 +467,32 @@ fn full_sequence(test: &str, version: (i32, i32, i32), allow_newer: bool, expect
 #[test]
 fn call_sequence_and_enums_of_0_7_1() {
     full_sequence("seq071", (0, 7, 1), false, &V0_7);
+}
+
+#[test]
+fn deterministic_mode_is_refused_with_0_7() {
+    let Some(stub) = Stub::new("det071", (0, 7, 1)) else {
+        return;
+    };
+    let library = stub.load(false);
+    let options = CudssOptions {
+        deterministic: true,
+        ..CudssOptions::default()
+    };
+    // SAFETY: the stand-in never dereferences the stream, and the call is refused first.
+    let err = unsafe { CudssSolver::new(library.clone(), stream(), options) }.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            CudssError::InvalidArgument {
+                what: "CudssOptions::deterministic",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("0.7.1"), "{err}");
+    assert_eq!(stub.live_objects(), 0, "nothing created");
 }
 
 #[test]

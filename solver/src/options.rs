@@ -694,10 +694,18 @@ options_table! {
         cudss_host_threads: usize = 0, (any);
         /// cuDSS's deterministic mode on `device = cuda` (`CUDSS_CONFIG_DETERMINISTIC_MODE`):
         /// `yes` asks for the same factors and solutions from run to run; `no` (default)
-        /// leaves cuDSS's default. Runs 8–10 on an H100 repeated case10000_goc in 84–89
-        /// iterations and catmix:200 in 29–44; whether this mode removes the spread is not
-        /// measured yet.
+        /// leaves cuDSS's default. Runs 8–12 on an H100 repeated case10000_goc in 84–89
+        /// iterations and catmix:200 in 29–46. With cuDSS 0.7.1 `yes` is refused (a typed
+        /// error at the solve's start): in runs 11 and 12 no solve with it returned
+        /// (catmix:200, 0.3 s without it, was stopped after 20 s; case10000_goc after 30 s;
+        /// with and without `cudss_host_threads`).
         cudss_deterministic: bool = false, (any);
+        /// Nested-dissection levels of cuDSS's default reordering on `device = cuda`
+        /// (`CUDSS_CONFIG_ND_NLEVELS`): `0` (default) leaves cuDSS's own choice; `k ≥ 1` asks
+        /// for `k` levels. Measured on an H100 (run 11, with `cudss_host_threads = 16`):
+        /// 2, 4, 6 and 8 levels all analyze and factor more slowly than cuDSS's own choice
+        /// (rosenbrock:200000 0.74 s → 0.78–1.49 s, case10000_goc 1.33 s → 1.42–2.02 s).
+        cudss_nd_levels: usize = 0, (0 <= x <= 64);
         /// Fill-reducing ordering of the KKT factorization: `amd` (approximate minimum
         /// degree), `nd` (METIS nested dissection) or `auto` (AMD, or nested dissection
         /// where AMD's factorization is expensive and nested dissection predicts at most

@@ -215,6 +215,9 @@ mod cuda {
             },
             host_threads: u32::try_from(o.cudss_host_threads).unwrap_or(u32::MAX),
             deterministic: o.cudss_deterministic,
+            nd_levels: u32::try_from(o.cudss_nd_levels)
+                .ok()
+                .filter(|&levels| levels > 0),
             ..CudssOptions::default()
         }
     }

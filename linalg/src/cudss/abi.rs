@@ -8,7 +8,7 @@
 //! | item | 0.7.x | 0.8.x, 1.0.x |
 //! | --- | --- | --- |
 //! | `cudssMatrixCreateCsr` | 13 arguments | `offsetType` added before `indexType` (14) |
-//! | config `PIVOT_TYPE / PIVOT_THRESHOLD / PIVOT_EPSILON / HOST_NTHREADS / DETERMINISTIC_MODE` | 8 / 9 / 10 / 15 / 25 | 7 / 8 / 9 / 14 / 24 (`USE_MATCHING` removed) |
+//! | config `PIVOT_TYPE / PIVOT_THRESHOLD / PIVOT_EPSILON / HOST_NTHREADS / ND_NLEVELS / DETERMINISTIC_MODE` | 8 / 9 / 10 / 15 / 18 / 25 | 7 / 8 / 9 / 14 / 17 / 24 (`USE_MATCHING` removed) |
 //! | pivot `NONE` | 2 (`COL 0, ROW 1, NONE 2`) | 1 (`AUTO 0, NONE 1, ...`) |
 //! | status | `SUCCESS 0 … INTERNAL_ERROR 6` | `+ IR_FAILED 7` |
 //!
@@ -147,6 +147,7 @@ pub(crate) struct Enums {
     pub config_pivot_epsilon: c_int,
     pub config_host_nthreads: c_int,
     pub config_deterministic_mode: c_int,
+    pub config_nd_nlevels: c_int,
     pub pivot_none: c_int,
     /// `cudssStatus_t` names indexed by value.
     pub status_names: &'static [&'static str],
@@ -197,6 +198,8 @@ static ENUMS_0_7: Enums = Enums {
     config_host_nthreads: 15,
     // the 26th and last value of 0.7.1's `cudssConfigParam_t`
     config_deterministic_mode: 25,
+    // the 19th value of 0.7.1's `cudssConfigParam_t` (after PIVOT_EPSILON_ALG 17)
+    config_nd_nlevels: 18,
     pivot_none: 2,
     status_names: STATUS_NAMES_0_7,
 };
@@ -208,6 +211,7 @@ static ENUMS_0_8: Enums = Enums {
     // one less than 0.7's, like every value after the removed `USE_MATCHING`
     config_host_nthreads: 14,
     config_deterministic_mode: 24,
+    config_nd_nlevels: 17,
     pivot_none: 1,
     status_names: STATUS_NAMES_0_8,
     ..ENUMS_0_7

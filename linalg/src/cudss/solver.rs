@@ -33,7 +33,7 @@ use std::ptr;
 use std::sync::Arc;
 
 use super::CudssError;
-use super::abi::{CreateCsrFn, RawConfig, RawData, RawHandle, RawMatrix, StatusCode};
+use super::abi::{AbiFamily, CreateCsrFn, RawConfig, RawData, RawHandle, RawMatrix, StatusCode};
 use super::loader::CudssLibrary;
 use crate::{FactorStatus, Inertia};
 
@@ -117,8 +117,13 @@ pub struct CudssOptions {
     pub host_threads: u32,
     /// `true` sets `CUDSS_CONFIG_DETERMINISTIC_MODE` to 1: bitwise the same factors and
     /// solutions from run to run (cuDSS's default allows run-to-run differences in the
-    /// summation order); `false` (default) leaves it unset.
+    /// summation order); `false` (default) leaves it unset. Refused with cuDSS 0.7.x
+    /// ([`CudssError::InvalidArgument`]): on an H100 its solves never returned.
     pub deterministic: bool,
+    /// `CUDSS_CONFIG_ND_NLEVELS`: the number of nested-dissection levels of cuDSS's default
+    /// reordering (fewer levels: a cheaper analysis and fewer, larger supernodes at the top
+    /// of the elimination tree); `None` (default) leaves cuDSS's own choice. `≥ 1`.
+    pub nd_levels: Option<u32>,
 }
 
 impl Default for CudssOptions {
@@ -132,6 +137,7 @@ impl Default for CudssOptions {
             reordering: CudssReordering::Default,
             host_threads: 0,
             deterministic: false,
+            nd_levels: None,
         }
     }
 }
@@ -291,6 +297,18 @@ impl CudssSolver {
     ) -> Result<Self, CudssError> {
         check_option("CudssOptions::pivot_threshold", options.pivot_threshold)?;
         check_option("CudssOptions::pivot_epsilon", options.pivot_epsilon)?;
+        if options.deterministic && library.family() == AbiFamily::V0_7 {
+            return Err(CudssError::InvalidArgument {
+                what: "CudssOptions::deterministic",
+                detail: format!(
+                    "cuDSS {}'s deterministic mode is refused: on an H100 a solve with it \
+                     never returned (catmix:200, 0.3 s without it, was stopped after 20 s; \
+                     with and without the multi-threaded mode; bench-suites/results, runs 11 \
+                     and 12)",
+                    library.version()
+                ),
+            });
+        }
         let mut solver = Self {
             library,
             options,
@@ -334,6 +352,13 @@ impl CudssSolver {
                     enums.config_reordering_alg,
                     ConfigValue::Int(options.reordering.alg_type()),
                 )),
+                options.nd_levels.map(|levels| {
+                    (
+                        "cudssConfigSet(ND_NLEVELS)",
+                        enums.config_nd_nlevels,
+                        ConfigValue::Int(c_int::try_from(levels).unwrap_or(c_int::MAX)),
+                    )
+                }),
                 (!options.pivoting).then_some((
                     "cudssConfigSet(PIVOT_TYPE)",
                     enums.config_pivot_type,

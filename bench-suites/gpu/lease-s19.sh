@@ -35,19 +35,6 @@ BUDGET_S="${BUDGET_S:-520}"
 MAX_WALL="${MAX_WALL:-30}"
 CONFIGS="${CONFIGS:-default=cudss_reordering=default mt16=cudss_host_threads=16}"
 JOBS="${JOBS:-8}"
-SKIP="${SKIP:-}"
-skip() { [[ " $SKIP " == *" $1 "* ]]; }
-# --option flags of the CONFIGS entry NAME
-config_flags() {
-  local entry
-  for entry in $CONFIGS; do
-    if [ "${entry%%=*}" = "$1" ]; then
-      local opts=${entry#*=}
-      local o
-      for o in ${opts//,/ }; do printf -- '--option\n%s\n' "$o"; done
-    fi
-  done
-}
 RES="$OUT/lease-s19"
 # shellcheck source=lease-common.sh
 source bench-suites/gpu/lease-common.sh
@@ -59,43 +46,20 @@ skip gpu-check || TAILN=30 step gpu-check 120 "$BIN/gpu-check" --device cuda --c
   --solve-max-wall-time "$MAX_WALL" --json "$RES/gpu-check.json"
 
 # ---- 2. cuDSS settings on the two goal instances
-for entry in $CONFIGS; do
-  name=${entry%%=*}
-  mapfile -t flags < <(config_flags "$name")
-  TAILN=2 step "config-$name-rosenbrock" 25 "${S[@]}" --suite lv --instance rosenbrock:200000 \
-    --device cuda "${flags[@]}" --json "$RES/config-$name-rosenbrock.jsonl"
-  TAILN=2 step "config-$name-case10000" 25 "${S[@]}" --suite opf --instance case10000_goc \
-    --device cuda "${flags[@]}" --json "$RES/config-$name-case10000.jsonl"
-done
-if [ -z "${CONFIG:-}" ]; then
-  CONFIG=$(for entry in $CONFIGS; do
-    name=${entry%%=*}
-    files=("$RES/config-$name-rosenbrock.jsonl" "$RES/config-$name-case10000.jsonl")
-    [ "$(cat "${files[@]}" 2>/dev/null | grep -c '"success":true')" = 2 ] || continue
-    cat "${files[@]}" | grep -o '"solve_s":[0-9.eE+-]*' | cut -d: -f2 \
-      | awk -v name="$name" '{ t += $1 } END { printf "%.6f %s\n", t, name }'
-  done | sort -g | head -n 1 | cut -d' ' -f2)
-fi
-CONFIG="${CONFIG:-default}"
-mapfile -t flags < <(config_flags "$CONFIG")
+sweep_goal_configs 25 "${S[@]}"
+CONFIG="${CONFIG:-${FASTEST_CONFIG:-default}}"
+mapfile -t flags < <(flags_of "$(config_options "$CONFIG")")
 say "steps 3-4 run the GPU with $CONFIG: ${flags[*]}"
 
 # ---- 3. every PGLIB case on the device
 opf=(--suite opf)
-all=()
-for f in "${SIMDNLP_PGLIB_DIR:-bench-suites/data/pglib-opf}"/pglib_opf_*.m; do
-  c=$(basename "$f" .m); c=${c#pglib_opf_}; all+=("$c"); opf+=(--instance "$c")
-done
+mapfile -t all < <(pglib_cases)
+for c in "${all[@]}"; do opf+=(--instance "$c"); done
 TAILN=62 step opf-cuda 260 "${S[@]}" "${opf[@]}" --device cuda "${flags[@]}" \
   --json "$RES/opf-cuda.jsonl"
 
 # ---- 4. LV large, COPS medium on the device
-if ! skip lvcops; then
-  TAILN=20 step lv-large-cuda 60 "${S[@]}" --suite lv --size large --device cuda "${flags[@]}" \
-    --json "$RES/lv-large-cuda.jsonl"
-  TAILN=20 step cops-medium-cuda 60 "${S[@]}" --suite cops --size medium --device cuda \
-    "${flags[@]}" --json "$RES/cops-medium-cuda.jsonl"
-fi
+skip lvcops || lv_cops_on_device "${S[@]}" "${flags[@]}"
 
 # ---- 5. PGLIB above 1 000 buses on this machine's CPU (augmented, the default), in parallel
 big=()

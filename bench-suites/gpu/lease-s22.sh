@@ -38,32 +38,11 @@ BUDGET_S="${BUDGET_S:-540}"
 MAX_WALL="${MAX_WALL:-30}"
 MT="cudss_host_threads=16"
 CONFIGS="${CONFIGS:-mt16=$MT nd2=$MT,cudss_nd_levels=2 nd4=$MT,cudss_nd_levels=4 nd6=$MT,cudss_nd_levels=6 nd8=$MT,cudss_nd_levels=8}"
-SKIP="${SKIP:-}"
-skip() { [[ " $SKIP " == *" $1 "* ]]; }
-# `--option` flags of a comma-separated option list
-flags_of() {
-  local o
-  for o in ${1//,/ }; do printf -- '--option\n%s\n' "$o"; done
-}
-# the option list of the CONFIGS entry NAME
-config_options() {
-  local entry
-  for entry in $CONFIGS; do
-    [ "${entry%%=*}" = "$1" ] && echo "${entry#*=}"
-  done
-}
 RES="$OUT/lease-s22"
 # shellcheck source=lease-common.sh
 source bench-suites/gpu/lease-common.sh
 
 S=("$BIN/simdnlp-bench" solve --backend cpu --max-wall-time "$MAX_WALL")
-# the sum of `solve_s` over FILES when every record succeeded, else nothing
-solve_sum() {
-  local records
-  records=$(cat "$@" 2>/dev/null | grep -c '"success":true')
-  [ "$records" = "$#" ] || return 0
-  cat "$@" | grep -o '"solve_s":[0-9.eE+-]*' | cut -d: -f2 | awk '{ t += $1 } END { printf "%.6f\n", t }'
-}
 # the sum of `iterations` over FILE's records when all succeeded and there are N, else nothing
 iteration_sum() {
   local file=$1 n=$2
@@ -76,20 +55,8 @@ skip gpu-check || TAILN=30 step gpu-check 90 "$BIN/gpu-check" --device cuda --ca
   --solve-max-wall-time "$MAX_WALL" --json "$RES/gpu-check.json"
 
 # ---- 2. cuDSS settings on the two goal instances
-for entry in $CONFIGS; do
-  name=${entry%%=*}
-  mapfile -t flags < <(flags_of "${entry#*=}")
-  TAILN=2 step "config-$name-rosenbrock" 20 "${S[@]}" --suite lv --instance rosenbrock:200000 \
-    --device cuda "${flags[@]}" --json "$RES/config-$name-rosenbrock.jsonl"
-  TAILN=2 step "config-$name-case10000" 20 "${S[@]}" --suite opf --instance case10000_goc \
-    --device cuda "${flags[@]}" --json "$RES/config-$name-case10000.jsonl"
-done
-best=$(for entry in $CONFIGS; do
-  name=${entry%%=*}
-  t=$(solve_sum "$RES/config-$name-rosenbrock.jsonl" "$RES/config-$name-case10000.jsonl")
-  [ -n "$t" ] && echo "$t $name"
-done | sort -g | head -n 1 | cut -d' ' -f2)
-best=${best:-mt16}
+sweep_goal_configs 20 "${S[@]}"
+best=${FASTEST_CONFIG:-mt16}
 say "fastest setting on the goal instances: $best ($(config_options "$best"))"
 
 # ---- 3. determinism
@@ -136,20 +103,13 @@ mapfile -t flags < <(flags_of "$CONFIG6")
 say "steps 6-7 run the GPU with: ${flags[*]}"
 if ! skip opf; then
   opf=(--suite opf)
-  for f in "${SIMDNLP_PGLIB_DIR:-bench-suites/data/pglib-opf}"/pglib_opf_*.m; do
-    c=$(basename "$f" .m); opf+=(--instance "${c#pglib_opf_}")
-  done
+  for c in $(pglib_cases); do opf+=(--instance "$c"); done
   TAILN=62 step opf-cuda 240 "${S[@]}" "${opf[@]}" --device cuda "${flags[@]}" \
     --json "$RES/opf-cuda.jsonl"
 fi
 
 # ---- 7. LV large, COPS medium on the device
-if ! skip lvcops; then
-  TAILN=20 step lv-large-cuda 60 "${S[@]}" --suite lv --size large --device cuda "${flags[@]}" \
-    --json "$RES/lv-large-cuda.jsonl"
-  TAILN=20 step cops-medium-cuda 60 "${S[@]}" --suite cops --size medium --device cuda \
-    "${flags[@]}" --json "$RES/cops-medium-cuda.jsonl"
-fi
+skip lvcops || lv_cops_on_device "${S[@]}" "${flags[@]}"
 say "done"
 cp "$log" "$OUT/lease.log"
 cp "$RES/gpu-check.txt" "$OUT/gpu-check.txt" 2>/dev/null

@@ -37,9 +37,7 @@ TAILN=8 step rte-goc 50 "${S[@]}" --suite opf --instance case1951_rte --instance
   --instance case6468_rte --instance case6495_rte --instance case9591_goc \
   --instance case10000_goc --option "cudss_pivot_epsilon=$EPSILON" --json "$RES/rte-goc.jsonl"
 opf=(--suite opf)
-for f in "${SIMDNLP_PGLIB_DIR:-bench-suites/data/pglib-opf}"/pglib_opf_*.m; do
-  c=$(basename "$f" .m); opf+=(--instance "${c#pglib_opf_}")
-done
+for c in $(pglib_cases); do opf+=(--instance "$c"); done
 TAILN=62 step opf-all 200 "${S[@]}" "${opf[@]}" --option "cudss_pivot_epsilon=$EPSILON" \
   --json "$RES/opf-all.jsonl"
 say "done"

@@ -222,8 +222,10 @@ impl<D: Device> HybridOnDevice<D> {
         device.scatter(&mut self.rows, &self.eq_rows, &self.schur_sol);
         c.plans
             .jac_t_mul(device, &c.jac, -1.0, &self.rows, 1.0, &mut self.g);
-        device.copy(&mut c.dx, &self.g);
-        solve(&mut c.dx)?;
+        // (every solve on `t`: a device factorization keeps one right-hand side bound)
+        device.copy(&mut self.t, &self.g);
+        solve(&mut self.t)?;
+        device.copy(&mut c.dx, &self.t);
         // the inequality rows' ds, dy (the condensed expansion), dyₑ = (1 + γ δc) z
         c.expand(device)?;
         device.copy(&mut self.eq_scratch, &self.schur_sol);

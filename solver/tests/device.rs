@@ -151,7 +151,8 @@ fn hs_problems_agree_with_the_cpu() {
 /// faer behind the factorization seam): every problem of the set and two pattern models
 /// (HS71, whose sphere is an equality row, and a chained Rosenbrock) reach the CPU hybrid
 /// form's optimum (objective within 1e-6 relative, the same status) in as many iterations
-/// within 20 % (the device sums in another order, so the paths may part). The device
+/// within 20 % (the device sums in another order, so the paths may part), HS71 also
+/// through a restoration phase. The device
 /// backend's factorization seam copies `K` to the host and back (bytes beyond the
 /// scalars of the host backend's augmented solve).
 #[test]
@@ -163,9 +164,9 @@ fn hybrid_on_emu_reaches_the_cpu_hybrid_optimum() {
         kkt: KktKind::Hybrid,
         ..quiet()
     };
-    let compare = |name: &str, model: &dyn NlpModel| {
-        let cpu = solve(model, &on(DeviceKind::Cpu, &hybrid)).expect("cpu solve");
-        let emu = solve(model, &on(DeviceKind::Emu, &hybrid)).expect("emu solve");
+    let compare = |name: &str, model: &dyn NlpModel, o: &Options| {
+        let cpu = solve(model, &on(DeviceKind::Cpu, o)).expect("cpu solve");
+        let emu = solve(model, &on(DeviceKind::Emu, o)).expect("emu solve");
         println!(
             "{name:<16} hybrid: cpu {:?} {} iters CG {}, emu {:?} {} iters CG {} ({:.0} bytes \
              per iteration), f {:.10e} vs {:.10e}",
@@ -202,10 +203,10 @@ fn hybrid_on_emu_reaches_the_cpu_hybrid_optimum() {
         emu
     };
     check_set(|name, model, _| {
-        compare(name, model);
+        compare(name, model, &hybrid);
     });
     let (hs71, _) = hs71_patterns(false);
-    let emu = compare("hs71 patterns", &hs71);
+    let emu = compare("hs71 patterns", &hs71, &hybrid);
     assert!(emu.counts.cg_iterations > 0, "{:?}", emu.counts);
     assert!((emu.objective - 17.0140172891).abs() < 1e-6);
     let augmented = solve(&hs71, &on(DeviceKind::Emu, &quiet())).unwrap();
@@ -216,8 +217,15 @@ fn hybrid_on_emu_reaches_the_cpu_hybrid_optimum() {
         emu.bytes_per_iteration,
         augmented.bytes_per_iteration
     );
-    let emu = compare("chain patterns", &chained_patterns(20));
+    let emu = compare("chain patterns", &chained_patterns(20), &hybrid);
     assert_eq!(emu.counts.cg_iterations, 0, "inequalities only");
+    // the restoration phase's problem in the hybrid form on the device too
+    let restoration = Options {
+        theta_max_fact: 1e-2,
+        ..hybrid.clone()
+    };
+    let emu = compare("hs71 pat resto", &hs71, &restoration);
+    assert!(emu.restorations >= 1);
 }
 
 /// Calls `check(name, model, optimum)` on every problem of `tests/hs.rs`'s set.

@@ -14,7 +14,7 @@
 //! one ([`KktKind::Hybrid`]: equality rows without a slack and exact, `K_γ` assembled by
 //! the same kernels, the equality multipliers from conjugate gradients on their Schur
 //! complement driven from the host with one solve per iteration, see
-//! [`crate::hybrid_kkt`]). Refinement runs on the full system either way.
+//! [`KktKind::Hybrid`]). Refinement runs on the full system either way.
 //!
 //! # Differences from the host backend's condensed mode
 //! - The full-system product of the refinement sums in another order (the Hessian by rows

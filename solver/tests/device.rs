@@ -217,7 +217,7 @@ fn hybrid_on_emu_reaches_the_cpu_hybrid_optimum() {
         emu.bytes_per_iteration,
         augmented.bytes_per_iteration
     );
-    let emu = compare("chain patterns", &chained_patterns(20), &hybrid);
+    let emu = compare("chain patterns", &chained_patterns(12), &hybrid);
     assert_eq!(emu.counts.cg_iterations, 0, "inequalities only");
     // the restoration phase's problem in the hybrid form on the device too
     let restoration = Options {

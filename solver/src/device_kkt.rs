@@ -13,8 +13,8 @@
 //! row `j` has slack `j`, as [`Layout::new`] lays out a condensed problem) and the hybrid
 //! one ([`KktKind::Hybrid`]: equality rows without a slack and exact, `K_γ` assembled by
 //! the same kernels, the equality multipliers from conjugate gradients on their Schur
-//! complement driven from the host with one solve per iteration, see
-//! [`KktKind::Hybrid`]). Refinement runs on the full system either way.
+//! complement driven from the host with one solve per iteration: the solver's
+//! `hybrid_kkt` module). Refinement runs on the full system either way.
 //!
 //! # Differences from the host backend's condensed mode
 //! - The full-system product of the refinement sums in another order (the Hessian by rows

@@ -6,6 +6,7 @@
 
 use simdnlp_bench::harness::Registry;
 use simdnlp_bench::harness::gpu_check::{CheckDevice, GpuCheckArgs, run_gpu_check};
+use simdnlp_bench::harness::gpu_solve::SolveKkt;
 use simdnlp_bench::harness::{BenchError, SizeSel};
 use simdnlp_device::DeviceError;
 
@@ -28,6 +29,7 @@ fn gpu_check_passes_on_the_emulated_device() {
         // stage 5 on the emulated device: its defaults (rosenbrock:20, case14_ieee)
         solve_instances: Vec::new(),
         no_solves: false,
+        solve_kkt: SolveKkt::Condensed,
         timing_instances: vec!["rosenbrock:20".parse().unwrap()],
         no_timing: false,
         solve_max_wall_time: 60.0,

@@ -18,6 +18,7 @@
 
 use crate::LinalgError;
 use crate::sparse::{check_coo, check_len, csc_map_from_coo};
+use std::borrow::BorrowMut;
 
 /// Pattern and numeric-update plan of `K = W + Σx + Jᵀ D J` (lower-triangle CSC).
 #[derive(Clone, Debug)]
@@ -223,9 +224,9 @@ impl CondensedKkt {
     }
 }
 
-/// A symmetric positive definite linear operator `A` for [`conjugate_gradient`] (in the
-/// hybrid condensed KKT form: the Schur complement `Jₑ K_γ⁻¹ Jₑᵀ + δ I`, one solve with the
-/// Cholesky factor of `K_γ` per product).
+/// A symmetric positive definite linear operator `A` on host slices for
+/// [`conjugate_gradient`] (in the hybrid condensed KKT form: the Schur complement
+/// `Jₑ K_γ⁻¹ Jₑᵀ + δ I`, one solve with the Cholesky factor of `K_γ` per product).
 pub trait SpdOperator {
     /// Error of a product (a failed solve inside it).
     type Error: From<LinalgError>;
@@ -236,6 +237,34 @@ pub trait SpdOperator {
     fn apply(&mut self, x: &[f64], out: &mut [f64]) -> Result<(), Self::Error>;
 }
 
+/// A symmetric positive definite operator `A` with the vector operations conjugate
+/// gradients need, over any vector type (host slices, device vectors): what
+/// [`conjugate_gradient_on`] runs on. The reductions ([`CgSystem::dot`]) are the only
+/// values the iteration reads back.
+pub trait CgSystem {
+    /// The vectors (`[f64]` on the host, a device vector on a device).
+    type Vector: ?Sized;
+    /// Error of a product (a failed solve inside it).
+    type Error: From<LinalgError>;
+    /// Number of entries of `v`.
+    fn len(&self, v: &Self::Vector) -> usize;
+    /// `out = A x` (`out` is overwritten).
+    ///
+    /// # Errors
+    /// Whatever the product reports.
+    fn apply(&mut self, x: &Self::Vector, out: &mut Self::Vector) -> Result<(), Self::Error>;
+    /// `xᵀ y`.
+    fn dot(&mut self, x: &Self::Vector, y: &Self::Vector) -> f64;
+    /// `y_i = a x_i + y_i`.
+    fn axpy(&mut self, a: f64, x: &Self::Vector, y: &mut Self::Vector);
+    /// `y_i = x_i + b y_i`.
+    fn xpby(&mut self, x: &Self::Vector, b: f64, y: &mut Self::Vector);
+    /// `dst = src`.
+    fn copy(&mut self, dst: &mut Self::Vector, src: &Self::Vector);
+    /// `v_i = 0`.
+    fn zero(&mut self, v: &mut Self::Vector);
+}
+
 /// Stopping rules of [`conjugate_gradient`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CgOptions {
@@ -243,6 +272,9 @@ pub struct CgOptions {
     pub relative_tol: f64,
     /// Most iterations (products with `A`).
     pub max_iterations: usize,
+    /// The initial iterate `x` is zero: the initial residual is `b` itself, without the
+    /// product `A x` (and `x` is not read).
+    pub zero_start: bool,
 }
 
 /// What [`conjugate_gradient`] did.
@@ -260,28 +292,50 @@ pub struct CgStats {
     pub relative_residual: f64,
 }
 
-/// Vectors of [`conjugate_gradient`] for one dimension, allocated once: the solve itself
-/// allocates nothing.
+/// Vectors of [`conjugate_gradient`] (host `Vec<f64>`, the default) or
+/// [`conjugate_gradient_on`] (any vector type `V`) for one dimension, allocated once: the
+/// solve itself allocates nothing.
 #[derive(Clone, Debug, Default)]
-pub struct CgWork {
-    r: Vec<f64>,
-    p: Vec<f64>,
-    ap: Vec<f64>,
+pub struct CgWork<V = Vec<f64>> {
+    n: usize,
+    r: V,
+    p: V,
+    ap: V,
 }
 
-impl CgWork {
-    /// Work vectors for operators of dimension `n`.
+impl CgWork<Vec<f64>> {
+    /// Host work vectors for operators of dimension `n`.
     pub fn new(n: usize) -> Self {
         Self {
+            n,
             r: vec![0.0; n],
             p: vec![0.0; n],
             ap: vec![0.0; n],
         }
     }
+}
+
+impl<V> CgWork<V> {
+    /// Work vectors for operators of dimension `n`, made by `alloc(n)` (e.g. device
+    /// vectors).
+    ///
+    /// # Errors
+    /// The first error of `alloc`.
+    pub fn with_vectors<E>(
+        n: usize,
+        mut alloc: impl FnMut(usize) -> Result<V, E>,
+    ) -> Result<Self, E> {
+        Ok(Self {
+            n,
+            r: alloc(n)?,
+            p: alloc(n)?,
+            ap: alloc(n)?,
+        })
+    }
 
     /// The dimension the vectors were made for.
     pub fn n(&self) -> usize {
-        self.r.len()
+        self.n
     }
 }
 
@@ -289,10 +343,42 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
+/// An [`SpdOperator`] on host slices as a [`CgSystem`].
+struct HostCg<'o, O: ?Sized>(&'o mut O);
+
+impl<O: SpdOperator + ?Sized> CgSystem for HostCg<'_, O> {
+    type Vector = [f64];
+    type Error = O::Error;
+    fn len(&self, v: &[f64]) -> usize {
+        v.len()
+    }
+    fn apply(&mut self, x: &[f64], out: &mut [f64]) -> Result<(), O::Error> {
+        self.0.apply(x, out)
+    }
+    fn dot(&mut self, x: &[f64], y: &[f64]) -> f64 {
+        dot(x, y)
+    }
+    fn axpy(&mut self, a: f64, x: &[f64], y: &mut [f64]) {
+        for (yi, &xi) in y.iter_mut().zip(x) {
+            *yi += a * xi;
+        }
+    }
+    fn xpby(&mut self, x: &[f64], b: f64, y: &mut [f64]) {
+        for (yi, &xi) in y.iter_mut().zip(x) {
+            *yi = xi + b * *yi;
+        }
+    }
+    fn copy(&mut self, dst: &mut [f64], src: &[f64]) {
+        dst.copy_from_slice(src);
+    }
+    fn zero(&mut self, v: &mut [f64]) {
+        v.fill(0.0);
+    }
+}
+
 /// Conjugate gradients (Hestenes–Stiefel, no preconditioner) on `A x = b` from the initial
-/// iterate `x` (overwritten with the solution). Stops at [`CgOptions::relative_tol`], after
-/// [`CgOptions::max_iterations`], or at a breakdown (`pᵀ A p ≤ 0` or not finite: see
-/// [`CgStats::breakdown`]). No allocation.
+/// iterate `x` (overwritten with the solution), on host slices: [`conjugate_gradient_on`]
+/// for an [`SpdOperator`]. No allocation.
 ///
 /// # Errors
 /// [`LinalgError::LengthMismatch`] when `b`, `x` and `work` differ in length; the
@@ -304,48 +390,77 @@ pub fn conjugate_gradient<O: SpdOperator + ?Sized>(
     work: &mut CgWork,
     opts: &CgOptions,
 ) -> Result<CgStats, O::Error> {
+    conjugate_gradient_on(&mut HostCg(op), b, x, work, opts)
+}
+
+/// Conjugate gradients (Hestenes–Stiefel, no preconditioner) on `A x = b` from the initial
+/// iterate `x` (overwritten with the solution), over the vectors of `system`. Stops at
+/// [`CgOptions::relative_tol`], after [`CgOptions::max_iterations`], or at a breakdown
+/// (`pᵀ A p ≤ 0` or not finite: see [`CgStats::breakdown`]). Reads back two scalars per
+/// iteration (`pᵀ A p` and `rᵀ r`) and two before the first (`bᵀ b`, `rᵀ r`). No
+/// allocation.
+///
+/// # Errors
+/// [`LinalgError::LengthMismatch`] when `b`, `x` and `work` differ in length; the
+/// system's own errors.
+pub fn conjugate_gradient_on<S, V>(
+    system: &mut S,
+    b: &S::Vector,
+    x: &mut S::Vector,
+    work: &mut CgWork<V>,
+    opts: &CgOptions,
+) -> Result<CgStats, S::Error>
+where
+    S: CgSystem + ?Sized,
+    V: BorrowMut<S::Vector>,
+{
     let n = work.n();
-    check_len("conjugate gradient: b", n, b.len())?;
-    check_len("conjugate gradient: x", n, x.len())?;
-    let CgWork { r, p, ap } = work;
-    let b_norm = dot(b, b).sqrt();
+    check_len("conjugate gradient: b", n, system.len(b))?;
+    check_len("conjugate gradient: x", n, system.len(x))?;
+    let (r, p, ap) = (
+        work.r.borrow_mut(),
+        work.p.borrow_mut(),
+        work.ap.borrow_mut(),
+    );
+    check_len("conjugate gradient: work", n, system.len(r))?;
+    let b_norm = system.dot(b, b).sqrt();
     let mut stats = CgStats::default();
     if b_norm == 0.0 {
-        x.fill(0.0);
+        system.zero(x);
         stats.converged = true;
         return Ok(stats);
     }
     // r = b − A x
-    op.apply(x, ap)?;
-    for ((ri, &bi), &ai) in r.iter_mut().zip(b).zip(ap.iter()) {
-        *ri = bi - ai;
+    system.copy(r, b);
+    if opts.zero_start {
+        system.zero(x);
+    } else {
+        system.apply(x, ap)?;
+        system.axpy(-1.0, ap, r);
     }
-    p.copy_from_slice(r);
-    let mut rr = dot(r, r);
+    system.copy(p, r);
+    let mut rr = system.dot(r, r);
     let target = opts.relative_tol * b_norm;
     stats.relative_residual = rr.sqrt() / b_norm;
     while rr.sqrt() > target {
         if stats.iterations >= opts.max_iterations {
             return Ok(stats);
         }
-        op.apply(p, ap)?;
+        system.apply(p, ap)?;
         stats.iterations += 1;
-        let pap = dot(p, ap);
+        let pap = system.dot(p, ap);
         if !(pap > 0.0 && pap.is_finite()) {
             stats.breakdown = true;
             return Ok(stats);
         }
         let step = rr / pap;
-        for ((xi, ri), (&pi, &ai)) in x.iter_mut().zip(r.iter_mut()).zip(p.iter().zip(ap.iter())) {
-            *xi += step * pi;
-            *ri -= step * ai;
-        }
-        let rr_next = dot(r, r);
+        system.axpy(step, p, x);
+        system.axpy(-step, ap, r);
+        let rr_next = system.dot(r, r);
         let beta = rr_next / rr;
         rr = rr_next;
-        for (pi, &ri) in p.iter_mut().zip(r.iter()) {
-            *pi = ri + beta * *pi;
-        }
+        // p = r + β p
+        system.xpby(r, beta, p);
         stats.relative_residual = rr.sqrt() / b_norm;
     }
     stats.converged = true;

@@ -9,8 +9,12 @@
 //! through the factorization (none on cuDSS); the algorithm reads only scalars (the
 //! reductions).
 //!
-//! Only the condensed formulation ([`KktKind::Condensed`]): every row carries a slack
-//! (row `j` has slack `j`, as [`Layout::new`] lays out a condensed problem).
+//! Two formulations: the condensed one ([`KktKind::Condensed`]: every row carries a slack,
+//! row `j` has slack `j`, as [`Layout::new`] lays out a condensed problem) and the hybrid
+//! one ([`KktKind::Hybrid`]: equality rows without a slack and exact, `K_γ` assembled by
+//! the same kernels, the equality multipliers from conjugate gradients on their Schur
+//! complement driven from the host with one solve per iteration: the solver's
+//! `hybrid_kkt` module). Refinement runs on the full system either way.
 //!
 //! # Differences from the host backend's condensed mode
 //! - The full-system product of the refinement sums in another order (the Hessian by rows
@@ -30,6 +34,7 @@
 use crate::backend::{Backend, KktStatus};
 use crate::evaluate::DeviceNlp;
 use crate::evaluation::{Evaluation, FactorizationCause, Phase};
+use crate::hybrid_kkt::HybridOnDevice;
 use crate::layout::Layout;
 use crate::options::{KktKind, Options};
 use crate::result::SolverError;
@@ -126,6 +131,13 @@ impl<D: Device> CondensedOnDevice<D> {
         device: &D,
         solve: impl FnOnce(&mut D::Vector) -> Result<(), LinalgError>,
     ) -> Result<(), SolverError> {
+        self.reduce(device)?;
+        solve(&mut self.dx)?;
+        self.expand(device)
+    }
+
+    /// The reduced right-hand side `dx = bx + Jᵀ (D ∘ by + q ∘ bs)` from `(bx, bs, by)`.
+    pub(crate) fn reduce(&mut self, device: &D) -> Result<(), SolverError> {
         let values = CondensedValues {
             jac_vals: &self.jac,
             d: &self.d,
@@ -138,7 +150,17 @@ impl<D: Device> CondensedOnDevice<D> {
             [&self.bx, &self.bs, &self.by],
             &mut self.dx,
         )?;
-        solve(&mut self.dx)?;
+        Ok(())
+    }
+
+    /// The expansion: `ds` and `dy` from `dx` and `(bs, by)`.
+    pub(crate) fn expand(&mut self, device: &D) -> Result<(), SolverError> {
+        let values = CondensedValues {
+            jac_vals: &self.jac,
+            d: &self.d,
+            q: &self.q,
+            delta_c: self.delta_c,
+        };
         self.plans.expand(
             device,
             &values,
@@ -178,7 +200,7 @@ impl<D: Device> SymmetricProduct<D> {
 
 /// The parts of a full-system product.
 struct ProductParts<D: Device> {
-    /// Input parts.
+    /// Input parts (`ps` of length ns).
     px: D::Vector,
     ps: D::Vector,
     py: D::Vector,
@@ -187,6 +209,10 @@ struct ProductParts<D: Device> {
     os: D::Vector,
     oy: D::Vector,
     tx: D::Vector,
+    /// The hybrid form's per-row `s` and `os` (length m; empty for the condensed form,
+    /// whose slacks are its rows).
+    s_rows: D::Vector,
+    os_rows: D::Vector,
     /// Two full-length scratch vectors for [`KrylovSystem::div_scalar`] (the divisor
     /// spread over a vector, and the dividend).
     divisor: D::Vector,
@@ -194,29 +220,40 @@ struct ProductParts<D: Device> {
 }
 
 impl<D: Device> ProductParts<D> {
-    fn new(device: &D, n: usize, m: usize) -> Result<Self, SolverError> {
+    /// Parts for `n` variables, `ns` slacks and `m` rows (`hybrid`: slacks on some rows
+    /// only).
+    fn new(device: &D, n: usize, ns: usize, m: usize, hybrid: bool) -> Result<Self, SolverError> {
+        let rows = if hybrid { m } else { 0 };
         Ok(Self {
             px: device.zeros(n)?,
-            ps: device.zeros(m)?,
+            ps: device.zeros(ns)?,
             py: device.zeros(m)?,
             ox: device.zeros(n)?,
-            os: device.zeros(m)?,
+            os: device.zeros(ns)?,
             oy: device.zeros(m)?,
             tx: device.zeros(n)?,
-            divisor: device.zeros(n + 2 * m)?,
-            dividend: device.zeros(n + 2 * m)?,
+            s_rows: device.zeros(rows)?,
+            os_rows: device.zeros(rows)?,
+            divisor: device.zeros(n + ns + m)?,
+            dividend: device.zeros(n + ns + m)?,
         })
     }
 }
 
 /// The KKT system of the last factorization as the refinement driver sees it: solves
-/// through the condensed form, products with the full matrix
-/// `[[W + Σx + δw, 0, Jᵀ], [0, Σs + δw, −I], [J, −I, −δc]]` over `(x, s, y)`.
+/// through the condensed (or hybrid) form, products with the full matrix
+/// `[[W + Σx + δw, 0, Jᵀ], [0, Σs + δw, −Iₛ], [J, −Iₛᵀ, −δc]]` over `(x, s, y)` (`Iₛ` maps
+/// each slack to its row).
 struct FullSystem<'a, D: Device, F> {
     device: &'a D,
     n: usize,
+    ns: usize,
     m: usize,
     condensed: &'a mut CondensedOnDevice<D>,
+    /// The hybrid form's part (`None`: the condensed form).
+    hybrid: Option<&'a mut HybridOnDevice<D>>,
+    /// Conjugate-gradient count ([`crate::CallbackCounts::cg_iterations`]).
+    cg_iterations: &'a mut usize,
     factorization: &'a mut F,
     hessian: &'a SymmetricProduct<D>,
     parts: &'a mut ProductParts<D>,
@@ -231,42 +268,68 @@ impl<D: Device, F: DeviceFactorization<D>> KrylovSystem for FullSystem<'_, D, F>
         self.device.len(v)
     }
     fn solve_in_place(&mut self, v: &mut D::Vector) -> Result<(), SolverError> {
-        let (device, n, m) = (self.device, self.n, self.m);
+        let (device, n, ns, m) = (self.device, self.n, self.ns, self.m);
         *self.solves += 1;
         let c = &mut *self.condensed;
-        device.copy_range(&mut c.bx, 0, v, 0, n);
-        device.copy_range(&mut c.bs, 0, v, n, m);
-        device.copy_range(&mut c.by, 0, v, n + m, m);
         let factorization = &mut *self.factorization;
-        c.solve_parts(device, |dx| factorization.solve_in_place(dx))?;
+        device.copy_range(&mut c.bx, 0, v, 0, n);
+        device.copy_range(&mut c.by, 0, v, n + ns, m);
+        match self.hybrid.as_deref_mut() {
+            None => {
+                device.copy_range(&mut c.bs, 0, v, n, m);
+                c.solve_parts(device, |dx| factorization.solve_in_place(dx))?;
+                device.copy_range(v, n, &c.ds, 0, m);
+            }
+            Some(h) => {
+                device.copy_range(&mut h.slacks, 0, v, n, ns);
+                h.slacks_to_rows(device, c);
+                *self.cg_iterations +=
+                    h.solve(device, c, &mut |dx| factorization.solve_in_place(dx))?;
+                h.rows_to_slacks(device, c);
+                device.copy_range(v, n, &h.slacks, 0, ns);
+            }
+        }
         device.copy_range(v, 0, &c.dx, 0, n);
-        device.copy_range(v, n, &c.ds, 0, m);
-        device.copy_range(v, n + m, &c.dy, 0, m);
+        device.copy_range(v, n + ns, &c.dy, 0, m);
         Ok(())
     }
     fn matvec(&mut self, v: &D::Vector, out: &mut D::Vector) -> Result<(), SolverError> {
-        let (device, n, m) = (self.device, self.n, self.m);
+        let (device, n, ns, m) = (self.device, self.n, self.ns, self.m);
         let c = &*self.condensed;
         let p = &mut *self.parts;
         device.copy_range(&mut p.px, 0, v, 0, n);
-        device.copy_range(&mut p.ps, 0, v, n, m);
-        device.copy_range(&mut p.py, 0, v, n + m, m);
+        device.copy_range(&mut p.ps, 0, v, n, ns);
+        device.copy_range(&mut p.py, 0, v, n + ns, m);
         // ox = W x + (Σx + δw) x + Jᵀ y
         self.hessian.apply(device, &c.hess, &p.px, &mut p.ox);
         device.mul(&mut p.tx, &c.sigma_x, &p.px);
         device.axpy(1.0, &p.tx, &mut p.ox);
         c.plans
             .jac_t_mul(device, &c.jac, 1.0, &p.py, 1.0, &mut p.ox);
-        // os = (Σs + δw) s − y
-        device.mul(&mut p.os, &c.sigma_s, &p.ps);
-        device.axpy(-1.0, &p.py, &mut p.os);
+        // os = (Σs + δw) s − y (on the slacks' rows); `s` per row is zero on the hybrid
+        // form's equality rows
+        let s_rows = match self.hybrid.as_deref() {
+            None => {
+                device.mul(&mut p.os, &c.sigma_s, &p.ps);
+                device.axpy(-1.0, &p.py, &mut p.os);
+                &p.ps
+            }
+            Some(h) => {
+                device.fill(&mut p.s_rows, 0.0);
+                device.scatter(&mut p.s_rows, h.slack_rows(), &p.ps);
+                device.mul(&mut p.os_rows, &c.sigma_s, &p.s_rows);
+                device.axpy(-1.0, &p.py, &mut p.os_rows);
+                device.gather(&mut p.os, &p.os_rows, h.slack_rows());
+                &p.s_rows
+            }
+        };
         // oy = J x − s − δc y
         c.plans.jac_mul(device, &c.jac, 1.0, &p.px, 0.0, &mut p.oy);
-        device.axpy(-1.0, &p.ps, &mut p.oy);
+        device.axpy(-1.0, s_rows, &mut p.oy);
         device.axpy(-c.delta_c, &p.py, &mut p.oy);
         device.copy_range(out, 0, &p.ox, 0, n);
-        device.copy_range(out, n, &p.os, 0, m);
-        device.copy_range(out, n + m, &p.oy, 0, m);
+        device.copy_range(out, n, &p.os, 0, ns);
+        device.copy_range(out, n + ns, &p.oy, 0, m);
         Ok(())
     }
     fn dot(&mut self, x: &D::Vector, y: &D::Vector) -> f64 {
@@ -294,11 +357,13 @@ impl<D: Device, F: DeviceFactorization<D>> KrylovSystem for FullSystem<'_, D, F>
 /// Makes the factorization of a new backend (the restoration problem's).
 pub type FactorizationMaker<F> = Arc<dyn Fn() -> Result<F, SolverError> + Send + Sync>;
 
-/// [`Backend`] over any device `D` with the condensed KKT system on the device and the
-/// factorization `F` (see the module documentation).
+/// [`Backend`] over any device `D` with the condensed (or hybrid) KKT system on the device
+/// and the factorization `F` (see the module documentation).
 pub struct DeviceKktBackend<D: Device, F: DeviceFactorization<D>> {
     eval: Evaluation<D>,
     condensed: CondensedOnDevice<D>,
+    /// The hybrid form's part (`kkt = hybrid`), `None` for the condensed form.
+    hybrid: Option<HybridOnDevice<D>>,
     factorization: F,
     make_factorization: FactorizationMaker<F>,
     hessian: SymmetricProduct<D>,
@@ -313,13 +378,14 @@ pub struct DeviceKktBackend<D: Device, F: DeviceFactorization<D>> {
 
 impl<D: Device, F: DeviceFactorization<D>> DeviceKktBackend<D, F> {
     /// A backend on `device` for `model` laid out as `lay` (condensed: every row has a
-    /// slack), factorizing with what `make_factorization` makes (called once here and once
-    /// per restoration backend: once per structure that enters restoration).
+    /// slack; hybrid: the equality rows have none), factorizing with what
+    /// `make_factorization` makes (called once here and once per restoration backend: once
+    /// per structure that enters restoration).
     ///
     /// # Errors
     /// [`SolverError::BadStructure`] for a bad sparsity structure;
-    /// [`SolverError::Linalg`] when `opts.kkt` is not condensed, the layout is not the
-    /// condensed one, or the analysis fails; a device failure.
+    /// [`SolverError::Linalg`] when `opts.kkt` is augmented, the layout of a condensed
+    /// system is not the condensed one, or the analysis fails; a device failure.
     pub fn new(
         device: Arc<D>,
         model: &dyn DeviceNlp<D>,
@@ -329,29 +395,37 @@ impl<D: Device, F: DeviceFactorization<D>> DeviceKktBackend<D, F> {
     ) -> Result<Self, SolverError> {
         let condensed_layout =
             lay.ns == lay.m && lay.slack_rows.iter().enumerate().all(|(k, &j)| k == j);
-        if opts.kkt != KktKind::Condensed || !condensed_layout {
+        let hybrid = opts.kkt == KktKind::Hybrid;
+        if !(hybrid || opts.kkt == KktKind::Condensed && condensed_layout) {
             return Err(SolverError::Linalg(LinalgError::InvalidState(format!(
-                "the KKT system on the device ({}) is condensed only: kkt = condensed, every \
-                 row with a slack (asked: kkt = {:?})",
+                "the KKT system on the device ({}) is condensed or hybrid only: kkt = \
+                 condensed with every row with a slack, or kkt = hybrid (asked: kkt = {:?})",
                 device.name(),
                 opts.kkt
             ))));
         }
         let eval = Evaluation::new(device, model, lay)?;
-        let (n, m) = (lay.n, lay.m);
+        let (n, ns, m) = (lay.n, lay.ns, lay.m);
         let pattern = CondensedKkt::new(n, m, &eval.hrows, &eval.hcols, &eval.jrows, &eval.jcols)?;
         let mut factorization = make_factorization()?;
         factorization.analyze(n, pattern.col_ptr(), pattern.row_idx())?;
         let dev = eval.device();
         let condensed =
             CondensedOnDevice::new(dev, &pattern, &eval.jrows, &eval.jcols, eval.hrows.len())?;
+        let hybrid = if hybrid {
+            Some(HybridOnDevice::new(dev, lay, opts.hybrid_gamma)?)
+        } else {
+            None
+        };
         let hessian = SymmetricProduct::new(dev, n, &eval.hrows, &eval.hcols)?;
-        let parts = ProductParts::new(dev, n, m)?;
-        let (rhs, sol) = (dev.zeros(n + 2 * m)?, dev.zeros(n + 2 * m)?);
+        let parts = ProductParts::new(dev, n, ns, m, hybrid.is_some())?;
+        let nk = n + ns + m;
+        let (rhs, sol) = (dev.zeros(nk)?, dev.zeros(nk)?);
         let krylov_dim = opts.max_refinement_steps.min(DEFAULT_KRYLOV_DIM);
-        let work = KrylovWork::with_vectors(n + 2 * m, krylov_dim, |len| dev.zeros(len))?;
+        let work = KrylovWork::with_vectors(nk, krylov_dim, |len| dev.zeros(len))?;
         Ok(Self {
             condensed,
+            hybrid,
             factorization,
             make_factorization,
             hessian,
@@ -416,22 +490,27 @@ impl<D: Device, F: DeviceFactorization<D>> Backend for DeviceKktBackend<D, F> {
         let Self {
             eval,
             condensed,
+            hybrid,
             factorization,
             cause,
             ..
         } = self;
         eval.timed(Phase::Factorization, |eval| {
             cause.factorized(&mut eval.counts, false);
-            let (n, m) = (eval.n, eval.m);
+            let (n, nw) = (eval.n, eval.nw);
             let device = &*eval.device;
-            // Σx + δw and Σ' = Σs + δw (slack j of row j), W (or zeros) and J
+            // Σx + δw and Σ' = Σs + δw (condensed: slack j of row j; hybrid: per slack),
+            // W (or zeros) and J
             let c = &mut *condensed;
             device.copy_range(&mut c.sigma_x, 0, sigma, 0, n);
             device.shift(&mut c.sigma_x, delta_w);
-            device.copy_range(&mut c.sigma_s, 0, sigma, n, m);
-            device.shift(&mut c.sigma_s, delta_w);
-            if !(device.norm_inf(&c.sigma_x).is_finite() && device.norm_inf(&c.sigma_s).is_finite())
-            {
+            let sigma_s = match hybrid {
+                None => &mut c.sigma_s,
+                Some(h) => &mut h.slacks,
+            };
+            device.copy_range(sigma_s, 0, sigma, n, nw - n);
+            device.shift(sigma_s, delta_w);
+            if !(device.norm_inf(&c.sigma_x).is_finite() && device.norm_inf(sigma_s).is_finite()) {
                 // An overflowing barrier diagonal cannot be repaired by δ_w: report it as
                 // wrong inertia so the correction loop ends in ErrorInStepComputation.
                 return Ok(KktStatus::WrongInertia);
@@ -442,7 +521,10 @@ impl<D: Device, F: DeviceFactorization<D>> Backend for DeviceKktBackend<D, F> {
                 device.fill(&mut c.hess, 0.0);
             }
             device.copy(&mut c.jac, &eval.jvals);
-            c.assemble(device, delta_c)?;
+            match hybrid {
+                None => c.assemble(device, delta_c)?,
+                Some(h) => h.assemble(device, c, delta_c)?,
+            }
             let status = factorization.factorize(&c.kvals)?;
             let inertia = factorization.inertia();
             tracing::trace!(
@@ -476,6 +558,7 @@ impl<D: Device, F: DeviceFactorization<D>> Backend for DeviceKktBackend<D, F> {
         let Self {
             eval,
             condensed,
+            hybrid,
             factorization,
             hessian,
             rhs,
@@ -496,8 +579,11 @@ impl<D: Device, F: DeviceFactorization<D>> Backend for DeviceKktBackend<D, F> {
             let mut system = FullSystem {
                 device,
                 n,
+                ns: nw - n,
                 m,
                 condensed,
+                hybrid: hybrid.as_mut(),
+                cg_iterations: &mut eval.counts.cg_iterations,
                 factorization,
                 hessian,
                 parts,

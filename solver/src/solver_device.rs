@@ -63,14 +63,16 @@ impl sealed::DeviceSolve for Cpu {
     }
 }
 
-/// The condensed KKT system on the emulated device, faer behind the factorization seam.
+/// The condensed or hybrid KKT system on the emulated device, faer behind the
+/// factorization seam.
 type EmuCondensed = DeviceKktBackend<Emu, HostFactorization<Emu>>;
 
-/// The backends of the solves on an emulated device, one per KKT form.
+/// The backends of the solves on an emulated device: the host KKT backend (augmented)
+/// and the device one (condensed or hybrid; its cache key tells the two apart).
 #[derive(Default)]
 pub struct EmuCaches {
     augmented: Option<Cache<HostKktBackend<Emu>>>,
-    condensed: Option<Cache<EmuCondensed>>,
+    on_device: Option<Cache<EmuCondensed>>,
 }
 
 impl SolverDevice for Emu {
@@ -79,8 +81,9 @@ impl SolverDevice for Emu {
 
 /// `Emu`: a pattern-based model's emitted kernels (any other model's callbacks on the host
 /// slices of the device's vectors); `kkt = condensed` assembles, reduces and expands the
-/// condensed system on the device with faer behind the factorization seam,
-/// `kkt = augmented` the host KKT backend over the device's vectors.
+/// condensed system on the device with faer behind the factorization seam (`kkt = hybrid`
+/// the hybrid form's, with its conjugate gradients on device vectors), `kkt = augmented`
+/// the host KKT backend over the device's vectors.
 impl sealed::DeviceSolve for Emu {
     type Caches = EmuCaches;
 
@@ -102,12 +105,12 @@ impl sealed::DeviceSolve for Emu {
             }
         };
         let o = run.o;
-        if o.kkt == KktKind::Condensed {
+        if matches!(o.kkt, KktKind::Condensed | KktKind::Hybrid) {
             let choice = FactorizationChoice::of(o);
             run.solve(
                 device,
                 evaluator,
-                &mut caches.condensed,
+                &mut caches.on_device,
                 |device, model, lay| {
                     let seam_device = Arc::clone(&device);
                     let make = Arc::new(move || {
@@ -145,8 +148,8 @@ mod cuda {
     }
 
     /// `Cuda`: a pattern-based model's kernels on the GPU and the condensed KKT system on
-    /// the device with cuDSS (the process's library, loaded at the first solve), whatever
-    /// `kkt` says.
+    /// the device with cuDSS (the process's library, loaded at the first solve): the
+    /// hybrid form for `kkt = hybrid`, the condensed one for any other `kkt`.
     impl sealed::DeviceSolve for Cuda {
         type Caches = Option<Cache<CudaCondensed>>;
 
@@ -167,8 +170,12 @@ mod cuda {
                 ));
             };
             let evaluator = KernelNlp::new(&**device, model)?;
+            let kkt = match run.o.kkt {
+                KktKind::Hybrid => KktKind::Hybrid,
+                _ => KktKind::Condensed,
+            };
             let o = Options {
-                kkt: KktKind::Condensed,
+                kkt,
                 ..run.o.clone()
             };
             let options = cudss_options(&o);

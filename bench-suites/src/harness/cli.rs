@@ -590,13 +590,14 @@ pub fn run_solve_until(
         return Err(BenchError::Arg("--max-wall-time must be positive".into()));
     }
     let kkt = match (args.device, args.kkt) {
-        (DeviceChoice::Cuda, Some(KktChoice::Augmented | KktChoice::Hybrid)) => {
+        (DeviceChoice::Cuda, Some(KktChoice::Augmented)) => {
             return Err(BenchError::Arg(
-                "--device cuda solves the condensed KKT system only: drop --kkt or pass \
-                 --kkt condensed"
+                "--device cuda solves the condensed KKT system only (or its hybrid form): \
+                 drop --kkt or pass --kkt condensed|hybrid"
                     .into(),
             ));
         }
+        (DeviceChoice::Cuda, Some(KktChoice::Hybrid)) => KktChoice::Hybrid,
         (DeviceChoice::Cuda, _) => KktChoice::Condensed,
         (_, kkt) => kkt.unwrap_or(KktChoice::Augmented),
     };
@@ -1101,6 +1102,14 @@ mod tests {
         assert!(matches!(err, BenchError::Arg(_)), "{err}");
         assert!(err.to_string().contains("condensed"), "{err}");
         assert_eq!(seen.lock().unwrap().len(), 1);
+        // --kkt hybrid: the hybrid form on the device
+        args.kkt = Some(KktChoice::Hybrid);
+        let _ = run_solve(&args, &reg, Some(&fake), &mut Vec::new());
+        assert_eq!(
+            seen.lock().unwrap()[1],
+            (DeviceChoice::Cuda, KktChoice::Hybrid)
+        );
+        seen.lock().unwrap().pop();
         // elsewhere the default stays augmented
         args.device = DeviceChoice::Emu;
         args.kkt = None;

@@ -111,6 +111,9 @@ pub struct GpuCheckArgs {
     /// Skip stage 5.
     #[arg(long)]
     pub no_solves: bool,
+    /// The KKT form of the solves of stages 5 and 6 (on the device and on the CPU).
+    #[arg(long = "solve-kkt", value_enum, default_value = "condensed")]
+    pub solve_kkt: super::gpu_solve::SolveKkt,
     /// Stage 6 (timed solves) on these instances, `NAME[:SIZE]` (repeatable; default on
     /// `cuda`: rosenbrock:200000, case9591_goc, case10000_goc, case10480_goc; none on
     /// `emu`).
@@ -442,11 +445,11 @@ fn run_solve_stages(
     let limit = args.solve_max_wall_time;
     if !args.no_solves {
         let specs = specs_or(&args.solve_instances, solves)?;
-        report.solves = run_stage5(device, reg, &specs, pglib, limit)?;
+        report.solves = run_stage5(device, args.solve_kkt, reg, &specs, pglib, limit)?;
     }
     if !args.no_timing {
         let specs = specs_or(&args.timing_instances, timings)?;
-        report.timings = run_stage6(device, reg, &specs, pglib, limit)?;
+        report.timings = run_stage6(device, args.solve_kkt, reg, &specs, pglib, limit)?;
     }
     for c in &report.solves {
         for f in &c.failures {

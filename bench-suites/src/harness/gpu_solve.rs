@@ -2,7 +2,8 @@
 //!
 //! 5. **solves**: each instance solved by `simdnlp_solver` on the device (`cuda`: the
 //!    condensed KKT system with cuDSS; `emu`: the same kernels run by g++'s build, faer
-//!    behind the factorization seam) and on the CPU with the same condensed formulation:
+//!    behind the factorization seam) and on the CPU with the same formulation
+//!    ([`SolveKkt`], `--solve-kkt`: the condensed one, or its hybrid form):
 //!    the same status, objectives within [`OBJECTIVE_TOLERANCE`] relative
 //!    (`|d − c| ≤ tol · max(1, |c|)`), iteration counts within [`ITERATION_TOLERANCE`]
 //!    (at least one iteration apart allowed), how many iterates the two solves share
@@ -150,6 +151,28 @@ pub enum SolveDevice {
     Emu,
 }
 
+/// The KKT form of the solves of stages 5 and 6, on the device and on the CPU alike.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SolveKkt {
+    /// `kkt = condensed` (every row with a slack).
+    #[default]
+    Condensed,
+    /// `kkt = hybrid` (equality rows exact, conjugate gradients on their Schur
+    /// complement).
+    Hybrid,
+}
+
+impl SolveKkt {
+    /// The option's value (`condensed`, `hybrid`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SolveKkt::Condensed => "condensed",
+            SolveKkt::Hybrid => "hybrid",
+        }
+    }
+}
+
 /// The instance of `spec`, looked up in the OPF, LV and COPS suites (any size class).
 fn find_instance(
     reg: &Registry,
@@ -185,11 +208,15 @@ pub fn specs_or(
 fn solve_once(
     model: &simdnlp_modeling::Model,
     device: simdnlp_solver::DeviceKind,
+    kkt: SolveKkt,
     max_wall_time: f64,
 ) -> SolveRun {
     let options = simdnlp_solver::Options {
         device,
-        kkt: simdnlp_solver::KktKind::Condensed,
+        kkt: match kkt {
+            SolveKkt::Condensed => simdnlp_solver::KktKind::Condensed,
+            SolveKkt::Hybrid => simdnlp_solver::KktKind::Hybrid,
+        },
         print_level: simdnlp_solver::PrintLevel::None,
         max_wall_time,
         ..simdnlp_solver::Options::default()
@@ -246,13 +273,15 @@ fn solver_device(device: SolveDevice) -> simdnlp_solver::DeviceKind {
     }
 }
 
-/// Stage 5 on `device` for `specs` (each solve stopped after `max_wall_time` seconds).
+/// Stage 5 on `device` for `specs` in the KKT form `kkt` (each solve stopped after
+/// `max_wall_time` seconds).
 ///
 /// # Errors
 /// An instance that is not registered or cannot be built; a build without the feature
 /// `solver`.
 pub fn run_stage5(
     device: SolveDevice,
+    kkt: SolveKkt,
     reg: &Registry,
     specs: &[InstanceSpec],
     pglib_dir: Option<&std::path::Path>,
@@ -265,8 +294,8 @@ pub fn run_stage5(
             let inst = find_instance(reg, spec)?;
             let model = pattern_model(&inst, pglib_dir)?;
             let meta = simdnlp_modeling::NlpModel::meta(&model);
-            let on_device = solve_once(&model, solver_device(device), max_wall_time);
-            let cpu = solve_once(&model, simdnlp_solver::DeviceKind::Cpu, max_wall_time);
+            let on_device = solve_once(&model, solver_device(device), kkt, max_wall_time);
+            let cpu = solve_once(&model, simdnlp_solver::DeviceKind::Cpu, kkt, max_wall_time);
             let objective_rel =
                 (on_device.objective - cpu.objective).abs() / cpu.objective.abs().max(1.0);
             let mut failures = Vec::new();
@@ -304,7 +333,7 @@ pub fn run_stage5(
     }
     #[cfg(not(feature = "solver"))]
     {
-        let _ = (device, reg, specs, pglib_dir, max_wall_time);
+        let _ = (device, kkt, reg, specs, pglib_dir, max_wall_time);
         Err(BenchError::SolverNotWired)
     }
 }
@@ -332,12 +361,13 @@ pub fn iterations_disagree(device: usize, cpu: usize, same_path_to: usize) -> Op
     })
 }
 
-/// Stage 6 on `device` for `specs`.
+/// Stage 6 on `device` for `specs` in the KKT form `kkt`.
 ///
 /// # Errors
 /// As [`run_stage5`].
 pub fn run_stage6(
     device: SolveDevice,
+    kkt: SolveKkt,
     reg: &Registry,
     specs: &[InstanceSpec],
     pglib_dir: Option<&std::path::Path>,
@@ -350,7 +380,7 @@ pub fn run_stage6(
             let inst = find_instance(reg, spec)?;
             let model = pattern_model(&inst, pglib_dir)?;
             let meta = simdnlp_modeling::NlpModel::meta(&model);
-            let run = solve_once(&model, solver_device(device), max_wall_time);
+            let run = solve_once(&model, solver_device(device), kkt, max_wall_time);
             let failures = if run.success {
                 Vec::new()
             } else {
@@ -370,7 +400,7 @@ pub fn run_stage6(
     }
     #[cfg(not(feature = "solver"))]
     {
-        let _ = (device, reg, specs, pglib_dir, max_wall_time);
+        let _ = (device, kkt, reg, specs, pglib_dir, max_wall_time);
         Err(BenchError::SolverNotWired)
     }
 }
@@ -384,7 +414,7 @@ pub fn print_stages(
     if !solves.is_empty() {
         writeln!(
             out,
-            "== stage 5: {} solves, device vs CPU condensed (objective {OBJECTIVE_TOLERANCE:e}, \
+            "== stage 5: {} solves, device vs CPU, same KKT (objective {OBJECTIVE_TOLERANCE:e}, \
              iterations ±{:.0} %)",
             solves.len(),
             ITERATION_TOLERANCE * 100.0

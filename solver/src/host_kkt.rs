@@ -95,6 +95,9 @@ pub struct HostKktBackend<D: Device + HostBuffers> {
     /// Confirmations in a row that agreed with LDLᵀ's verdict (the multifrontal's inertia
     /// wrong too): from `confirmation_switch` of them on, LDLᵀ's verdicts stand unconfirmed.
     rejected_confirmations: usize,
+    /// A confirmation found the inertia correct where LDLᵀ's was not (at least once in
+    /// this backend's life), see [`InertiaConfirmation::MultifrontalBeforeDeltaW`].
+    ldlt_disputed: bool,
     /// What `solver` last factorized in this step: `(δ_w, δ_c, hessian)` and the status it
     /// gave (`None` when its factor is not of this step or not valid). Within a step Σ, the
     /// Hessian and the Jacobian values are fixed ([`Backend::kkt_reset_quality`] starts a
@@ -188,6 +191,7 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
             step_confirmed: false,
             confirmed_steps: 0,
             rejected_confirmations: 0,
+            ldlt_disputed: false,
             solver_matrix: None,
             cause: FactorizationCause::default(),
             pivoting_requested: false,
@@ -523,6 +527,9 @@ struct LdltVerdict {
     delta_c: f64,
     /// A singular factorization stopped at a zero pivot of a constraint row.
     constraint_zero_pivot: bool,
+    /// An earlier confirmation of this backend found the inertia correct where LDLᵀ's
+    /// was not.
+    disputed_before: bool,
 }
 
 /// Whether `confirmation` asks for a multifrontal repeat of a matrix that LDLᵀ factorized
@@ -530,6 +537,13 @@ struct LdltVerdict {
 fn confirmation_asked(confirmation: InertiaConfirmation, ldlt: LdltVerdict) -> bool {
     match (confirmation, ldlt.status) {
         (InertiaConfirmation::None, _) | (_, KktStatus::Correct) => false,
+        // the verdicts after which the inertia correction adds δ_w: a wrong inertia, or a
+        // singular matrix that already carries δ_c; at δ_c > 0 a wrong inertia only once
+        // the multifrontal has shown LDLᵀ's inertia wrong in this backend
+        (InertiaConfirmation::MultifrontalBeforeDeltaW, KktStatus::WrongInertia) => {
+            ldlt.delta_c == 0.0 || ldlt.disputed_before
+        }
+        (InertiaConfirmation::MultifrontalBeforeDeltaW, KktStatus::Singular) => ldlt.delta_c > 0.0,
         (_, KktStatus::WrongInertia) => true,
         (InertiaConfirmation::MultifrontalSingular, KktStatus::Singular) => true,
         (InertiaConfirmation::MultifrontalSelective, KktStatus::Singular) => {
@@ -834,6 +848,7 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                                 status: ldlt_status,
                                 delta_c,
                                 constraint_zero_pivot: zero_pivot_row.is_some_and(|r| r >= nk.0),
+                                disputed_before: s.ldlt_disputed,
                             };
                             tracing::debug!(?ldlt, ?zero_pivot_row, "LDLT verdict at delta_w = 0");
                             let asked =
@@ -852,6 +867,7 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                                 None
                             };
                             s.use_confirmation = confirmed.is_some();
+                            s.ldlt_disputed |= s.use_confirmation;
                             s.step_confirmed |= s.use_confirmation;
                             if asked {
                                 s.count_confirmation();

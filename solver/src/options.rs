@@ -310,6 +310,18 @@ pub enum InertiaConfirmation {
     /// δ_c = 0 are constraint rows of a nonsingular matrix, where δ_c would give a
     /// regularized (inexact) step instead of the exact one.
     MultifrontalSelective,
+    /// The verdicts after which LDLᵀ's inertia correction would perturb the Hessian
+    /// (δ_w > 0) are confirmed, the others left to LDLᵀ: a wrong inertia at δ_c = 0 (the
+    /// PEGASE cases of PGLIB below 8000 buses, where the multifrontal finds the inertia
+    /// correct), a singular matrix that already carries δ_c > 0 (case8387_pegase, after
+    /// its Jacobian is treated as rank deficient), and a wrong inertia at δ_c > 0 once a
+    /// confirmation has found LDLᵀ's inertia wrong in this KKT backend. A singular
+    /// verdict at δ_c = 0 goes to δ_c as without confirmation: on the GOC cases the
+    /// δ_c-regularized LDLᵀ then has the correct inertia in every step, on COPS bearing
+    /// `J` is rank-deficient (the multifrontal finds the same zero eigenvalues). A wrong
+    /// inertia at δ_c > 0 before any dispute is the matrix's own on LV cragg_levy (the
+    /// multifrontal agreed every time). See bench-suites/README.md, session 22.
+    MultifrontalBeforeDeltaW,
 }
 
 /// Which restoration-phase rules a solve follows (`restoration_rules`): ours, Ipopt's, or
@@ -629,7 +641,8 @@ options_table! {
         /// is more stable (entries of `L` below `1/u`) with more delays; ignored by the
         /// other factorizations.
         pivot_threshold: f64 = 0.01, (0 <= x <= 1);
-        /// `none`, `multifrontal`, `multifrontal_singular` or `multifrontal_selective`
+        /// `none`, `multifrontal`, `multifrontal_singular`, `multifrontal_selective` or
+        /// `multifrontal_before_delta_w`
         /// ([`InertiaConfirmation`]):
         /// whether the multifrontal LDLᵀ with threshold pivoting re-factorizes a matrix
         /// whose inertia `linear_solver = ldlt` reports wrong (and, with

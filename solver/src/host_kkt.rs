@@ -282,7 +282,10 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
         let wanted = self.factorization.confirmation_switch;
         if wanted == 0
             || self.confirmed_steps < wanted
-            || self.factorization.kind != LinearSolverKind::Ldlt
+            || !matches!(
+                self.factorization.kind,
+                LinearSolverKind::Ldlt | LinearSolverKind::LbltPaired
+            )
         {
             return;
         }
@@ -516,6 +519,22 @@ fn second_solver(
     let mut solver = make_solver(&other, false, nk.0)?;
     solver.analyze(nk.0 + nk.1, asm.col_ptr(), asm.row_idx())?;
     Ok(solver)
+}
+
+/// Whether the verdicts at δ_w = 0 of the backend's `solver` (`choice.kind`, the paired
+/// LBLᵀ swapped in while `paired_in_use`) may be confirmed by the multifrontal: LDLᵀ's,
+/// and with [`InertiaConfirmation::MultifrontalBeforeDeltaW`] also the paired LBLᵀ's (for
+/// a step or for good). The paired LBLᵀ's 2×2 pivots still meet exact zero pivots on COPS
+/// chain, whose matrices the multifrontal factorizes with the correct inertia at δ_w = 0
+/// (Ipopt's 6 iterations with `linear_solver = multifrontal`; 13 with a δ_w in every
+/// step without).
+fn confirms_solver(choice: &FactorizationChoice, paired_in_use: bool) -> bool {
+    let paired_too = choice.inertia_confirmation == InertiaConfirmation::MultifrontalBeforeDeltaW;
+    match choice.kind {
+        LinearSolverKind::Ldlt => !paired_in_use || paired_too,
+        LinearSolverKind::LbltPaired => paired_too,
+        _ => false,
+    }
 }
 
 /// LDLᵀ's verdict on a matrix factorized at δ_w = 0, as [`confirmation_asked`] reads it.
@@ -838,10 +857,7 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                             }
                             _ => st,
                         };
-                        if delta_w == 0.0
-                            && s.factorization.kind == LinearSolverKind::Ldlt
-                            && !s.paired_in_use
-                        {
+                        if delta_w == 0.0 && confirms_solver(&s.factorization, s.paired_in_use) {
                             let ldlt_status = verdict(st, s.solver.as_ref(), nk);
                             let zero_pivot_row = s.solver.zero_pivot_row();
                             let ldlt = LdltVerdict {

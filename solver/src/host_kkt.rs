@@ -547,8 +547,10 @@ struct LdltVerdict {
     /// A singular factorization stopped at a zero pivot of a constraint row.
     constraint_zero_pivot: bool,
     /// An earlier confirmation of this backend found the inertia correct where LDLᵀ's
-    /// was not.
+    /// (or the paired LBLᵀ's) was not.
     disputed_before: bool,
+    /// The verdict is the paired LBLᵀ's (swapped in for LDLᵀ), not LDLᵀ's.
+    paired: bool,
 }
 
 /// Whether `confirmation` asks for a multifrontal repeat of a matrix that LDLᵀ factorized
@@ -556,13 +558,16 @@ struct LdltVerdict {
 fn confirmation_asked(confirmation: InertiaConfirmation, ldlt: LdltVerdict) -> bool {
     match (confirmation, ldlt.status) {
         (InertiaConfirmation::None, _) | (_, KktStatus::Correct) => false,
-        // the verdicts after which the inertia correction adds δ_w: a wrong inertia, or a
-        // singular matrix that already carries δ_c; at δ_c > 0 a wrong inertia only once
-        // the multifrontal has shown LDLᵀ's inertia wrong in this backend
+        // the verdicts after which the inertia correction adds δ_w: a wrong inertia (at
+        // δ_c > 0 only once the multifrontal has shown the inertia wrong in this backend),
+        // and the paired LBLᵀ's singular verdict at δ_c > 0; LDLᵀ's singular verdicts go
+        // to δ_c, then to a δ_w (late on the GOC cases, tiny and harmless)
         (InertiaConfirmation::MultifrontalBeforeDeltaW, KktStatus::WrongInertia) => {
             ldlt.delta_c == 0.0 || ldlt.disputed_before
         }
-        (InertiaConfirmation::MultifrontalBeforeDeltaW, KktStatus::Singular) => ldlt.delta_c > 0.0,
+        (InertiaConfirmation::MultifrontalBeforeDeltaW, KktStatus::Singular) => {
+            ldlt.delta_c > 0.0 && ldlt.paired
+        }
         (_, KktStatus::WrongInertia) => true,
         (InertiaConfirmation::MultifrontalSingular, KktStatus::Singular) => true,
         (InertiaConfirmation::MultifrontalSelective, KktStatus::Singular) => {
@@ -865,6 +870,8 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                                 delta_c,
                                 constraint_zero_pivot: zero_pivot_row.is_some_and(|r| r >= nk.0),
                                 disputed_before: s.ldlt_disputed,
+                                paired: s.paired_in_use
+                                    || s.factorization.kind == LinearSolverKind::LbltPaired,
                             };
                             tracing::debug!(?ldlt, ?zero_pivot_row, "LDLT verdict at delta_w = 0");
                             let asked =

@@ -310,17 +310,24 @@ pub enum InertiaConfirmation {
     /// δ_c = 0 are constraint rows of a nonsingular matrix, where δ_c would give a
     /// regularized (inexact) step instead of the exact one.
     MultifrontalSelective,
-    /// The verdicts after which LDLᵀ's inertia correction would perturb the Hessian
-    /// (δ_w > 0) are confirmed, the others left to LDLᵀ: a wrong inertia at δ_c = 0 (the
-    /// PEGASE cases of PGLIB below 8000 buses, where the multifrontal finds the inertia
-    /// correct), a singular matrix that already carries δ_c > 0 (case8387_pegase, after
-    /// its Jacobian is treated as rank deficient), and a wrong inertia at δ_c > 0 once a
-    /// confirmation has found LDLᵀ's inertia wrong in this KKT backend. A singular
-    /// verdict at δ_c = 0 goes to δ_c as without confirmation: on the GOC cases the
-    /// δ_c-regularized LDLᵀ then has the correct inertia in every step, on COPS bearing
-    /// `J` is rank-deficient (the multifrontal finds the same zero eigenvalues). A wrong
-    /// inertia at δ_c > 0 before any dispute is the matrix's own on LV cragg_levy (the
-    /// multifrontal agreed every time). See bench-suites/README.md, session 22.
+    /// Only verdicts after which the inertia correction would perturb the Hessian
+    /// (δ_w > 0) are confirmed: LDLᵀ's wrong inertia at δ_c = 0 (the PEGASE and RTE
+    /// cases of PGLIB, where the multifrontal finds the inertia correct), a wrong inertia
+    /// at δ_c > 0 once a confirmation has found the inertia wrong in this KKT backend,
+    /// and the singular verdicts at δ_c > 0 of the paired LBLᵀ
+    /// ([`LinearSolverKind::LbltPaired`], swapped in for LDLᵀ's zero-diagonal pivots),
+    /// whose 2×2 pivots still meet exact zero pivots on COPS chain, where the multifrontal
+    /// factorizes at δ_w = 0 (chain:20000 takes Ipopt's 6 iterations instead of 13;
+    /// `confirmation_switch` counts those too). LDLᵀ's singular verdicts go to δ_c and
+    /// then δ_w as without confirmation: on the GOC cases the δ_c-regularized LDLᵀ has the
+    /// correct inertia in most steps and the late δ_w are tiny (switching to the
+    /// multifrontal there costs time and saves no iteration), on COPS bearing `J` is
+    /// rank-deficient (the multifrontal finds the same zero eigenvalues). A wrong inertia
+    /// at δ_c > 0 before any dispute is the matrix's own on LV cragg_levy (the
+    /// multifrontal agreed every time). Not the default: case8387_pegase stays at an
+    /// acceptable level (its disputed verdicts are singular ones, as on the GOC cases),
+    /// and COPS methanol:50 ends at an acceptable level at another local solution. See
+    /// bench-suites/README.md, session 22.
     MultifrontalBeforeDeltaW,
 }
 

@@ -95,6 +95,9 @@ pub struct HostKktBackend<D: Device + HostBuffers> {
     /// Confirmations in a row that agreed with LDLᵀ's verdict (the multifrontal's inertia
     /// wrong too): from `confirmation_switch` of them on, LDLᵀ's verdicts stand unconfirmed.
     rejected_confirmations: usize,
+    /// A confirmation found the inertia correct where LDLᵀ's was not (at least once in
+    /// this backend's life), see [`InertiaConfirmation::MultifrontalBeforeDeltaW`].
+    ldlt_disputed: bool,
     /// What `solver` last factorized in this step: `(δ_w, δ_c, hessian)` and the status it
     /// gave (`None` when its factor is not of this step or not valid). Within a step Σ, the
     /// Hessian and the Jacobian values are fixed ([`Backend::kkt_reset_quality`] starts a
@@ -188,6 +191,7 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
             step_confirmed: false,
             confirmed_steps: 0,
             rejected_confirmations: 0,
+            ldlt_disputed: false,
             solver_matrix: None,
             cause: FactorizationCause::default(),
             pivoting_requested: false,
@@ -278,7 +282,10 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
         let wanted = self.factorization.confirmation_switch;
         if wanted == 0
             || self.confirmed_steps < wanted
-            || self.factorization.kind != LinearSolverKind::Ldlt
+            || !matches!(
+                self.factorization.kind,
+                LinearSolverKind::Ldlt | LinearSolverKind::LbltPaired
+            )
         {
             return;
         }
@@ -514,6 +521,22 @@ fn second_solver(
     Ok(solver)
 }
 
+/// Whether the verdicts at δ_w = 0 of the backend's `solver` (`choice.kind`, the paired
+/// LBLᵀ swapped in while `paired_in_use`) may be confirmed by the multifrontal: LDLᵀ's,
+/// and with [`InertiaConfirmation::MultifrontalBeforeDeltaW`] also the paired LBLᵀ's (for
+/// a step or for good). The paired LBLᵀ's 2×2 pivots still meet exact zero pivots on COPS
+/// chain, whose matrices the multifrontal factorizes with the correct inertia at δ_w = 0
+/// (Ipopt's 6 iterations with `linear_solver = multifrontal`; 13 with a δ_w in every
+/// step without).
+fn confirms_solver(choice: &FactorizationChoice, paired_in_use: bool) -> bool {
+    let paired_too = choice.inertia_confirmation == InertiaConfirmation::MultifrontalBeforeDeltaW;
+    match choice.kind {
+        LinearSolverKind::Ldlt => !paired_in_use || paired_too,
+        LinearSolverKind::LbltPaired => paired_too,
+        _ => false,
+    }
+}
+
 /// LDLᵀ's verdict on a matrix factorized at δ_w = 0, as [`confirmation_asked`] reads it.
 #[derive(Clone, Copy, Debug)]
 struct LdltVerdict {
@@ -523,6 +546,11 @@ struct LdltVerdict {
     delta_c: f64,
     /// A singular factorization stopped at a zero pivot of a constraint row.
     constraint_zero_pivot: bool,
+    /// An earlier confirmation of this backend found the inertia correct where LDLᵀ's
+    /// (or the paired LBLᵀ's) was not.
+    disputed_before: bool,
+    /// The verdict is the paired LBLᵀ's (swapped in for LDLᵀ), not LDLᵀ's.
+    paired: bool,
 }
 
 /// Whether `confirmation` asks for a multifrontal repeat of a matrix that LDLᵀ factorized
@@ -530,6 +558,16 @@ struct LdltVerdict {
 fn confirmation_asked(confirmation: InertiaConfirmation, ldlt: LdltVerdict) -> bool {
     match (confirmation, ldlt.status) {
         (InertiaConfirmation::None, _) | (_, KktStatus::Correct) => false,
+        // the verdicts after which the inertia correction adds δ_w: a wrong inertia (at
+        // δ_c > 0 only once the multifrontal has shown the inertia wrong in this backend),
+        // and the paired LBLᵀ's singular verdict at δ_c > 0; LDLᵀ's singular verdicts go
+        // to δ_c, then to a δ_w (late on the GOC cases, tiny and harmless)
+        (InertiaConfirmation::MultifrontalBeforeDeltaW, KktStatus::WrongInertia) => {
+            ldlt.delta_c == 0.0 || ldlt.disputed_before
+        }
+        (InertiaConfirmation::MultifrontalBeforeDeltaW, KktStatus::Singular) => {
+            ldlt.delta_c > 0.0 && ldlt.paired
+        }
         (_, KktStatus::WrongInertia) => true,
         (InertiaConfirmation::MultifrontalSingular, KktStatus::Singular) => true,
         (InertiaConfirmation::MultifrontalSelective, KktStatus::Singular) => {
@@ -824,16 +862,16 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                             }
                             _ => st,
                         };
-                        if delta_w == 0.0
-                            && s.factorization.kind == LinearSolverKind::Ldlt
-                            && !s.paired_in_use
-                        {
+                        if delta_w == 0.0 && confirms_solver(&s.factorization, s.paired_in_use) {
                             let ldlt_status = verdict(st, s.solver.as_ref(), nk);
                             let zero_pivot_row = s.solver.zero_pivot_row();
                             let ldlt = LdltVerdict {
                                 status: ldlt_status,
                                 delta_c,
                                 constraint_zero_pivot: zero_pivot_row.is_some_and(|r| r >= nk.0),
+                                disputed_before: s.ldlt_disputed,
+                                paired: s.paired_in_use
+                                    || s.factorization.kind == LinearSolverKind::LbltPaired,
                             };
                             tracing::debug!(?ldlt, ?zero_pivot_row, "LDLT verdict at delta_w = 0");
                             let asked =
@@ -852,6 +890,7 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                                 None
                             };
                             s.use_confirmation = confirmed.is_some();
+                            s.ldlt_disputed |= s.use_confirmation;
                             s.step_confirmed |= s.use_confirmation;
                             if asked {
                                 s.count_confirmation();

@@ -310,6 +310,25 @@ pub enum InertiaConfirmation {
     /// δ_c = 0 are constraint rows of a nonsingular matrix, where δ_c would give a
     /// regularized (inexact) step instead of the exact one.
     MultifrontalSelective,
+    /// Only verdicts after which the inertia correction would perturb the Hessian
+    /// (δ_w > 0) are confirmed: LDLᵀ's wrong inertia at δ_c = 0 (the PEGASE and RTE
+    /// cases of PGLIB, where the multifrontal finds the inertia correct), a wrong inertia
+    /// at δ_c > 0 once a confirmation has found the inertia wrong in this KKT backend,
+    /// and the singular verdicts at δ_c > 0 of the paired LBLᵀ
+    /// ([`LinearSolverKind::LbltPaired`], swapped in for LDLᵀ's zero-diagonal pivots),
+    /// whose 2×2 pivots still meet exact zero pivots on COPS chain, where the multifrontal
+    /// factorizes at δ_w = 0 (chain:20000 takes Ipopt's 6 iterations instead of 13;
+    /// `confirmation_switch` counts those too). LDLᵀ's singular verdicts go to δ_c and
+    /// then δ_w as without confirmation: on the GOC cases the δ_c-regularized LDLᵀ has the
+    /// correct inertia in most steps and the late δ_w are tiny (switching to the
+    /// multifrontal there costs time and saves no iteration), on COPS bearing `J` is
+    /// rank-deficient (the multifrontal finds the same zero eigenvalues). A wrong inertia
+    /// at δ_c > 0 before any dispute is the matrix's own on LV cragg_levy (the
+    /// multifrontal agreed every time). Not the default: case8387_pegase stays at an
+    /// acceptable level (its disputed verdicts are singular ones, as on the GOC cases),
+    /// and COPS methanol:50 ends at an acceptable level at another local solution. See
+    /// bench-suites/README.md, session 22.
+    MultifrontalBeforeDeltaW,
 }
 
 /// Which restoration-phase rules a solve follows (`restoration_rules`): ours, Ipopt's, or
@@ -629,7 +648,8 @@ options_table! {
         /// is more stable (entries of `L` below `1/u`) with more delays; ignored by the
         /// other factorizations.
         pivot_threshold: f64 = 0.01, (0 <= x <= 1);
-        /// `none`, `multifrontal`, `multifrontal_singular` or `multifrontal_selective`
+        /// `none`, `multifrontal`, `multifrontal_singular`, `multifrontal_selective` or
+        /// `multifrontal_before_delta_w`
         /// ([`InertiaConfirmation`]):
         /// whether the multifrontal LDLᵀ with threshold pivoting re-factorizes a matrix
         /// whose inertia `linear_solver = ldlt` reports wrong (and, with

@@ -322,6 +322,80 @@ fn agreeing_confirmations_stop_after_the_switch_count() {
     assert_eq!(limited.x, always.x);
 }
 
+/// `inertia_confirmation = multifrontal_before_delta_w` confirms LDLᵀ's wrong inertia at
+/// δ_c = 0 (as `multifrontal`), but not its singular verdicts (δ_c, then δ_w) nor, before
+/// any confirmation disputed LDLᵀ, a wrong inertia at δ_c > 0 — the genuinely indefinite
+/// matrix of a rank-deficient Jacobian.
+#[test]
+fn confirmations_before_delta_w_only() {
+    let run = |m: &AdModel<2>, confirmation: &str| {
+        let mut opts = quiet();
+        opts.set("inertia_confirmation", confirmation).unwrap();
+        let r = solve(m, &opts).unwrap();
+        println!(
+            "{} {confirmation}: {:?} iters {} {:?}",
+            m.meta.name, r.status, r.iterations, r.counts
+        );
+        assert_eq!(r.status, Status::SolveSucceeded);
+        r
+    };
+    // a wrong inertia at δ_c = 0 (a nonconvex objective, a full-rank Jacobian)
+    let well = AdModel::new(
+        "double well",
+        [0.1, 0.0],
+        Bounds([-INF; 2], [INF; 2]),
+        Bounds(vec![-5.0], vec![INF]),
+        |x| (x[0].sq() - 1.0).sq() + (x[1] - 0.5).sq(),
+        |x, c| c.push(x[0] + x[1]),
+    );
+    let all = run(&well, "multifrontal");
+    let gated = run(&well, "multifrontal_before_delta_w");
+    assert!(gated.counts.inertia_confirmations > 0);
+    assert_eq!(
+        gated.counts.inertia_confirmations,
+        all.counts.inertia_confirmations
+    );
+    // LDLᵀ's zero pivot of a primal row that δ_c does not remove (see
+    // `repeated_confirmations_switch_to_the_multifrontal`): singular verdicts of LDLᵀ go to
+    // δ_c and δ_w, unconfirmed
+    let sum = AdModel::new(
+        "exp of a sum",
+        [1.0, 1.0],
+        Bounds([-INF; 2], [INF; 2]),
+        Bounds(vec![0.0], vec![0.0]),
+        |x| (x[0] + x[1]).exp() - 2.0 * (x[0] + x[1]),
+        |x, c| c.push(x[0] - x[1]),
+    );
+    let plain = run(&sum, "none");
+    let selective = run(&sum, "multifrontal_selective");
+    let gated = run(&sum, "multifrontal_before_delta_w");
+    assert!(selective.counts.inertia_confirmations > 0);
+    assert_eq!(gated.counts.inertia_confirmations, 0);
+    assert_eq!(
+        gated.counts.factorizations_inertia,
+        plain.counts.factorizations_inertia
+    );
+    // a duplicated constraint (δ_c at every step) with a nonconvex objective: the wrong
+    // inertia at δ_c > 0 is the matrix's, left to LDLᵀ
+    let twice = AdModel::new(
+        "double well, constraint twice",
+        [0.1, 0.0],
+        Bounds([-INF; 2], [INF; 2]),
+        Bounds(vec![-0.5, -0.5], vec![-0.5, -0.5]),
+        |x| (x[0].sq() - 1.0).sq() + (x[1] - 0.5).sq(),
+        |x, c| {
+            c.push(x[0] + x[1]);
+            c.push(x[0] + x[1]);
+        },
+    );
+    let all = run(&twice, "multifrontal");
+    let gated = run(&twice, "multifrontal_before_delta_w");
+    assert!(all.counts.inertia_confirmations > 0);
+    assert_eq!(all.counts.inertia_confirmed, 0);
+    assert_eq!(gated.counts.inertia_confirmations, 0);
+    assert_eq!(gated.iterations, all.iterations);
+}
+
 #[test]
 fn maximization_applies_the_sign() {
     // max −(x1 − 1)² − (x2 − 2)² s.t. x1 + x2 ≤ 1 → (0, 1), f = −2, y = 2 (for min −f).

@@ -215,6 +215,7 @@ choice_value!(InertiaConfirmation, [
     "multifrontal" => InertiaConfirmation::Multifrontal,
     "multifrontal_singular" => InertiaConfirmation::MultifrontalSingular,
     "multifrontal_selective" => InertiaConfirmation::MultifrontalSelective,
+    "multifrontal_before_delta_w" => InertiaConfirmation::MultifrontalBeforeDeltaW,
 ]);
 choice_value!(RestorationRules, [
     "auto" => RestorationRules::Auto,

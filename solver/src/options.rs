@@ -206,8 +206,8 @@ pub enum KktKind {
     /// Factorized with Cholesky (faer; on `device = cuda` cuDSS's Cholesky, or its LDLᵀ
     /// with inertia `(n, 0, 0)` required, as `cudss_factorization` says); a failed
     /// factorization counts as wrong inertia. Iterative
-    /// refinement runs on the full (uncondensed) system. The only formulation of
-    /// `device = cuda`.
+    /// refinement runs on the full (uncondensed) system. The default formulation of
+    /// `device = cuda` (which also takes [`KktKind::Hybrid`]).
     Condensed,
     /// Hybrid condensed system (Golub–Greif's augmented Lagrangian form): the inequality
     /// rows are condensed as in [`KktKind::Condensed`], the equality rows `Jₑ` keep no slack
@@ -217,7 +217,9 @@ pub enum KktKind {
     /// solved by conjugate gradients (each iteration one solve with the factor of `K_γ`,
     /// counted in `CallbackCounts::cg_iterations`). A failed Cholesky counts as wrong
     /// inertia, as for the condensed form; iterative refinement runs on the full system.
-    /// Host devices only (`cpu`, `emu`); `device = cuda` always uses the condensed form.
+    /// On every device: one implementation over the device kernels (on `cuda` the factor is
+    /// cuDSS's and the conjugate gradients read two scalars per iteration; checked on `emu`,
+    /// not yet on a GPU).
     Hybrid,
 }
 
@@ -634,8 +636,8 @@ options_table! {
         /// Device of the vector algebra and interior-point kernels: `cpu`, `emu` (the
         /// CUDA C kernels of the GPU path compiled by g++ and run on the host; a missing
         /// compiler is a [`crate::SolverError::Device`] error of the solve) or `cuda` (an
-        /// NVIDIA GPU with cuDSS, feature `cuda`; the KKT system is then always condensed,
-        /// whatever `kkt` says).
+        /// NVIDIA GPU with cuDSS, feature `cuda`; the KKT system is then hybrid with
+        /// `kkt = hybrid` and condensed otherwise).
         device: DeviceKind = DeviceKind::Cpu, (any);
         /// KKT formulation: `augmented`, `condensed` or `hybrid` ([`KktKind`]).
         kkt: KktKind = KktKind::Augmented, (any);

@@ -21,10 +21,12 @@
 //!   flips signs with bit masks.
 //!
 //! Inputs the fast path does not cover — NaN, ±∞, `exp` arguments outside `[-708, 709]`
-//! (overflow, subnormal results, underflow), `|x| > 823 549 ≈ 2¹⁹ π/2` for `sin`/`cos` —
+//! (overflow, subnormal results, underflow), `|x| > 1608 ≈ 1024 π/2` for `sin`/`cos` —
 //! are found by a lane mask; only when one lane has one, those lanes (and only those) are
-//! recomputed with the platform's libm (`f64::exp`, `f64::sin`, `f64::cos`). `sin(±0)` and
-//! tiny arguments (`|x| < 2⁻²⁷`) return `x` (and `cos` 1) by a lane select.
+//! recomputed one by one: `sin`/`cos` up to `823 549 ≈ 2¹⁹ π/2` with the same kernel and a
+//! longer (full) reduction, the rest with the platform's libm (`f64::exp`, `f64::sin`,
+//! `f64::cos`). `sin(±0)` and tiny arguments (`|x| < 2⁻²⁷`) return `x` (and `cos` 1) by a
+//! lane select.
 //!
 //! # Accuracy and reproducibility
 //!

@@ -151,13 +151,14 @@ fn exp_kernel(x: f64) -> f64 {
 ///
 /// The reduction `x - n π/2` as `hi + lo`: `n·PIO2_1..3` are exact (`|n| < 2²⁰`),
 /// `x - n·PIO2_1` is exact (Sterbenz), `a - n·PIO2_2` is a two-sum. The full reduction
-/// subtracts `n·PIO2_3` with a second two-sum (relative error of `hi + lo` below 2⁻⁹⁵ at
-/// every double up to `TRIG_MAX`); the short one adds `-n·PIO2_3 - n·PIO2_4` to the first
+/// subtracts `n·PIO2_3` with a second two-sum (relative error of `hi + lo` below 2⁻⁹⁵ in
+/// the simulation below); the short one adds `-n·PIO2_3 - n·PIO2_4` to the first
 /// sum's error term and that tail to the sum with a fast two-sum (valid: the tail is below
 /// `2⁻⁵³|s| + 2⁻⁵⁸`, and no double `|x| ≤ TRIG_SHORT_MAX` is nearer than 2⁻⁶⁰·⁴⁹ to a
 /// multiple of π/2, the nearest being at `29 π/2`), six operations less, relative error
-/// below 2⁻⁵⁶·⁵ (at the double nearest to `29 π/2`; below 2⁻⁹⁰ unless `a - n·PIO2_2`
-/// cancels).
+/// below 2⁻⁵⁶·⁵ (the largest, at the double nearest to `29 π/2`, simulated in IEEE
+/// doubles against 100-digit values at the doubles nearest to every `k π/2` up to the
+/// limit and at random points).
 #[inline(always)]
 fn sin_cos_kernel<const SHORT: bool>(x: f64) -> (f64, f64) {
     let t = x * TWO_OVER_PI + MAGIC;

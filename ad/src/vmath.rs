@@ -10,19 +10,23 @@
 //!   comes from adding and subtracting `1.5 · 2⁵²` (round to nearest, no `round()` call), and
 //!   `x - n c` is computed with the constant `c` split into parts whose products with `n`
 //!   are exact, the remainder kept as a double-double `hi + lo`;
-//! - a Taylor polynomial on the reduced argument (`|r| ≤ ln 2 / 2`: terms to `r¹³`;
-//!   `|r| ≤ π/4`: to `r¹⁷` for `sin`, `r¹⁶` for `cos`), truncation error below 10⁻¹⁷
-//!   relative, evaluated by Horner for the leading terms and Estrin's scheme for the tail
-//!   (short dependency chains), the leading terms added last in double-double;
+//! - a polynomial on the reduced argument, fitted to the function (Chebyshev interpolation
+//!   in 60-digit arithmetic, coefficients rounded to doubles: fewer terms than the Taylor
+//!   series for the same error; `|r| ≤ ln 2 / 2`: terms to `r¹²`; `|r| ≤ π/4`: to `r¹³`
+//!   for `sin`, `r¹⁴` for `cos`), error below about 2⁻⁵⁵ relative, evaluated by Horner for
+//!   the leading terms and Estrin's scheme for the tail (short dependency chains), the
+//!   leading terms added last in double-double;
 //! - `exp`: the result scaled by `2ⁿ` built from its bits (exact: only normal results take
 //!   this path); `sin`/`cos`: both kernels every time, the quadrant `n mod 4` selects and
 //!   flips signs with bit masks.
 //!
 //! Inputs the fast path does not cover — NaN, ±∞, `exp` arguments outside `[-708, 709]`
-//! (overflow, subnormal results, underflow), `|x| > 823 549 ≈ 2¹⁹ π/2` for `sin`/`cos` —
+//! (overflow, subnormal results, underflow), `|x| > 1608 ≈ 1024 π/2` for `sin`/`cos` —
 //! are found by a lane mask; only when one lane has one, those lanes (and only those) are
-//! recomputed with the platform's libm (`f64::exp`, `f64::sin`, `f64::cos`). `sin(±0)` and
-//! tiny arguments (`|x| < 2⁻²⁷`) return `x` (and `cos` 1) by a lane select.
+//! recomputed one by one: `sin`/`cos` up to `823 549 ≈ 2¹⁹ π/2` with the same kernel and a
+//! longer (full) reduction, the rest with the platform's libm (`f64::exp`, `f64::sin`,
+//! `f64::cos`). `sin(±0)` and tiny arguments (`|x| < 2⁻²⁷`) return `x` (and `cos` 1) by a
+//! lane select.
 //!
 //! # Accuracy and reproducibility
 //!
@@ -64,26 +68,49 @@ const PIO2_3: f64 = f64::from_bits(0x3ba3_198a_2e00_0000);
 const PIO2_4: f64 = f64::from_bits(0x397b_839a_2520_49c1);
 /// largest `|x|` of the `sin`/`cos` fast path (`≈ 2¹⁹ π/2`, so `|n| ≤ 2¹⁹`)
 const TRIG_MAX: f64 = 823_549.0;
+/// largest `|x|` of the short reduction (`≈ 1024 π/2`, so `|n| ≤ 1024`); larger arguments up
+/// to [`TRIG_MAX`] take the full one, lane by lane
+const TRIG_SHORT_MAX: f64 = 1608.0;
 /// below this `sin x = x` and `cos x = 1` after rounding
 const TRIG_TINY: f64 = 7.450580596923828e-9; // 2⁻²⁷
 
-// 1/k! (k! is exact in f64 for k ≤ 18, so each quotient is correctly rounded)
-const F2: f64 = 1.0 / 2.0;
-const F3: f64 = 1.0 / 6.0;
-const F4: f64 = 1.0 / 24.0;
-const F5: f64 = 1.0 / 120.0;
-const F6: f64 = 1.0 / 720.0;
-const F7: f64 = 1.0 / 5040.0;
-const F8: f64 = 1.0 / 40320.0;
-const F9: f64 = 1.0 / 362880.0;
-const F10: f64 = 1.0 / 3628800.0;
-const F11: f64 = 1.0 / 39916800.0;
-const F12: f64 = 1.0 / 479001600.0;
-const F13: f64 = 1.0 / 6227020800.0;
-const F14: f64 = 1.0 / 87178291200.0;
-const F15: f64 = 1.0 / 1307674368000.0;
-const F16: f64 = 1.0 / 20922789888000.0;
-const F17: f64 = 1.0 / 355687428096000.0;
+// Polynomial coefficients: the minimax-like fits (Chebyshev interpolation in 60-digit
+// arithmetic, rounded to doubles) of the functions named below; the error of each rounded
+// polynomial, weighted by its share of the result, is below 2⁻⁵⁵ relative (well inside
+// the 1-ulp bound the tests check against libm).
+
+/// `S(z) ≈ (sin r − r) / r³` on `z = r² ≤ (π/4)²`, degree 5 (`S(0) = −1/6`).
+const SIN_S: [f64; 6] = [
+    f64::from_bits(0xbfc5_5555_5555_5555),
+    f64::from_bits(0x3f81_1111_1111_0bb2),
+    f64::from_bits(0xbf2a_01a0_19e8_3aa2),
+    f64::from_bits(0x3ec7_1de3_7968_9090),
+    f64::from_bits(0xbe5a_e600_b01a_40cc),
+    f64::from_bits(0x3de5_e0b1_995f_429a),
+];
+/// `C(z) ≈ (cos r − 1 + z/2) / z²` on `z = r² ≤ (π/4)²`, degree 5 (`C(0) = 1/24`).
+const COS_C: [f64; 6] = [
+    f64::from_bits(0x3fa5_5555_5555_5555),
+    f64::from_bits(0xbf56_c16c_16c1_6967),
+    f64::from_bits(0x3efa_01a0_19f4_eafa),
+    f64::from_bits(0xbe92_7e4f_a17d_9864),
+    f64::from_bits(0x3e21_eeb6_8e8b_2372),
+    f64::from_bits(0xbda9_07da_304c_e77b),
+];
+/// `P(r) ≈ (eʳ − 1 − r) / r²` on `|r| ≤ ln 2 / 2`, degree 10 (`P(0) = 1/2`).
+const EXP_P: [f64; 11] = [
+    f64::from_bits(0x3fe0_0000_0000_0000),
+    f64::from_bits(0x3fc5_5555_5555_5557),
+    f64::from_bits(0x3fa5_5555_5555_5556),
+    f64::from_bits(0x3f81_1111_1111_00df),
+    f64::from_bits(0x3f56_c16c_16c1_62d6),
+    f64::from_bits(0x3f2a_01a0_1abe_6323),
+    f64::from_bits(0x3efa_01a0_1a6d_7831),
+    f64::from_bits(0x3ec7_1de0_2374_84cd),
+    f64::from_bits(0x3e92_7e4d_b67a_c2b0),
+    f64::from_bits(0x3e5a_f4dd_da1c_08cd),
+    f64::from_bits(0x3e21_f72f_c83b_cbc7),
+];
 
 /// `a + b` as the rounded sum and its exact error (Knuth's two-sum; no ordering needed).
 #[inline(always)]
@@ -105,15 +132,13 @@ fn exp_kernel(x: f64) -> f64 {
     let lo = n * LN2_LO;
     let r = hi - lo;
     let c = (hi - r) - lo;
-    // p = Σ r^(k-2)/k!: Horner for the three leading terms, Estrin's scheme for the rest
-    // (shorter dependency chains; the tail is below 1/100 of the result)
+    // p = P(r) ≈ (eʳ − 1 − r)/r²: Horner for the three leading terms, Estrin's scheme for
+    // the rest (shorter dependency chains; the tail is below 1/100 of the result)
+    let [p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10] = EXP_P;
     let r2 = r * r;
     let r4 = r2 * r2;
-    let r8 = r4 * r4;
-    let tail = ((F5 + F6 * r) + (F7 + F8 * r) * r2)
-        + ((F9 + F10 * r) + (F11 + F12 * r) * r2) * r4
-        + F13 * r8;
-    let p = F2 + r * (F3 + r * (F4 + r * tail));
+    let tail = ((p3 + p4 * r) + (p5 + p6 * r) * r2) + ((p7 + p8 * r) + (p9 + p10 * r) * r2) * r4;
+    let p = p0 + r * (p1 + r * (p2 + r * tail));
     // e^(r + c) ≈ (1 + r) + (r² p + c) with 1 + r in double-double
     let one_r = 1.0 + r;
     let one_r_err = (1.0 - one_r) + r;
@@ -122,31 +147,48 @@ fn exp_kernel(x: f64) -> f64 {
     e * scale
 }
 
-/// `(sin x, cos x)` for `|x| ≤ TRIG_MAX`.
+/// `(sin x, cos x)` for `|x| ≤ TRIG_SHORT_MAX` (`SHORT`) or `|x| ≤ TRIG_MAX`.
+///
+/// The reduction `x - n π/2` as `hi + lo`: `n·PIO2_1..3` are exact (`|n| < 2²⁰`),
+/// `x - n·PIO2_1` is exact (Sterbenz), `a - n·PIO2_2` is a two-sum. The full reduction
+/// subtracts `n·PIO2_3` with a second two-sum (relative error of `hi + lo` below 2⁻⁹⁵ in
+/// the simulation below); the short one adds `-n·PIO2_3 - n·PIO2_4` to the first
+/// sum's error term and that tail to the sum with a fast two-sum (valid: the tail is below
+/// `2⁻⁵³|s| + 2⁻⁵⁸`, and no double `|x| ≤ TRIG_SHORT_MAX` is nearer than 2⁻⁶⁰·⁴⁹ to a
+/// multiple of π/2, the nearest being at `29 π/2`), six operations less, relative error
+/// below 2⁻⁵⁶·⁵ (the largest, at the double nearest to `29 π/2`, simulated in IEEE
+/// doubles against 100-digit values at the doubles nearest to every `k π/2` up to the
+/// limit and at random points).
 #[inline(always)]
-fn sin_cos_kernel(x: f64) -> (f64, f64) {
+fn sin_cos_kernel<const SHORT: bool>(x: f64) -> (f64, f64) {
     let t = x * TWO_OVER_PI + MAGIC;
     let n = t - MAGIC;
     let quadrant = t.to_bits() & 3;
-    // x - n π/2 as hi + lo: n·PIO2_1..3 are exact, x - n·PIO2_1 is exact (Sterbenz)
     let a = x - n * PIO2_1;
     let (s1, e1) = two_sum(a, -(n * PIO2_2));
-    let (s2, e2) = two_sum(s1, -(n * PIO2_3));
-    let tail = (e1 + e2) - n * PIO2_4;
-    let hi = s2 + tail;
-    let lo = tail - (hi - s2);
+    let (hi, lo) = if SHORT {
+        let tail = (e1 - n * PIO2_3) - n * PIO2_4;
+        let hi = s1 + tail;
+        (hi, tail - (hi - s1))
+    } else {
+        let (s2, e2) = two_sum(s1, -(n * PIO2_3));
+        let tail = (e1 + e2) - n * PIO2_4;
+        let hi = s2 + tail;
+        (hi, tail - (hi - s2))
+    };
     let z = hi * hi;
     // sin(hi + lo) ≈ hi + hi z S(z) + lo (1 - z/2)
-    // S(z) = Σ (-1)^k z^(k-1)/(2k+1)!, C(z) = Σ (-1)^k z^(k-2)/(2k)!: Horner for the
-    // leading terms, Estrin's scheme for the tails
+    // S(z) ≈ (sin r − r)/r³, C(z) ≈ (cos r − 1 + z/2)/z² (`SIN_S`, `COS_C`): Horner for
+    // the leading terms, Estrin's scheme for the tails
+    let [sp0, sp1, sp2, sp3, sp4, sp5] = SIN_S;
+    let [cp0, cp1, cp2, cp3, cp4, cp5] = COS_C;
     let z2 = z * z;
-    let z4 = z2 * z2;
-    let s_tail = ((-F7 + F9 * z) + (-F11 + F13 * z) * z2) + (-F15 + F17 * z) * z4;
-    let s_poly = -F3 + z * (F5 + z * s_tail);
+    let s_tail = (sp2 + sp3 * z) + (sp4 + sp5 * z) * z2;
+    let s_poly = sp0 + z * (sp1 + z * s_tail);
     let sin_r = hi + ((hi * z) * s_poly + lo * (1.0 - 0.5 * z));
     // cos(hi + lo) ≈ (1 - z/2) + z² C(z) - hi lo, with 1 - z/2 in double-double
-    let c_tail = ((F8 + -F10 * z) + (F12 + -F14 * z) * z2) + F16 * z4;
-    let c_poly = F4 + z * (-F6 + z * c_tail);
+    let c_tail = (cp2 + cp3 * z) + (cp4 + cp5 * z) * z2;
+    let c_poly = cp0 + z * (cp1 + z * c_tail);
     let half_z = 0.5 * z;
     let w = 1.0 - half_z;
     let cos_r = w + (((1.0 - w) - half_z) + (z2 * c_poly - hi * lo));
@@ -172,10 +214,28 @@ fn exp_fast(x: f64) -> bool {
     (x >= EXP_MIN) & (x <= EXP_MAX)
 }
 
-/// Whether `sin_cos_kernel` covers `x` (false for NaN and ±∞).
+/// Whether `sin_cos_kernel::<false>` covers `x` (false for NaN and ±∞).
 #[inline(always)]
 fn trig_fast(x: f64) -> bool {
     x.abs() <= TRIG_MAX
+}
+
+/// Whether `sin_cos_kernel::<true>` covers `x` (false for NaN and ±∞).
+#[inline(always)]
+fn trig_short(x: f64) -> bool {
+    x.abs() <= TRIG_SHORT_MAX
+}
+
+/// `(sin x, cos x)` for an `x` outside the short reduction's range: the full reduction, or
+/// libm outside `TRIG_MAX`, NaN and ±∞ (one lane; out of line, the lane loops stay short).
+#[cold]
+#[inline(never)]
+fn sin_cos_wide(x: f64) -> (f64, f64) {
+    if trig_fast(x) {
+        sin_cos_kernel::<false>(x)
+    } else {
+        x.sin_cos()
+    }
 }
 
 /// `e^x` lane by lane.
@@ -199,16 +259,16 @@ fn exp_n<const N: usize>(x: &[f64; N], out: &mut [f64; N]) {
 /// `(sin x, cos x)` lane by lane.
 #[inline(always)]
 fn sin_cos_n<const N: usize>(x: &[f64; N], sin: &mut [f64; N], cos: &mut [f64; N]) {
-    let mut special = false;
+    let mut wide = false;
     for l in 0..N {
-        let fast = trig_fast(x[l]);
-        special |= !fast;
-        (sin[l], cos[l]) = sin_cos_kernel(if fast { x[l] } else { 0.0 });
+        let short = trig_short(x[l]);
+        wide |= !short;
+        (sin[l], cos[l]) = sin_cos_kernel::<true>(if short { x[l] } else { 0.0 });
     }
-    if special {
+    if wide {
         for l in 0..N {
-            if !trig_fast(x[l]) {
-                (sin[l], cos[l]) = x[l].sin_cos();
+            if !trig_short(x[l]) {
+                (sin[l], cos[l]) = sin_cos_wide(x[l]);
             }
         }
     }
@@ -540,11 +600,8 @@ __device__ inline double sn_exp(double x) {{
   double c = (hi - r) - lo;
   double r2 = r * r;
   double r4 = r2 * r2;
-  double r8 = r4 * r4;
-  double tail = (({f5} + {f6} * r) + ({f7} + {f8} * r) * r2)
-      + (({f9} + {f10} * r) + ({f11} + {f12} * r) * r2) * r4
-      + {f13} * r8;
-  double p = {f2} + r * ({f3} + r * ({f4} + r * tail));
+  double tail = (({p3} + {p4} * r) + ({p5} + {p6} * r) * r2) + (({p7} + {p8} * r) + ({p9} + {p10} * r) * r2) * r4;
+  double p = {p0} + r * ({p1} + r * ({p2} + r * tail));
   double one_r = 1.0 + r;
   double one_r_err = (1.0 - one_r) + r;
   double e = one_r + (one_r_err + (r2 * p + c));
@@ -559,21 +616,27 @@ __device__ inline void sn_sincos_kernel(double x, double* s, double* c) {{
   double s1 = a + b1;
   double bb1 = s1 - a;
   double e1 = (a - (s1 - bb1)) + (b1 - bb1);
-  double b2 = -(n * {pio2_3});
-  double s2 = s1 + b2;
-  double bb2 = s2 - s1;
-  double e2 = (s1 - (s2 - bb2)) + (b2 - bb2);
-  double tail = (e1 + e2) - n * {pio2_4};
-  double hi = s2 + tail;
-  double lo = tail - (hi - s2);
+  double hi, lo;
+  if (fabs(x) <= {trig_short_max}) {{
+    double tail = (e1 - n * {pio2_3}) - n * {pio2_4};
+    hi = s1 + tail;
+    lo = tail - (hi - s1);
+  }} else {{
+    double b2 = -(n * {pio2_3});
+    double s2 = s1 + b2;
+    double bb2 = s2 - s1;
+    double e2 = (s1 - (s2 - bb2)) + (b2 - bb2);
+    double tail = (e1 + e2) - n * {pio2_4};
+    hi = s2 + tail;
+    lo = tail - (hi - s2);
+  }}
   double z = hi * hi;
   double z2 = z * z;
-  double z4 = z2 * z2;
-  double s_tail = (({mf7} + {f9} * z) + ({mf11} + {f13} * z) * z2) + ({mf15} + {f17} * z) * z4;
-  double sp = {mf3} + z * ({f5} + z * s_tail);
+  double s_tail = ({s2} + {s3} * z) + ({s4} + {s5} * z) * z2;
+  double sp = {s0} + z * ({s1} + z * s_tail);
   double sin_r = hi + ((hi * z) * sp + lo * (1.0 - 0.5 * z));
-  double c_tail = (({f8} + {mf10} * z) + ({f12} + {mf14} * z) * z2) + {f16} * z4;
-  double cp = {f4} + z * ({mf6} + z * c_tail);
+  double c_tail = ({c2} + {c3} * z) + ({c4} + {c5} * z) * z2;
+  double cp = {c0} + z * ({c1} + z * c_tail);
   double half_z = 0.5 * z;
   double w = 1.0 - half_z;
   double cos_r = w + (((1.0 - w) - half_z) + (z2 * cp - hi * lo));
@@ -610,28 +673,31 @@ __device__ inline double sn_cos(double x) {{
         pio2_3 = c(PIO2_3),
         pio2_4 = c(PIO2_4),
         trig_max = c(TRIG_MAX),
+        trig_short_max = c(TRIG_SHORT_MAX),
         trig_tiny = c(TRIG_TINY),
-        f2 = c(F2),
-        f3 = c(F3),
-        mf3 = c(-F3),
-        f4 = c(F4),
-        f5 = c(F5),
-        f6 = c(F6),
-        mf6 = c(-F6),
-        f7 = c(F7),
-        mf7 = c(-F7),
-        f8 = c(F8),
-        f9 = c(F9),
-        f10 = c(F10),
-        mf10 = c(-F10),
-        f11 = c(F11),
-        mf11 = c(-F11),
-        f12 = c(F12),
-        f13 = c(F13),
-        mf14 = c(-F14),
-        mf15 = c(-F15),
-        f16 = c(F16),
-        f17 = c(F17),
+        s0 = c(SIN_S[0]),
+        s1 = c(SIN_S[1]),
+        s2 = c(SIN_S[2]),
+        s3 = c(SIN_S[3]),
+        s4 = c(SIN_S[4]),
+        s5 = c(SIN_S[5]),
+        c0 = c(COS_C[0]),
+        c1 = c(COS_C[1]),
+        c2 = c(COS_C[2]),
+        c3 = c(COS_C[3]),
+        c4 = c(COS_C[4]),
+        c5 = c(COS_C[5]),
+        p0 = c(EXP_P[0]),
+        p1 = c(EXP_P[1]),
+        p2 = c(EXP_P[2]),
+        p3 = c(EXP_P[3]),
+        p4 = c(EXP_P[4]),
+        p5 = c(EXP_P[5]),
+        p6 = c(EXP_P[6]),
+        p7 = c(EXP_P[7]),
+        p8 = c(EXP_P[8]),
+        p9 = c(EXP_P[9]),
+        p10 = c(EXP_P[10]),
     )
 }
 

@@ -86,6 +86,9 @@ fn specials() -> Vec<f64> {
         TRIG_MAX,
         -TRIG_MAX,
         TRIG_MAX * (1.0 + f64::EPSILON),
+        TRIG_SHORT_MAX,
+        -TRIG_SHORT_MAX,
+        TRIG_SHORT_MAX * (1.0 + f64::EPSILON),
         1e6,
         1e22,
         -1e22,
@@ -154,6 +157,7 @@ fn sin_cos_within_one_ulp_of_libm() {
     let mut points: Vec<f64> = sweep(-10.0, 10.0, 200_000).collect();
     points.extend(sweep(-1e-3, 1e-3, 10_000));
     points.extend(sweep(-1000.0, 1000.0, 50_000));
+    points.extend(sweep(TRIG_SHORT_MAX - 20.0, TRIG_SHORT_MAX + 20.0, 20_000));
     points.extend(sweep(-TRIG_MAX * 1.01, TRIG_MAX * 1.01, 50_000));
     points.extend(specials());
     points.extend(near_multiples_of_half_pi());
@@ -163,6 +167,33 @@ fn sin_cos_within_one_ulp_of_libm() {
     ] {
         let (d, at) = worst(points.iter().copied(), ours, libm);
         assert!(d <= 1, "{name}: {d} ulps at {at:e} ({at:?})");
+    }
+}
+
+/// The short reduction (`|x| ≤ TRIG_SHORT_MAX`) against the full one: the doubles nearest
+/// to `k π/2` (where `a - n·PIO2_2` cancels, the short reduction's worst case) and a sweep;
+/// both within 1 ulp of each other, and at `29 π/2`, the nearest double to a multiple of
+/// π/2 in the range, within 1 ulp of libm.
+#[test]
+fn short_reduction_matches_the_full_one() {
+    let mut points: Vec<f64> = near_multiples_of_half_pi()
+        .into_iter()
+        .filter(|x| x.abs() <= TRIG_SHORT_MAX)
+        .collect();
+    points.extend(sweep(-TRIG_SHORT_MAX, TRIG_SHORT_MAX, 100_000));
+    assert!(points.len() > 100_000);
+    for &x in &points {
+        let (s, c) = sin_cos_kernel::<true>(x);
+        let (sf, cf) = sin_cos_kernel::<false>(x);
+        assert!(ulps(s, sf) <= 1 && ulps(c, cf) <= 1, "at {x:e}");
+    }
+    let x = 29.0 * std::f64::consts::FRAC_PI_2;
+    for d in -2i64..=2 {
+        let x = f64::from_bits((x.to_bits() as i64 + d) as u64);
+        assert!(
+            ulps(sin(x), x.sin()) <= 1 && ulps(cos(x), x.cos()) <= 1,
+            "at {x:e}"
+        );
     }
 }
 

@@ -42,9 +42,7 @@ TAILN=6 step others-hybrid 60 "${S[@]}" --suite opf --instance case118_ieee \
   --instance case1354_pegase --instance case2000_goc --instance case9591_goc --kkt hybrid \
   --json "$RES/others-hybrid.jsonl"
 opf=(--suite opf)
-for f in "${SIMDNLP_PGLIB_DIR:-bench-suites/data/pglib-opf}"/pglib_opf_*.m; do
-  c=$(basename "$f" .m); opf+=(--instance "${c#pglib_opf_}")
-done
+for c in $(pglib_cases); do opf+=(--instance "$c"); done
 TAILN=62 step opf-all-hybrid 300 "${S[@]}" "${opf[@]}" --kkt hybrid \
   --json "$RES/opf-all-hybrid.jsonl"
 say "done"

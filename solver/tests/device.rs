@@ -700,6 +700,13 @@ fn hs71_patterns(fixed: bool) -> (Model, Param<Ix1>) {
 /// A chain of `n` coupled Rosenbrock terms with one ring constraint per pair (shared
 /// variables: gradient entries summed from several patterns and points).
 fn chained_patterns(n: usize) -> Model {
+    chained_patterns_with(n, false)
+}
+
+/// [`chained_patterns`], with `quartic` an extra objective pattern `1e-3 xᵢ⁴`: a model whose
+/// emitted module no other test compiles (the module source depends on the patterns, not
+/// on `n`).
+fn chained_patterns_with(n: usize, quartic: bool) -> Model {
     let mut m = ModelBuilder::new();
     m.set_name("chained rosenbrock");
     let x = m
@@ -709,6 +716,9 @@ fn chained_patterns(n: usize) -> Model {
     m.minimize(1..n, |i| {
         100.0 * (x.at(i - 1).powi(2) - x.at(i)).powi(2) + (x.at(i - 1) - 1.0).powi(2)
     });
+    if quartic {
+        m.minimize(0..n, |i| 1e-3 * x.at(i).powi(4));
+    }
     m.constraint(1..n, |i| x.at(i - 1).powi(2) + x.at(i).powi(2))
         .upper(4.0)
         .named("ring");
@@ -900,8 +910,10 @@ fn kernels_are_prepared_before_the_solve() {
         kkt: KktKind::Condensed,
         ..on(DeviceKind::Emu, &quiet())
     };
-    // a size no other test uses: its module is new to this process
-    let model = chained_patterns(17);
+    // patterns no other test uses: its module is new to this process (another size of
+    // `chained_patterns` would not do: the module source does not depend on the size, and
+    // the tests run in parallel, so the module may already be loaded)
+    let model = chained_patterns_with(17, true);
     let first = simdnlp_solver::prepare_device(&model, &o).unwrap();
     assert_eq!(first.compiled + first.from_disk, 1, "{first:?}");
     assert!(first.seconds > 0.0);

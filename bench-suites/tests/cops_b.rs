@@ -223,6 +223,49 @@ mod solve {
         );
     }
 
+    /// methanol:2 from COPSBenchmark.jl's start: from iteration 1 on, LDLᵀ meets the
+    /// states' zero diagonals as zero pivots and hands each step to the paired LBLᵀ, whose
+    /// verdict at δ_w = 0 is "singular" with and without δ_c; the multifrontal finds the
+    /// inertia of that matrix correct at δ_c > 0 (65 positive, 60 negative). With
+    /// `inertia_confirmation = multifrontal_before_delta_w` those paired verdicts are
+    /// confirmed (the paired-LBLᵀ rule of `confirmation_asked`), the steps take no δ_w, and
+    /// the solve follows Ipopt + MUMPS from the same start to its local solution
+    /// 2.0574837e-2 (23 iterations, `bench-suites/peers/methanol_ipopt.py 2`); without the
+    /// rule the paired LBLᵀ's verdicts stand, every step adds a δ_w and the solve ends at
+    /// the other local solution 1.4018e-2, as the default does.
+    #[test]
+    fn paired_lblt_verdicts_are_confirmed_before_delta_w() {
+        let model = cops::methanol::methanol(2).unwrap();
+        let solved = |confirmation: &str| {
+            let mut opts = Options::default();
+            opts.set("print_level", "0").unwrap();
+            opts.set("inertia_confirmation", confirmation).unwrap();
+            opts.set("confirmation_switch", "0").unwrap();
+            let r = solve(&model, &opts).unwrap();
+            println!(
+                "{confirmation}: {:?} {} iterations, objective {:.7e}, counts {:?}",
+                r.status, r.iterations, r.objective, r.counts
+            );
+            assert!(r.status.is_success(), "{confirmation}: {:?}", r.status);
+            r
+        };
+        let plain = solved("none");
+        let confirmed = solved("multifrontal_before_delta_w");
+        let ipopt = 2.0574837e-2;
+        assert!(
+            (plain.objective - 1.4018e-2).abs() < 1e-5,
+            "{}",
+            plain.objective
+        );
+        assert!(confirmed.counts.paired_repeats > 0);
+        assert!(confirmed.counts.inertia_confirmed > 0);
+        assert!(
+            (confirmed.objective - ipopt).abs() < 1e-4 * ipopt,
+            "{} (Ipopt + MUMPS: {ipopt})",
+            confirmed.objective
+        );
+    }
+
     #[test]
     fn marine() {
         solves_to_reference(&cops::marine::PROBLEM);

@@ -13,8 +13,9 @@
 //! (`+ - * /`, negation, `abs`, `abs2`, `inv`, `sqrt`, `deg2rad`, `rad2deg`, integer
 //! powers, the fused superinstructions) as one `F64X2` instruction for both points of a
 //! pair, a data column's two rows as one vector load, the lane functions' results read
-//! back as vectors; everything else (gathers of `x` and `θ`, calls of other functions,
-//! `max`/`min`, the outputs) per point, the two points' scalars packed into a vector or
+//! back as vectors, a body's outputs stored as vectors where it has one per point (two
+//! adjacent rows); everything else (gathers of `x` and `θ`, calls of other functions,
+//! `max`/`min`, the other outputs) per point, the two points' scalars packed into a vector or
 //! a vector's lanes extracted where one meets the other. The remainder points run one at
 //! a time, scalar, and call the one-point versions, which are bitwise the lane functions'
 //! results per point.
@@ -27,8 +28,9 @@
 //!   and the internal steps `ge`/`gt` are native instructions; IEEE 754 rounds each one
 //!   correctly and Cranelift never contracts `a*b + c` into a fused multiply-add, so they are
 //!   bit-identical to the interpreter. The `F64X2` forms round each lane as the scalar
-//!   instruction does, whatever the other lane holds (NaN, ±∞), so they are too. The interpreter's fused superinstructions round every
-//!   intermediate too, so they are bit-identical as well.
+//!   instruction does, whatever the other lane holds (NaN, ±∞), so they are too. The
+//!   interpreter's fused superinstructions round every intermediate too, so they are
+//!   bit-identical as well.
 //! - integer powers `a^k` are multiplied out inline with the products, in the order, of
 //!   the routine `f64::powi` calls at run time (`__powidf2`), so bit-identical to it.
 //! - `exp`, `sin` and `cos` are [`crate::vmath`]'s branch-free lane functions, which the
@@ -677,8 +679,8 @@ struct Lower<'a, 'b> {
     /// instruction instead of materializing the sign mask at every use; the same bits
     /// as `fneg`)
     sign_mask: Value,
-    /// the results of the lane functions of `exp`, `sin` and `cos` called in the current
-    /// loop body, by function and arguments
+    /// the results (one `F64X2` per lane pair) of the lane functions of `exp`, `sin` and
+    /// `cos` called in the current loop body, by function and arguments
     lane_memo: HashMap<(Un, [Value; LANES]), [Value; PAIRS]>,
     /// the `sin` and `cos` pairs (`F64X2` per lane pair) of one lane-function call of
     /// [`LaneFn::SinCos`] in the current loop body, by its arguments

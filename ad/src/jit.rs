@@ -8,9 +8,17 @@
 //! each `sin`/`cos` pair of one value) is one call of a lane function of [`crate::vmath`]
 //! for the eight points (arguments in registers, results in a stack slot; AVX-512 or AVX2
 //! where the CPU has it).
-//! Between two such calls the instructions are emitted point after point, so fewer values
-//! are live across a call. The remainder points call the one-point versions, which are
-//! bitwise the lane functions' results per point.
+//! Between two such calls the instructions are emitted pair of points after pair of points,
+//! so fewer values are live across a call: the arithmetic that IEEE 754 rounds per lane
+//! (`+ - * /`, negation, `abs`, `abs2`, `inv`, `sqrt`, `deg2rad`, `rad2deg`, integer
+//! powers, the fused superinstructions) as one `F64X2` instruction for both points of a
+//! pair, a data column's two rows as one vector load, the lane functions' results read
+//! back as vectors, a body's outputs stored as vectors where it has one per point (two
+//! adjacent rows); everything else (gathers of `x` and `θ`, calls of other functions,
+//! `max`/`min`, the other outputs) per point, the two points' scalars packed into a vector or
+//! a vector's lanes extracted where one meets the other. The remainder points run one at
+//! a time, scalar, and call the one-point versions, which are bitwise the lane functions'
+//! results per point.
 //!
 //! # Agreement with the interpreter
 //!
@@ -19,8 +27,10 @@
 //! - `+ - * /`, negation, `abs`, `abs2`, `inv`, `sqrt`, `deg2rad`, `rad2deg`, `max`, `min`
 //!   and the internal steps `ge`/`gt` are native instructions; IEEE 754 rounds each one
 //!   correctly and Cranelift never contracts `a*b + c` into a fused multiply-add, so they are
-//!   bit-identical to the interpreter. The interpreter's fused superinstructions round every
-//!   intermediate too, so they are bit-identical as well.
+//!   bit-identical to the interpreter. The `F64X2` forms round each lane as the scalar
+//!   instruction does, whatever the other lane holds (NaN, ±∞), so they are too. The
+//!   interpreter's fused superinstructions round every intermediate too, so they are
+//!   bit-identical as well.
 //! - integer powers `a^k` are multiplied out inline with the products, in the order, of
 //!   the routine `f64::powi` calls at run time (`__powidf2`), so bit-identical to it.
 //! - `exp`, `sin` and `cos` are [`crate::vmath`]'s branch-free lane functions, which the
@@ -611,7 +621,32 @@ enum Key {
     Gather(Value, Value, i64),
     /// `(idx + off) as f64`
     ToF64(Value, i64),
+    /// an `F64X2` with both lanes the scalar
+    Splat(Value),
+    /// an `F64X2` of two scalars (lane 0, lane 1)
+    Pack(Value, Value),
+    /// lane `1` of an `F64X2` as a scalar (lane 0: `false`)
+    Extract(Value, bool),
+    /// `base[k..k + 2]` of a real data column as an `F64X2`
+    VLoad(Value, Value),
 }
+
+/// The `F64X2` of lane pair `lane / 2`'s outputs when the body has one output per point,
+/// computed as a vector, and `lane` is the pair's first lane (so the pair's two outputs
+/// are one 16-byte store at lane `lane`'s row).
+fn one_output_pair(pairs: &[Vec<Option<Value>>], lane: usize) -> Option<Value> {
+    if lane % 2 != 0 {
+        return None;
+    }
+    match pairs.get(lane / 2).map(Vec::as_slice) {
+        Some(&[Some(v)]) => Some(v),
+        _ => None,
+    }
+}
+
+/// Pairs of points in a [`LANES`]-point loop body: the body's arithmetic runs on `F64X2`
+/// vectors of two points, lanes `2q` and `2q + 1` of pair `q`.
+const PAIRS: usize = LANES / 2;
 
 /// Lowers one program, or a group's programs, into a Cranelift function.
 struct Lower<'a, 'b> {
@@ -644,9 +679,12 @@ struct Lower<'a, 'b> {
     /// instruction instead of materializing the sign mask at every use; the same bits
     /// as `fneg`)
     sign_mask: Value,
-    /// the results of the lane functions of `exp`, `sin` and `cos` called in the current
-    /// loop body, by function and arguments
-    lane_memo: HashMap<(Un, [Value; LANES]), [Value; LANES]>,
+    /// the results (one `F64X2` per lane pair) of the lane functions of `exp`, `sin` and
+    /// `cos` called in the current loop body, by function and arguments
+    lane_memo: HashMap<(Un, [Value; LANES]), [Value; PAIRS]>,
+    /// the `sin` and `cos` pairs (`F64X2` per lane pair) of one lane-function call of
+    /// [`LaneFn::SinCos`] in the current loop body, by its arguments
+    sincos_lanes: HashMap<[Value; LANES], ([Value; PAIRS], [Value; PAIRS])>,
     keep: &'a mut Keep,
     sigs: Sigs,
     mem: MemFlags,
@@ -656,6 +694,14 @@ struct Lower<'a, 'b> {
     /// it, the loads of all lanes of a body come first and their values are spilled
     /// until the arithmetic, which sinks to the outputs, uses them)
     pure_mem: MemFlags,
+    /// [`Lower::pure_mem`] for `F64X2` loads of two rows of a data column, which are
+    /// 8-byte aligned only (so not folded into instructions that need 16)
+    pair_mem: MemFlags,
+    /// `F64X2` loads and stores of outputs and weights (8-byte aligned only)
+    pair_store: MemFlags,
+    /// per lane pair, per output of the current member's body: the `F64X2` of the two
+    /// points' outputs (weighted) where it was computed as one, else `None`
+    pair_outs: Vec<Vec<Option<Value>>>,
     // loop-invariant pointers, loaded in the entry block
     x: Value,
     x_len: Value,
@@ -674,8 +720,14 @@ struct Lower<'a, 'b> {
     /// per lane: the point `k` and its offset `k - first` (inside a loop body)
     ks: [Value; LANES],
     rels: [Value; LANES],
-    /// the registers of lane `l` at `l * nregs..` (`l * niregs..` for integers)
+    /// the registers of lane `l` at `l * nregs..` (`l * niregs..` for integers); an
+    /// unset entry of a register that is set in [`Lower::vregs`] is that vector's lane
     regs: Vec<Option<Value>>,
+    /// the registers of the lane pair `q` (lanes `2q`, `2q + 1`) as one `F64X2` value at
+    /// `q * nregs..`, where the pair's value was computed (or already packed) as a
+    /// vector; whenever both this and the lanes' entries of [`Lower::regs`] are set, they
+    /// hold the same numbers
+    vregs: Vec<Option<Value>>,
     iregs: Vec<Option<Value>>,
     /// integer column values of the current points, per (column, lane)
     int_loads: HashMap<(u32, usize), Value>,
@@ -799,10 +851,17 @@ impl<'a, 'b> Lower<'a, 'b> {
             hoisted: HashMap::new(),
             sign_mask: zero,
             lane_memo: HashMap::new(),
+            sincos_lanes: HashMap::new(),
             keep,
             sigs,
             mem,
             pure_mem: mem.with_readonly().with_can_move(),
+            pair_store: MemFlags::new().with_notrap(),
+            pair_outs: Vec::new(),
+            pair_mem: MemFlags::new()
+                .with_notrap()
+                .with_readonly()
+                .with_can_move(),
             x,
             x_len,
             theta,
@@ -818,6 +877,7 @@ impl<'a, 'b> Lower<'a, 'b> {
             ks: [zero; LANES],
             rels: [zero; LANES],
             regs: vec![None; p.nregs * LANES],
+            vregs: vec![None; p.nregs * PAIRS],
             iregs: vec![None; p.niregs * LANES],
             int_loads: HashMap::new(),
             paired: Vec::new(),
@@ -992,6 +1052,7 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.sincos.clear();
         self.memo.clear();
         self.lane_memo.clear();
+        self.sincos_lanes.clear();
         self.width = width;
         for lane in 0..width {
             let kl = if lane == 0 {
@@ -1049,9 +1110,11 @@ impl<'a, 'b> Lower<'a, 'b> {
             return Ok(acc);
         }
         let mut all = Vec::with_capacity(self.members.len());
+        let mut all_pairs = Vec::with_capacity(self.members.len());
         for m in 0..self.members.len() {
             self.select(m);
             all.push(self.body()?);
+            all_pairs.push(std::mem::take(&mut self.pair_outs));
         }
         if output == Output::Members {
             for (m, outs) in all.iter().enumerate() {
@@ -1062,6 +1125,16 @@ impl<'a, 'b> Lower<'a, 'b> {
                         continue;
                     }
                     let (base, k) = (self.member_outs[m], self.ks[0]);
+                    if let Some(v) = one_output_pair(&all_pairs[m], lane) {
+                        // one output per point: a pair's two outputs are adjacent
+                        let row = self.lane_addr(base, k, lane, stride);
+                        self.b.ins().store(self.pair_store, v, row, 0);
+                        continue;
+                    }
+                    if one_output_pair(&all_pairs[m], lane & !1).is_some() {
+                        // stored with the pair's first lane
+                        continue;
+                    }
                     let row = self.lane_addr(base, k, lane, stride);
                     for (s, &v) in outs.iter().enumerate() {
                         self.b.ins().store(self.mem, v, row, (s * 8) as i32);
@@ -1102,6 +1175,17 @@ impl<'a, 'b> Lower<'a, 'b> {
                     }
                 }
                 _ if step > 0 => {
+                    let pairs = all_pairs.last().map_or(&[][..], |p| &p[..]);
+                    if let Some(v) = one_output_pair(pairs, lane) {
+                        // one output per point: a pair's two outputs are adjacent
+                        let row = self.row_addr(self.out, 8);
+                        self.b.ins().store(self.pair_store, v, row, 0);
+                        continue;
+                    }
+                    if one_output_pair(pairs, lane & !1).is_some() {
+                        // stored with the pair's first lane
+                        continue;
+                    }
                     let row = self.row_addr(self.out, (step * 8) as i64);
                     for (s, &v) in outs.iter().enumerate() {
                         self.b.ins().store(self.mem, v, row, (s * 8) as i32);
@@ -1139,6 +1223,8 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.paired = std::mem::take(&mut self.paired_all[m]);
         self.regs.clear();
         self.regs.resize(p.nregs * LANES, None);
+        self.vregs.clear();
+        self.vregs.resize(p.nregs * PAIRS, None);
         self.iregs.clear();
         self.iregs.resize(p.niregs * LANES, None);
     }
@@ -1206,31 +1292,80 @@ impl<'a, 'b> Lower<'a, 'b> {
         if i32::try_from(step * 8).is_err() {
             return Err(err("too many outputs"));
         }
+        // the outputs computed as vectors of a lane pair stay vectors (weighted by a
+        // vector of the pair's two weights)
+        self.pair_outs.clear();
+        if self.width == LANES {
+            let nregs = p.nregs;
+            for q in 0..PAIRS {
+                let vectors: Vec<Option<Value>> = p
+                    .out_regs
+                    .iter()
+                    .map(|&r| self.vregs.get(q * nregs + r as usize).copied().flatten())
+                    .collect();
+                let w = if self.weighted && vectors.iter().any(Option::is_some) {
+                    let at = self.weights_addr(2 * q);
+                    Some(self.b.ins().load(types::F64X2, self.pair_store, at, 0))
+                } else {
+                    None
+                };
+                let row = vectors
+                    .into_iter()
+                    .map(|v| v.map(|v| w.map_or(v, |w| self.ar(Ar::Mul, w, v))))
+                    .collect();
+                self.pair_outs.push(row);
+            }
+        }
         let mut all = Vec::with_capacity(self.width);
         for lane in 0..self.width {
             self.lane = lane;
-            let w = if self.weighted && step > 0 {
-                let at = if self.output == Output::Members {
-                    let (base, k) = (self.member_wts[self.member], self.ks[0]);
-                    self.lane_addr(base, k, lane, 8)
-                } else {
-                    self.row_addr(self.weights, 8)
-                };
-                Some(self.b.ins().load(types::F64, self.mem, at, 0))
-            } else {
-                None
-            };
+            let mut w = None;
             let mut outs = Vec::with_capacity(step);
-            for &r in &p.out_regs {
-                let mut v = self.reg(r)?;
-                if let Some(w) = w {
-                    v = self.weigh(w, v);
-                }
+            for (s, &r) in p.out_regs.iter().enumerate() {
+                let vector = self
+                    .pair_outs
+                    .get(lane / 2)
+                    .and_then(|row| row.get(s).copied().flatten());
+                let v = match vector {
+                    Some(vector) => {
+                        let high = lane % 2 == 1;
+                        self.pure(Key::Extract(vector, high), |l| {
+                            l.b.ins().extractlane(vector, u8::from(high))
+                        })
+                    }
+                    None => {
+                        let mut v = self.reg(r)?;
+                        if self.weighted {
+                            let w = match w {
+                                Some(w) => w,
+                                None => {
+                                    let at = self.weights_addr(lane);
+                                    let v = self.b.ins().load(types::F64, self.mem, at, 0);
+                                    w = Some(v);
+                                    v
+                                }
+                            };
+                            v = self.weigh(w, v);
+                        }
+                        v
+                    }
+                };
                 outs.push(v);
             }
             all.push(outs);
         }
         Ok(all)
+    }
+
+    /// The address of the weight of lane `lane`'s point (of the current member).
+    fn weights_addr(&mut self, lane: usize) -> Value {
+        if self.output == Output::Members {
+            let (base, k) = (self.member_wts[self.member], self.ks[0]);
+            self.lane_addr(base, k, lane, 8)
+        } else {
+            let (base, rel0) = (self.weights, self.rels[0]);
+            self.lane_addr(base, rel0, lane, 8)
+        }
     }
 
     /// `w * v` for an output `v` of a weighted program, computed once per loop body for
@@ -1258,17 +1393,98 @@ impl<'a, 'b> Lower<'a, 'b> {
         }
     }
 
-    /// Emits the instructions `pending` (positions in the program) for every lane, lane by
-    /// lane, and empties it.
+    /// Emits the instructions `pending` (positions in the program) for every lane and
+    /// empties it: with one point, that point's; with [`LANES`], pair of lanes by pair of
+    /// lanes, the per-lane IEEE operations ([`Lower::pair_instruction`]) as one `F64X2`
+    /// instruction for both lanes of a pair, the others lane by lane.
     fn flush(&mut self, pending: &mut Vec<usize>) -> Result<(), JitError> {
-        for lane in 0..self.width {
-            self.lane = lane;
+        if self.width == 1 {
+            self.lane = 0;
             for &at in pending.iter() {
                 self.instruction(at)?;
+            }
+        } else {
+            for q in 0..PAIRS {
+                for &at in pending.iter() {
+                    if !self.pair_instruction(q, at)? {
+                        for lane in [2 * q, 2 * q + 1] {
+                            self.lane = lane;
+                            self.instruction(at)?;
+                        }
+                    }
+                }
             }
         }
         pending.clear();
         Ok(())
+    }
+
+    /// Instruction `at` of the program for both lanes of pair `q` as `F64X2` instructions,
+    /// when it is arithmetic that IEEE 754 rounds per lane (`+ - * /`, negation, `abs`,
+    /// `abs2`, `inv`, `sqrt`, `deg2rad`, `rad2deg`, integer powers and the fused
+    /// superinstructions of these: bitwise each lane's scalar result, whatever the other
+    /// lane holds) or a data column's load (two consecutive rows); returns whether it did.
+    fn pair_instruction(&mut self, q: usize, at: usize) -> Result<bool, JitError> {
+        let p = self.p;
+        let ins = p
+            .ins
+            .get(at)
+            .ok_or_else(|| err("instruction out of range"))?;
+        let v = match ins {
+            Ins::D { col, .. } => {
+                let base = *self
+                    .real_cols
+                    .get(col)
+                    .ok_or_else(|| err("unknown data column"))?;
+                let (k, k0) = (self.ks[2 * q], self.ks[0]);
+                let flags = self.pair_mem;
+                self.pure(Key::VLoad(base, k), |l| {
+                    let at = l.lane_addr(base, k0, 2 * q, 8);
+                    l.b.ins().load(types::F64X2, flags, at, 0)
+                })
+            }
+            Ins::Un {
+                op:
+                    op @ (UnOp::Powi(_)
+                    | UnOp::B(
+                        Un::Neg
+                        | Un::Abs
+                        | Un::Abs2
+                        | Un::Sqrt
+                        | Un::Inv
+                        | Un::Deg2rad
+                        | Un::Rad2deg,
+                    )),
+                a,
+                ..
+            } => {
+                let a = self.reg_pair(q, *a)?;
+                self.unary(op, a)
+            }
+            Ins::Bin {
+                op: op @ BinOp::B(Bin::Add | Bin::Sub | Bin::Mul | Bin::Div),
+                a,
+                b,
+                ..
+            } => {
+                let a = self.src_pair(q, *a)?;
+                let b = self.src_pair(q, *b)?;
+                self.binary(op, a, b)
+            }
+            Ins::Fused { kind, a, b, c, .. } => {
+                let a = self.reg_pair(q, *a)?;
+                // a fused instruction's unused operands repeat `a`
+                let b = self.reg_pair(q, *b)?;
+                let c = self.reg_pair(q, *c)?;
+                self.fused(*kind, a, b, c)
+            }
+            _ => return Ok(false),
+        };
+        let dst = ins
+            .dst()
+            .ok_or_else(|| err("an arithmetic instruction without a destination"))?;
+        self.set_pair(q, dst, v)?;
+        Ok(true)
     }
 
     /// `dst = u(a)` for `exp`, `sin` or `cos` (`paired`: a `sin` or `cos` whose argument
@@ -1297,24 +1513,19 @@ impl<'a, 'b> Lower<'a, 'b> {
         }
         let args = args.map(|v| v.unwrap_or(self.nan));
         if let Some(&r) = self.lane_memo.get(&(u, args)) {
-            return self.set_lanes(dst, r);
+            return self.set_pairs(dst, r);
         }
-        let cached: Option<Vec<(Value, Value)>> = if u == Un::Exp {
-            None
-        } else {
-            args.iter().map(|v| self.sincos.get(v).copied()).collect()
-        };
-        let results: [Value; LANES] = match cached {
+        let results: [Value; PAIRS] = match self.sincos_lanes.get(&args) {
             // a `sin`/`cos` pair of these values is computed already (bitwise the separate
             // functions' results)
-            Some(pairs) => {
-                let mut r = args;
-                for (r, (sin, cos)) in r.iter_mut().zip(pairs) {
-                    *r = if u == Un::Sin { sin } else { cos };
+            Some(&(sin, cos)) if u != Un::Exp => {
+                if u == Un::Sin {
+                    sin
+                } else {
+                    cos
                 }
-                r
             }
-            None => {
+            _ => {
                 let f = match (u, paired) {
                     (_, true) => LaneFn::SinCos,
                     (Un::Exp, _) => LaneFn::Exp,
@@ -1325,7 +1536,8 @@ impl<'a, 'b> Lower<'a, 'b> {
                     Some(slot) => slot,
                     None => {
                         let size = std::mem::size_of::<vmath::Slot>() as u32;
-                        let data = ir::StackSlotData::new(ir::StackSlotKind::ExplicitSlot, size, 3);
+                        // 16-byte aligned: the results are read as `F64X2` pairs
+                        let data = ir::StackSlotData::new(ir::StackSlotKind::ExplicitSlot, size, 4);
                         let slot = self.b.create_sized_stack_slot(data);
                         self.lane_slot = Some(slot);
                         slot
@@ -1336,37 +1548,37 @@ impl<'a, 'b> Lower<'a, 'b> {
                 let mut call_args = args.to_vec();
                 call_args.push(at);
                 self.b.ins().call_indirect(self.p_v, callee, &call_args);
-                let mut r = args;
-                // the results at immediate offsets from the one slot address (a
-                // `stack_load` per lane gives an address per lane, which the register
-                // allocator keeps and spills across the body's later calls)
-                for (lane, r) in r.iter_mut().enumerate() {
-                    let first = self
+                // the results as one `F64X2` per lane pair, at immediate offsets from the
+                // one slot address (a `stack_load` each gives an address each, which the
+                // register allocator keeps and spills across the body's later calls)
+                let mut first = [self.nan; PAIRS];
+                let mut second = [self.nan; PAIRS];
+                for q in 0..PAIRS {
+                    first[q] = self
                         .b
                         .ins()
-                        .load(types::F64, self.mem, at, (lane * 8) as i32);
-                    *r = first;
+                        .load(types::F64X2, self.mem, at, (q * 16) as i32);
                     if f == LaneFn::SinCos {
-                        let off = ((LANES + lane) * 8) as i32;
-                        let cos = self.b.ins().load(types::F64, self.mem, at, off);
-                        self.sincos.insert(args[lane], (first, cos));
-                        if u == Un::Cos {
-                            *r = cos;
-                        }
+                        let off = (LANES * 8 + q * 16) as i32;
+                        second[q] = self.b.ins().load(types::F64X2, self.mem, at, off);
                     }
                 }
-                r
+                if f == LaneFn::SinCos {
+                    self.sincos_lanes.insert(args, (first, second));
+                    if u == Un::Cos { second } else { first }
+                } else {
+                    first
+                }
             }
         };
         self.lane_memo.insert((u, args), results);
-        self.set_lanes(dst, results)
+        self.set_pairs(dst, results)
     }
 
-    /// Register `dst` of every lane.
-    fn set_lanes(&mut self, dst: u32, values: [Value; LANES]) -> Result<(), JitError> {
-        for (lane, v) in values.into_iter().enumerate() {
-            self.lane = lane;
-            self.set(dst, v)?;
+    /// Register `dst` of every lane pair.
+    fn set_pairs(&mut self, dst: u32, values: [Value; PAIRS]) -> Result<(), JitError> {
+        for (q, v) in values.into_iter().enumerate() {
+            self.set_pair(q, dst, v)?;
         }
         Ok(())
     }
@@ -1419,9 +1631,15 @@ impl<'a, 'b> Lower<'a, 'b> {
         }
     }
 
-    /// `-a` (flips the sign bit, as `fneg`).
+    /// `-a` (flips the sign bit, as `fneg`; per lane of an `F64X2`).
     fn negate(&mut self, a: Value) -> Value {
-        self.b.ins().bxor(a, self.sign_mask)
+        let mask = self.sign_mask;
+        let mask = if self.b.func.dfg.value_type(a) == types::F64X2 {
+            self.splat(mask)
+        } else {
+            mask
+        };
+        self.b.ins().bxor(a, mask)
     }
 
     /// Instruction `at` of the program for the current lane (not `exp`, `sin`, `cos`:
@@ -1475,32 +1693,7 @@ impl<'a, 'b> Lower<'a, 'b> {
             }
             Ins::Fused { kind, dst, a, b, c } => {
                 let (a, b, c) = (self.reg(*a)?, self.reg(*b)?, self.reg(*c)?);
-                let v = match *kind {
-                    Fk::BB(f, g, left) => {
-                        let t = self.ar(f, a, b);
-                        if left {
-                            self.ar(g, t, c)
-                        } else {
-                            self.ar(g, c, t)
-                        }
-                    }
-                    Fk::UB(u, g, left) => {
-                        let t = self.u1(u, a);
-                        if left {
-                            self.ar(g, t, c)
-                        } else {
-                            self.ar(g, c, t)
-                        }
-                    }
-                    Fk::BU(f, u) => {
-                        let t = self.ar(f, a, b);
-                        self.u1(u, t)
-                    }
-                    Fk::UU(u1, u2) => {
-                        let t = self.u1(u1, a);
-                        self.u1(u2, t)
-                    }
-                };
+                let v = self.fused(*kind, a, b, c);
                 self.set(*dst, v)?;
             }
             Ins::Value { src } => {
@@ -1512,27 +1705,162 @@ impl<'a, 'b> Lower<'a, 'b> {
         Ok(())
     }
 
+    /// A fused superinstruction of `kind` on `a`, `b`, `c` (scalars, or `F64X2`s).
+    fn fused(&mut self, kind: Fk, a: Value, b: Value, c: Value) -> Value {
+        match kind {
+            Fk::BB(f, g, left) => {
+                let t = self.ar(f, a, b);
+                if left {
+                    self.ar(g, t, c)
+                } else {
+                    self.ar(g, c, t)
+                }
+            }
+            Fk::UB(u, g, left) => {
+                let t = self.u1(u, a);
+                if left {
+                    self.ar(g, t, c)
+                } else {
+                    self.ar(g, c, t)
+                }
+            }
+            Fk::BU(f, u) => {
+                let t = self.ar(f, a, b);
+                self.u1(u, t)
+            }
+            Fk::UU(u1, u2) => {
+                let t = self.u1(u1, a);
+                self.u1(u2, t)
+            }
+        }
+    }
+
+    /// Register `r` of the current lane is the scalar `v`.
     fn set(&mut self, r: u32, v: Value) -> Result<(), JitError> {
-        let at = self.lane * self.p.nregs + r as usize;
-        if r as usize >= self.p.nregs {
+        let nregs = self.p.nregs;
+        if r as usize >= nregs {
             return Err(err("register out of range"));
+        }
+        let (lane, r) = (self.lane, r as usize);
+        let pair_at = (lane / 2) * nregs + r;
+        if self.vregs.get(pair_at).copied().flatten().is_some() {
+            // the other lane keeps its value, now as a scalar of its own
+            let other = lane ^ 1;
+            if self
+                .regs
+                .get(other * nregs + r)
+                .copied()
+                .flatten()
+                .is_none()
+            {
+                self.lane = other;
+                let v = self.reg(r as u32);
+                self.lane = lane;
+                v?;
+            }
+            self.vregs[pair_at] = None;
         }
         *self
             .regs
-            .get_mut(at)
+            .get_mut(lane * nregs + r)
             .ok_or_else(|| err("register out of range"))? = Some(v);
         Ok(())
     }
 
-    fn reg(&self, r: u32) -> Result<Value, JitError> {
-        if r as usize >= self.p.nregs {
+    /// Register `r` of the current lane as a scalar (a lane of its pair's vector when it
+    /// was computed as one).
+    fn reg(&mut self, r: u32) -> Result<Value, JitError> {
+        let nregs = self.p.nregs;
+        if r as usize >= nregs {
             return Err(err("register out of range"));
         }
-        self.regs
-            .get(self.lane * self.p.nregs + r as usize)
+        let (lane, r) = (self.lane, r as usize);
+        if let Some(v) = self.regs.get(lane * nregs + r).copied().flatten() {
+            return Ok(v);
+        }
+        let vector = self
+            .vregs
+            .get((lane / 2) * nregs + r)
             .copied()
             .flatten()
-            .ok_or_else(|| err("read of an unset register"))
+            .ok_or_else(|| err("read of an unset register"))?;
+        let high = lane % 2 == 1;
+        let v = self.pure(Key::Extract(vector, high), |l| {
+            l.b.ins().extractlane(vector, u8::from(high))
+        });
+        self.regs[lane * nregs + r] = Some(v);
+        Ok(v)
+    }
+
+    /// Register `r` of lane pair `q` is the `F64X2` `v`.
+    fn set_pair(&mut self, q: usize, r: u32, v: Value) -> Result<(), JitError> {
+        let nregs = self.p.nregs;
+        if r as usize >= nregs {
+            return Err(err("register out of range"));
+        }
+        let r = r as usize;
+        self.vregs[q * nregs + r] = Some(v);
+        self.regs[2 * q * nregs + r] = None;
+        self.regs[(2 * q + 1) * nregs + r] = None;
+        Ok(())
+    }
+
+    /// Register `r` of lane pair `q` as an `F64X2` (its two scalars packed, or a splat
+    /// when both are the same value, when it was not computed as a vector).
+    fn reg_pair(&mut self, q: usize, r: u32) -> Result<Value, JitError> {
+        let nregs = self.p.nregs;
+        if r as usize >= nregs {
+            return Err(err("register out of range"));
+        }
+        if let Some(v) = self.vregs[q * nregs + r as usize] {
+            return Ok(v);
+        }
+        let lane = self.lane;
+        self.lane = 2 * q;
+        let low = self.reg(r);
+        self.lane = 2 * q + 1;
+        let high = self.reg(r);
+        self.lane = lane;
+        let v = self.pack(low?, high?);
+        self.vregs[q * nregs + r as usize] = Some(v);
+        Ok(v)
+    }
+
+    /// The `F64X2` of the scalars `low`, `high`.
+    fn pack(&mut self, low: Value, high: Value) -> Value {
+        if low == high {
+            return self.splat(low);
+        }
+        self.pure(Key::Pack(low, high), |l| {
+            let v = l.b.ins().scalar_to_vector(types::F64X2, low);
+            l.b.ins().insertlane(v, high, 1)
+        })
+    }
+
+    /// The `F64X2` with both lanes the scalar `v`.
+    fn splat(&mut self, v: Value) -> Value {
+        self.pure(Key::Splat(v), |l| l.b.ins().splat(types::F64X2, v))
+    }
+
+    /// Operand `s` for lane pair `q` as an `F64X2`.
+    fn src_pair(&mut self, q: usize, s: Src<f64>) -> Result<Value, JitError> {
+        match s {
+            Src::R(r) => self.reg_pair(q, r),
+            Src::C(c) => {
+                let c = self.fconst(c);
+                Ok(self.splat(c))
+            }
+        }
+    }
+
+    /// The constant `c` with the type of `like` (an `F64` or `F64X2` splat).
+    fn fconst_like(&mut self, like: Value, c: f64) -> Value {
+        let v = self.fconst(c);
+        if self.b.func.dfg.value_type(like) == types::F64X2 {
+            self.splat(v)
+        } else {
+            v
+        }
     }
 
     fn src(&mut self, s: Src<f64>) -> Result<Value, JitError> {
@@ -1676,10 +2004,10 @@ impl<'a, 'b> Lower<'a, 'b> {
         }
         let r = match product {
             Some(p) => p,
-            None => self.b.ins().f64const(1.0),
+            None => self.fconst_like(a, 1.0),
         };
         if k < 0 {
-            let one = self.b.ins().f64const(1.0);
+            let one = self.fconst_like(a, 1.0);
             self.b.ins().fdiv(one, r)
         } else {
             r
@@ -1746,12 +2074,12 @@ impl<'a, 'b> Lower<'a, 'b> {
                 Un::Abs2 => self.b.ins().fmul(a, a),
                 Un::Sqrt => self.b.ins().sqrt(a),
                 Un::Inv => {
-                    let one = self.b.ins().f64const(1.0);
+                    let one = self.fconst_like(a, 1.0);
                     self.b.ins().fdiv(one, a)
                 }
                 Un::Deg2rad | Un::Rad2deg => {
                     // `v * constant` exactly as `Un::eval` writes it
-                    let c = self.b.ins().f64const(u.eval(1.0f64));
+                    let c = self.fconst_like(a, u.eval(1.0f64));
                     self.b.ins().fmul(a, c)
                 }
                 _ => self.call(self.sigs.f_f, u.c_fn() as usize, &[a]),

@@ -221,6 +221,71 @@ fn powers_and_user_functions_bitwise() {
     check("user", &e, &data, &POINTS, &[], Parallelism::Sequential);
 }
 
+/// The JIT runs two points of an 8-point body as one `F64X2` vector where an operation
+/// rounds per lane: a lane's result must not depend on its neighbour. Every special value
+/// (NaN, ±∞, ±0, the largest and the smallest) sits next to every ordinary value, in both
+/// lanes of a pair, as a variable, as a data column's entry (read as vectors) and as a
+/// second operand, through every registered function, integer power and fused step.
+#[test]
+fn vector_lanes_do_not_depend_on_their_neighbour() {
+    let special = [
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        0.0,
+        -0.0,
+        f64::MAX,
+        1e-310,
+    ];
+    let ordinary = [0.5, -2.0, 3.7, 1e-300, -7.25, 710.0];
+    let mut xs = Vec::new();
+    for &s in &special {
+        for &o in &ordinary {
+            xs.extend([s, o, o, s]);
+        }
+    }
+    // the same pairs shifted by one point (an odd first point of a pair of lanes) and a
+    // remainder that is not a whole body
+    xs.push(1.25);
+    let n = xs.len();
+    let x: Vec<f64> = xs.iter().chain(xs.iter().rev()).copied().collect();
+    let ia: Vec<i64> = (0..n as i64).collect();
+    let ib: Vec<i64> = (0..n as i64).map(|k| 2 * n as i64 - 1 - k).collect();
+    let d0: Vec<f64> = xs.iter().map(|v| v * 0.5).collect();
+    let d1: Vec<f64> = xs.iter().rev().copied().collect();
+    let ints: [&[i64]; 2] = [&ia, &ib];
+    let reals: [&[f64]; 2] = [&d0, &d1];
+    for first in [0, 1] {
+        let len = n - first;
+        let ints: Vec<&[i64]> = ints.iter().map(|c| &c[first..]).collect();
+        let reals: Vec<&[f64]> = reals.iter().map(|c| &c[first..]).collect();
+        let data = DataView::new(len, &reals, &ints);
+        let a = Expr::var(VarRef::new(0, vec![Index::field(0)], Index::field(0)));
+        let b = Expr::var(VarRef::new(0, vec![Index::field(1)], Index::field(1)));
+        let (d0, d1) = (Expr::data(0), Expr::data(1));
+        for &u in Un::ALL.iter().filter(|u| u.available() && !u.internal()) {
+            check(
+                u.name(),
+                &a.apply(u),
+                &data,
+                &x,
+                &[],
+                Parallelism::Sequential,
+            );
+            let e = (&a * &d0 - &b / 3.0).apply(u) * (-&d1).abs() + d1.apply(u).sqrt();
+            check(u.name(), &e, &data, &x, &[], Parallelism::Sequential);
+        }
+        for &op in Bin::ALL {
+            let e = a.apply2(op, &b) * (&a - &b) + d0.apply2(op, &d1) / &a;
+            check(op.name(), &e, &data, &x, &[], Parallelism::Sequential);
+        }
+        for k in [-3, -1, 0, 1, 2, 3, 7, 64] {
+            let e = (&a + &d0).powi(k) * &b + (1.0 / &d1).abs2();
+            check("powi", &e, &data, &x, &[], Parallelism::Sequential);
+        }
+    }
+}
+
 /// Data columns, parameters, integer index arithmetic (with floor division and remainder of
 /// negative numbers), positions out of range (NaN), many points, threads.
 #[test]

@@ -1,0 +1,12 @@
+#!/bin/bash
+# alternated before/after pairs of callback_loop --ours; usage: loop.sh INSTANCE CALLS REPS
+inst=$1; calls=$2; reps=$3
+for cb in obj cons grad jac hess; do
+  for r in $(seq $reps); do
+    for v in before after; do
+      t=$(/tmp/cb23-$v-loop $inst $cb $calls 5 --ours 2>/dev/null | sed -E 's/.*pattern ([0-9.]+) .*/\1/')
+      echo "$inst $cb $v $t"
+    done
+  done
+done
+echo "load $(cat /proc/loadavg)"

@@ -78,9 +78,11 @@ pub use simdnlp_device::Parallelism;
 /// `predicted_flops`, `Σ_j c_j²`). faer's parallelism is only within the dense kernels of one
 /// supernode at a time (its supernodal loop and the triangular solves run the supernodes in
 /// order), with a rayon dispatch per kernel (per column in the intranode Bunch–Kaufman
-/// LBLᵀ): measured on two cores, two threads lost on every KKT matrix up to 2.3e9 (up to 13×
-/// on whole solves that fall back to LBLᵀ) and won from 3.7e9 on (bearing:640x640 and
-/// larger; bench-suites/README.md, issue 16, session 23).
+/// LBLᵀ): on small matrices that dispatch is the whole cost (two threads made whole solves
+/// up to 13× slower where they fall back to LBLᵀ). The bound is ten times the largest KKT
+/// matrix of issue 16's large set; above it the caller's choice applies (on the shared
+/// 2-core test machine two threads were still 1.2–1.3× slower up to 3e10, a machine with
+/// free cores was not measured; bench-suites/README.md, issue 16, session 23).
 pub const DEFAULT_PARALLEL_MIN_FLOPS: f64 = 3e9;
 
 /// faer's parallelism for `par` (its `threads`; the callbacks' `min_batch` does not apply).

@@ -80,9 +80,9 @@ pub use simdnlp_device::Parallelism;
 /// order), with a rayon dispatch per kernel (per column in the intranode Bunch–Kaufman
 /// LBLᵀ): on small matrices that dispatch is the whole cost (two threads made whole solves
 /// up to 13× slower where they fall back to LBLᵀ). The bound is ten times the largest KKT
-/// matrix of issue 16's large set; above it the caller's choice applies (on the shared
-/// 2-core test machine two threads were still 1.2–1.3× slower up to 3e10, a machine with
-/// free cores was not measured; bench-suites/README.md, issue 16, session 23).
+/// matrix of issue 16's large set; above it the caller's choice applies (on the 2-core test
+/// machine two threads were still 1.1–1.3× slower up to 3e10, idle or not; more cores were
+/// not measured; bench-suites/README.md, issue 16, session 23).
 pub const DEFAULT_PARALLEL_MIN_FLOPS: f64 = 3e9;
 
 /// faer's parallelism for `par` (its `threads`; the callbacks' `min_batch` does not apply).

@@ -1,13 +1,20 @@
 //! Fill-reducing orderings on the KKT matrices of benchmark instances: AMD against METIS
 //! nested dissection (each under the KKT-matched constraint placement the solver uses)
-//! and the `auto` choice between them. Per instance and ordering: `nnz(L)`, predicted
-//! factorization flops, analysis time, numeric LDLᵀ factorization time and one triangular
-//! solve (best of `--repeat` runs, default 3).
+//! and the `auto` choice between them. Per instance, ordering and thread count: `nnz(L)`,
+//! predicted factorization flops, analysis time, numeric LDLᵀ factorization time and one
+//! triangular solve (best of `--repeat` runs, default 3).
 //!
 //! ```text
 //! cargo run --release -p simdnlp-bench --example kkt_ordering -- \
-//!     [--pglib-dir DIR] [--repeat K] cops/bearing:320x320 opf/case9591_goc lv/rosenbrock:200000
+//!     [--pglib-dir DIR] [--repeat K] [--orderings amd,nd,auto] [--threads 1,2] \
+//!     cops/bearing:320x320 opf/case9591_goc lv/rosenbrock:200000
 //! ```
+//!
+//! `--threads 1,2` times faer's parallelism (`Par::rayon(k)`, `1` sequential, `0` rayon's
+//! pool size; the solver's sequential bound `DEFAULT_PARALLEL_MIN_FLOPS` is off here) against
+//! the sequential factorization: one solver per thread count, analyzed
+//! once, and the factorizations (then the solves) run interleaved, `1, 2, 1, 2, ...`, so
+//! that a load change on the machine hits both alike; each is the best of `--repeat`.
 //!
 //! The matrix is the augmented system of the solver's first iteration:
 //! `[[H + Σ, Jᵀ], [J, −δc I]]` over the variables, one slack per inequality row and the
@@ -23,37 +30,63 @@ use simdnlp_modeling::NlpModel;
 use std::path::PathBuf;
 use std::time::Instant;
 
-fn best_of<T>(repeat: usize, mut f: impl FnMut() -> T) -> (f64, T) {
-    let mut best = f64::INFINITY;
-    let mut out = None;
-    for _ in 0..repeat.max(1) {
-        let t = Instant::now();
-        let r = f();
-        best = best.min(t.elapsed().as_secs_f64());
-        out = Some(r);
+/// Seconds of one call of `f` and its result.
+fn timed<T>(f: impl FnOnce() -> T) -> (f64, T) {
+    let t = Instant::now();
+    let r = f();
+    (t.elapsed().as_secs_f64(), r)
+}
+
+/// The parallelism of `threads` threads (`1`: sequential).
+fn parallelism(threads: usize) -> Parallelism {
+    if threads == 1 {
+        Parallelism::Sequential
+    } else {
+        Parallelism::rayon_threads(threads)
     }
-    (best, out.expect("at least one run"))
+}
+
+/// A comma-separated list (`"1,2"`).
+fn parse_list<T: std::str::FromStr>(s: &str) -> Result<Vec<T>, T::Err> {
+    s.split(',').map(str::parse).collect()
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let (mut pglib, mut repeat, mut specs) = (None, 3usize, Vec::new());
+    let mut threads = vec![1usize];
+    let mut orderings = vec![
+        ("amd", FillMethod::Amd),
+        ("nd", FillMethod::NestedDissection),
+        ("auto", FillMethod::Auto),
+    ];
     while let Some(a) = args.next() {
         match a.as_str() {
             "--pglib-dir" => pglib = Some(PathBuf::from(args.next().ok_or("--pglib-dir DIR")?)),
             "--repeat" => repeat = args.next().ok_or("--repeat K")?.parse()?,
+            "--threads" => threads = parse_list(&args.next().ok_or("--threads K,K")?)?,
+            "--orderings" => {
+                let list: Vec<String> = parse_list(&args.next().ok_or("--orderings LIST")?)?;
+                orderings.retain(|(name, _)| list.iter().any(|l| l == name));
+                if orderings.len() != list.len() {
+                    return Err("--orderings takes amd, nd and auto".into());
+                }
+            }
             _ => specs.push(a),
         }
     }
-    if specs.is_empty() {
+    if specs.is_empty() || threads.is_empty() {
         return Err(
-            "usage: kkt_ordering [--pglib-dir DIR] [--repeat K] SUITE/NAME[:SIZE]...".into(),
+            "usage: kkt_ordering [--pglib-dir DIR] [--repeat K] [--orderings LIST] \
+             [--threads K,K] SUITE/NAME[:SIZE]..."
+                .into(),
         );
     }
+    let repeat = repeat.max(1);
     let reg = Registry::with_defaults(pglib);
     println!(
-        "{:<22} {:>5} {:>9} {:>11} {:>9} {:>9} {:>9} {:>9} {:>9}",
-        "instance", "ord", "n", "nnz(L)", "Gflop", "analyze", "factor", "solve", "chosen"
+        "{:<22} {:>5} {:>3} {:>9} {:>11} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "instance", "ord", "thr", "n", "nnz(L)", "Gflop", "analyze", "factor", "solve", "chosen"
     );
     for spec in specs {
         let (suite, inst) = spec.split_once('/').ok_or("expected SUITE/NAME[:SIZE]")?;
@@ -104,41 +137,56 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut vals = vec![0.0; asm.nnz()];
         asm.assemble(&[&hv, &jv, &minus_ones, &sigma, &dc], &mut vals)?;
         let label = instance.label();
-        for (name, method) in [
-            ("amd", FillMethod::Amd),
-            ("nd", FillMethod::NestedDissection),
-            ("auto", FillMethod::Auto),
-        ] {
-            let mut s = FaerLdlt::new(Parallelism::Sequential);
-            s.set_ordering(FillOrdering::kkt_matched(nw, method));
-            let (t_an, r) = best_of(repeat, || s.analyze(asm.n(), asm.col_ptr(), asm.row_idx()));
-            r?;
-            let (t_f, st) = best_of(repeat, || s.factorize(&vals));
-            let st = st?;
+        for &(name, method) in &orderings {
+            // One solver per thread count, each analyzed once.
+            let mut solvers = Vec::with_capacity(threads.len());
+            for &k in &threads {
+                let mut s = FaerLdlt::new(parallelism(k));
+                // faer's own parallelism at every size (no sequential bound).
+                s.set_parallel_min_flops(0.0)?;
+                s.set_ordering(FillOrdering::kkt_matched(nw, method));
+                let (t_an, r) = timed(|| s.analyze(asm.n(), asm.col_ptr(), asm.row_idx()));
+                r?;
+                solvers.push((k, s, t_an, f64::INFINITY, f64::INFINITY, None));
+            }
+            // Factorizations interleaved over the thread counts, then the solves.
+            for _ in 0..repeat {
+                for (_, s, _, t_f, _, st) in &mut solvers {
+                    let (t, r) = timed(|| s.factorize(&vals));
+                    *t_f = t_f.min(t);
+                    *st = Some(r?);
+                }
+            }
             let rhs = vec![1.0; asm.n()];
             let mut x = rhs.clone();
-            let (t_s, r) = best_of(repeat, || {
-                x.copy_from_slice(&rhs);
-                s.solve_in_place(&mut x)
-            });
-            r?;
-            println!(
-                "{:<22} {:>5} {:>9} {:>11} {:>9.3} {:>8.3}s {:>8.3}s {:>8.4}s {:>9} {:?}",
-                label,
-                name,
-                asm.n(),
-                s.factor_nnz(),
-                s.predicted_flops() / 1e9,
-                t_an,
-                t_f,
-                t_s,
-                match s.fill_method() {
-                    Some(FillMethod::NestedDissection) => "nd",
-                    Some(FillMethod::Amd) => "amd",
-                    _ => "?",
-                },
-                st,
-            );
+            for _ in 0..repeat {
+                for (_, s, _, _, t_s, _) in &mut solvers {
+                    x.copy_from_slice(&rhs);
+                    let (t, r) = timed(|| s.solve_in_place(&mut x));
+                    r?;
+                    *t_s = t_s.min(t);
+                }
+            }
+            for (k, s, t_an, t_f, t_s, st) in &solvers {
+                println!(
+                    "{:<22} {:>5} {:>3} {:>9} {:>11} {:>9.3} {:>8.3}s {:>8.3}s {:>8.4}s {:>9} {:?}",
+                    label,
+                    name,
+                    k,
+                    asm.n(),
+                    s.factor_nnz(),
+                    s.predicted_flops() / 1e9,
+                    t_an,
+                    t_f,
+                    t_s,
+                    match s.fill_method() {
+                        Some(FillMethod::NestedDissection) => "nd",
+                        Some(FillMethod::Amd) => "amd",
+                        _ => "?",
+                    },
+                    st.expect("at least one factorization"),
+                );
+            }
         }
     }
     Ok(())

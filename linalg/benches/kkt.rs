@@ -247,11 +247,17 @@ fn main() {
         ("seq", Parallelism::Sequential),
         ("rayon", Parallelism::rayon_threads(threads)),
     ] {
+        // faer's threads at every size (the solvers' sequential bound off).
         let llt = &mut FaerLlt::new(par);
+        llt.set_parallel_min_flops(0.0).expect("0 is a valid bound");
         run("LLT condensed", par_label, llt, condensed(), reps);
         let ldlt = &mut FaerLdlt::new(par);
+        ldlt.set_parallel_min_flops(0.0)
+            .expect("0 is a valid bound");
         run("LDLT kkt", par_label, ldlt, kkt(&kkt_vals), reps);
         let lblt = &mut FaerLblt::new(par);
+        lblt.set_parallel_min_flops(0.0)
+            .expect("0 is a valid bound");
         run("LBLT kkt", par_label, lblt, kkt(&kkt_vals), reps);
         for (label, ord) in [
             (
@@ -264,10 +270,14 @@ fn main() {
             ),
         ] {
             let mut ldlt = FaerLdlt::new(par);
+            ldlt.set_parallel_min_flops(0.0)
+                .expect("0 is a valid bound");
             ldlt.set_ordering(ord);
             run(label, par_label, &mut ldlt, kkt(&kkt0_vals), reps);
         }
         let mut lblt = FaerLblt::new(par);
+        lblt.set_parallel_min_flops(0.0)
+            .expect("0 is a valid bound");
         lblt.set_ordering(FillOrdering::KktMatched { n_primal: n });
         let label = "LBLT kkt dc=0 matched";
         run(label, par_label, &mut lblt, kkt(&kkt0_vals), reps);

@@ -73,6 +73,18 @@ pub const DEFAULT_ZERO_PIVOT_TOL: f64 = 0.0;
 
 pub use simdnlp_device::Parallelism;
 
+/// Default of the factorization size below which a parallel solver factorizes and solves
+/// sequentially: predicted flops of one numeric factorization (the measure of
+/// `predicted_flops`, `Σ_j c_j²`). faer's parallelism is only within the dense kernels of one
+/// supernode at a time (its supernodal loop and the triangular solves run the supernodes in
+/// order), with a rayon dispatch per kernel (per column in the intranode Bunch–Kaufman
+/// LBLᵀ): on small matrices that dispatch is the whole cost (two threads made whole solves
+/// up to 13× slower where they fall back to LBLᵀ). The bound is ten times the largest KKT
+/// matrix of issue 16's large set; above it the caller's choice applies (on the 2-core test
+/// machine two threads were still 1.1–1.3× slower up to 3e10, idle or not; more cores were
+/// not measured; bench-suites/README.md, issue 16, session 23).
+pub const DEFAULT_PARALLEL_MIN_FLOPS: f64 = 3e9;
+
 /// faer's parallelism for `par` (its `threads`; the callbacks' `min_batch` does not apply).
 fn faer_par(par: Parallelism) -> Par {
     match par {
@@ -107,6 +119,13 @@ enum Kind {
 struct Core {
     kind: Kind,
     par: Parallelism,
+    /// Predicted flops below which the factorization and solves run sequentially even when
+    /// `par` is parallel.
+    parallel_min_flops: f64,
+    /// The parallelism the last analysis chose (`par` or sequential, by
+    /// `parallel_min_flops`): the workspace is sized for it, so it stays until the next
+    /// analysis.
+    par_in_use: Parallelism,
     zero_pivot_tol: f64,
     ordering: FillOrdering,
     /// Base method of the ordering the last analysis used ([`FillMethod::Auto`] resolved).
@@ -237,6 +256,8 @@ impl Core {
         Self {
             kind,
             par,
+            parallel_min_flops: DEFAULT_PARALLEL_MIN_FLOPS,
+            par_in_use: Parallelism::Sequential,
             zero_pivot_tol: DEFAULT_ZERO_PIVOT_TOL,
             ordering: FillOrdering::Amd,
             method_used: None,
@@ -271,7 +292,7 @@ impl Core {
     }
 
     fn factor_scratch(&self, symbolic: &SymbolicCholesky<usize>) -> StackReq {
-        let par = faer_par(self.par);
+        let par = faer_par(self.par_in_use);
         match self.kind {
             Kind::Llt => symbolic
                 .factorize_numeric_llt_scratch::<f64>(par, Spec::<LltParams, f64>::default()),
@@ -299,6 +320,7 @@ impl Core {
         self.method_used = None;
         self.static_pivoting_started = false;
         self.flops = 0.0;
+        self.par_in_use = Parallelism::Sequential;
         self.n = n;
         self.input_nnz = row_idx.len();
         if n == 0 {
@@ -346,6 +368,11 @@ impl Core {
         })?;
         self.method_used = Some(method);
         self.flops = flops;
+        self.par_in_use = if flops >= self.parallel_min_flops {
+            self.par
+        } else {
+            Parallelism::Sequential
+        };
         let supernodal = matches!(first.raw(), SymbolicCholeskyRaw::Supernodal(_));
         (self.fill_fwd, self.fill_inv) = match first.perm() {
             Some(perm) => {
@@ -386,7 +413,7 @@ impl Core {
         } else {
             (upper, up_map)
         };
-        let par = faer_par(self.par);
+        let par = faer_par(self.par_in_use);
         self.factor_req = self.factor_scratch(&symbolic);
         let solve_req = symbolic.solve_in_place_scratch::<f64>(1, par);
         self.mem = alloc(self.factor_req.or(solve_req))?;
@@ -442,7 +469,7 @@ impl Core {
         let tol = self.zero_pivot_tol * scale;
         let side = Self::permuted_side(symbolic);
         let a = SparseColMatRef::new(permuted.rb(), &self.permuted_values);
-        let par = faer_par(self.par);
+        let par = faer_par(self.par_in_use);
         let stack = MemStack::new(&mut self.mem);
         match effective_kind(self.kind, symbolic) {
             Kind::Llt => {
@@ -606,7 +633,7 @@ impl Core {
             return Ok(());
         }
         if let Some(symbolic) = &self.symbolic {
-            let req = symbolic.solve_in_place_scratch::<f64>(nrhs, faer_par(self.par));
+            let req = symbolic.solve_in_place_scratch::<f64>(nrhs, faer_par(self.par_in_use));
             self.mem = alloc(self.factor_req.or(req))?;
         }
         self.rhs_permuted.resize(self.n * nrhs, 0.0);
@@ -639,7 +666,7 @@ impl Core {
                 *xi = b[old];
             }
         }
-        let par = faer_par(self.par);
+        let par = faer_par(self.par_in_use);
         let stack = MemStack::new(&mut self.mem);
         let x = MatMut::from_column_major_slice_mut(permuted, n, nrhs);
         match effective_kind(self.kind, symbolic) {
@@ -893,7 +920,8 @@ macro_rules! backend {
                 Self { core: Core::new($kind, par) }
             }
 
-            /// The parallelism in use.
+            /// The parallelism asked for (see [`Self::parallelism_in_use`] for the one the
+            /// last analysis chose).
             pub fn parallelism(&self) -> Parallelism {
                 self.core.par
             }
@@ -902,6 +930,32 @@ macro_rules! backend {
             /// workspace size depends on it, so the change takes effect at the next analysis.
             pub fn set_parallelism(&mut self, par: Parallelism) {
                 self.core.par = par;
+            }
+
+            /// The parallelism of the factorizations and solves since the last analysis:
+            /// [`Self::parallelism`] when its predicted flops
+            /// ([`Self::predicted_flops`]) reach [`Self::parallel_min_flops`], else
+            /// [`Parallelism::Sequential`] (also before analysis).
+            pub fn parallelism_in_use(&self) -> Parallelism {
+                self.core.par_in_use
+            }
+
+            /// Predicted flops of one factorization below which a parallel solver runs
+            /// sequentially (default [`DEFAULT_PARALLEL_MIN_FLOPS`]).
+            pub fn parallel_min_flops(&self) -> f64 {
+                self.core.parallel_min_flops
+            }
+
+            /// Sets the size bound of [`Self::parallelism_in_use`] (predicted flops of one
+            /// factorization; `0` always uses [`Self::parallelism`]). Takes effect at the
+            /// next [`SymmetricSolver::analyze`].
+            ///
+            /// # Errors
+            /// [`LinalgError::InvalidValue`] when `flops` is negative or not finite.
+            pub fn set_parallel_min_flops(&mut self, flops: f64) -> Result<(), LinalgError> {
+                check_non_negative("parallel min flops", flops)?;
+                self.core.parallel_min_flops = flops;
+                Ok(())
             }
 
             /// Sets the relative zero-pivot tolerance (see the module documentation).

@@ -91,7 +91,9 @@ pub use assembly::{KktBuilder, SourceId, SymAssembly};
 pub use condensed::CondensedKkt;
 pub use condensed_device::{CondensedValues, DeviceCondensedKkt};
 pub use device_factor::{DeviceFactorization, HostFactorization};
-pub use faer_backend::{DynamicRegularization, FaerLblt, FaerLdlt, FaerLlt, Parallelism};
+pub use faer_backend::{
+    DEFAULT_PARALLEL_MIN_FLOPS, DynamicRegularization, FaerLblt, FaerLdlt, FaerLlt, Parallelism,
+};
 pub use multifrontal::MultifrontalLdlt;
 pub use ordering::{FillMethod, FillOrdering};
 pub use refine::{

@@ -6,8 +6,8 @@ mod common;
 use common::*;
 use simdnlp_linalg::sparse::sym_lower_matvec;
 use simdnlp_linalg::{
-    FactorStatus, FaerLblt, FaerLdlt, FaerLlt, FillOrdering, Inertia, LinalgError, Parallelism,
-    RefineOptions, RefineWork, SymmetricSolver, iterative_refinement,
+    DEFAULT_PARALLEL_MIN_FLOPS, FactorStatus, FaerLblt, FaerLdlt, FaerLlt, FillOrdering, Inertia,
+    LinalgError, Parallelism, RefineOptions, RefineWork, SymmetricSolver, iterative_refinement,
 };
 
 fn backends() -> Vec<(&'static str, Box<dyn SymmetricSolver>)> {
@@ -465,15 +465,57 @@ fn refactorization_matches_fresh_factorization() {
 
 #[test]
 fn rayon_parallelism_gives_valid_results() {
+    // The size bound off (0 flops): these small matrices take faer's parallel path.
     let mut rng = Rng::new(9);
     let a = random_kkt(&mut rng, 400, 150, 3, 1e-3);
     let mut ldlt = FaerLdlt::new(Parallelism::rayon_threads(2));
+    ldlt.set_parallel_min_flops(0.0).unwrap();
     check_solver("ldlt rayon", &mut ldlt, &a, &mut rng);
+    assert_eq!(ldlt.parallelism_in_use(), Parallelism::rayon_threads(2));
     let mut lblt = FaerLblt::new(Parallelism::rayon_threads(0));
+    lblt.set_parallel_min_flops(0.0).unwrap();
     check_solver("lblt rayon", &mut lblt, &a, &mut rng);
+    assert_eq!(lblt.parallelism_in_use(), Parallelism::rayon_threads(0));
     let spd = random_spd(&mut rng, 300, 3);
     let mut llt = FaerLlt::new(Parallelism::rayon_threads(2));
+    llt.set_parallel_min_flops(0.0).unwrap();
     check_solver("llt rayon", &mut llt, &spd, &mut rng);
+    assert_eq!(llt.parallelism_in_use(), Parallelism::rayon_threads(2));
+}
+
+#[test]
+fn small_factorizations_run_sequentially_under_a_parallel_setting() {
+    // Below DEFAULT_PARALLEL_MIN_FLOPS a parallel solver factorizes and solves sequentially
+    // (faer's per-supernode thread dispatch costs more than it saves there); the bound
+    // decides at each analysis.
+    let mut rng = Rng::new(11);
+    let a = random_kkt(&mut rng, 200, 80, 3, 1e-3);
+    let (asm, _) = a.to_csc();
+    let mut ldlt = FaerLdlt::new(Parallelism::rayon_threads(2));
+    assert_eq!(ldlt.parallel_min_flops(), DEFAULT_PARALLEL_MIN_FLOPS);
+    assert_eq!(ldlt.parallelism_in_use(), Parallelism::Sequential);
+    ldlt.analyze(asm.n(), asm.col_ptr(), asm.row_idx()).unwrap();
+    assert!(ldlt.predicted_flops() < DEFAULT_PARALLEL_MIN_FLOPS);
+    assert_eq!(ldlt.parallelism(), Parallelism::rayon_threads(2));
+    assert_eq!(ldlt.parallelism_in_use(), Parallelism::Sequential);
+    check_solver("ldlt below the bound", &mut ldlt, &a, &mut rng);
+    // A bound at the matrix's own predicted flops: parallel from the next analysis on.
+    ldlt.set_parallel_min_flops(ldlt.predicted_flops()).unwrap();
+    assert_eq!(ldlt.parallelism_in_use(), Parallelism::Sequential);
+    ldlt.analyze(asm.n(), asm.col_ptr(), asm.row_idx()).unwrap();
+    assert_eq!(ldlt.parallelism_in_use(), Parallelism::rayon_threads(2));
+    check_solver("ldlt at the bound", &mut ldlt, &a, &mut rng);
+    for bad in [-1.0, f64::NAN, f64::INFINITY] {
+        assert!(matches!(
+            ldlt.set_parallel_min_flops(bad),
+            Err(LinalgError::InvalidValue { .. })
+        ));
+    }
+    // A sequential solver stays sequential whatever the bound.
+    let mut seq = FaerLblt::new(Parallelism::Sequential);
+    seq.set_parallel_min_flops(0.0).unwrap();
+    seq.analyze(asm.n(), asm.col_ptr(), asm.row_idx()).unwrap();
+    assert_eq!(seq.parallelism_in_use(), Parallelism::Sequential);
 }
 
 #[test]

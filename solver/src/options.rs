@@ -746,6 +746,10 @@ options_table! {
         hybrid_gamma: f64 = 1e5, (x > 0);
         /// Threads of the sparse factorization and solves: `1` sequential, `0`
         /// rayon's current pool size, `k > 1` the global rayon pool with `k` threads.
+        /// LDLᵀ, LBLᵀ and Cholesky use them only for matrices whose factorization is
+        /// predicted to take at least `simdnlp_linalg::DEFAULT_PARALLEL_MIN_FLOPS` (3e9)
+        /// flops, and run smaller ones sequentially (there faer's threads cost more than
+        /// they save: bench-suites/README.md, issue 16, session 23).
         factorization_threads: usize = 1, (any);
         /// Minimum number of iterative-refinement steps.
         min_refinement_steps: usize = 1, (any);

@@ -733,7 +733,8 @@ struct Lower<'a, 'b> {
     int_loads: HashMap<(u32, usize), Value>,
     /// per instruction: a `sin` or `cos` whose argument also gets the other one
     paired: Vec<bool>,
-    /// `(sin a, cos a)` already computed for argument `a`
+    /// `(sin a, cos a)` already computed for argument `a` (one-point bodies; 8-point
+    /// bodies keep theirs in [`Lower::sincos_lanes`])
     sincos: HashMap<Value, (Value, Value)>,
     /// the two-value stack slot [`call_sincos`] writes (made on first use)
     sincos_slot: Option<ir::StackSlot>,
@@ -1125,20 +1126,9 @@ impl<'a, 'b> Lower<'a, 'b> {
                         continue;
                     }
                     let (base, k) = (self.member_outs[m], self.ks[0]);
-                    if let Some(v) = one_output_pair(&all_pairs[m], lane) {
-                        // one output per point: a pair's two outputs are adjacent
-                        let row = self.lane_addr(base, k, lane, stride);
-                        self.b.ins().store(self.pair_store, v, row, 0);
-                        continue;
-                    }
-                    if one_output_pair(&all_pairs[m], lane & !1).is_some() {
-                        // stored with the pair's first lane
-                        continue;
-                    }
-                    let row = self.lane_addr(base, k, lane, stride);
-                    for (s, &v) in outs.iter().enumerate() {
-                        self.b.ins().store(self.mem, v, row, (s * 8) as i32);
-                    }
+                    self.store_outputs(&all_pairs[m], lane, outs, |l| {
+                        l.lane_addr(base, k, lane, stride)
+                    });
                 }
             }
             return Ok(acc);
@@ -1176,25 +1166,40 @@ impl<'a, 'b> Lower<'a, 'b> {
                 }
                 _ if step > 0 => {
                     let pairs = all_pairs.last().map_or(&[][..], |p| &p[..]);
-                    if let Some(v) = one_output_pair(pairs, lane) {
-                        // one output per point: a pair's two outputs are adjacent
-                        let row = self.row_addr(self.out, 8);
-                        self.b.ins().store(self.pair_store, v, row, 0);
-                        continue;
-                    }
-                    if one_output_pair(pairs, lane & !1).is_some() {
-                        // stored with the pair's first lane
-                        continue;
-                    }
-                    let row = self.row_addr(self.out, (step * 8) as i64);
-                    for (s, &v) in outs.iter().enumerate() {
-                        self.b.ins().store(self.mem, v, row, (s * 8) as i32);
-                    }
+                    let out = self.out;
+                    self.store_outputs(pairs, lane, outs, |l| l.row_addr(out, (step * 8) as i64));
                 }
                 _ => {}
             }
         }
         Ok(acc)
+    }
+
+    /// Stores lane `lane`'s outputs `outs` (consecutive) at the row `row_of` computes.
+    /// Where the body has one output per point computed as its lane pair's vector
+    /// ([`one_output_pair`]), the two points' rows are adjacent: the pair's first lane
+    /// stores the vector with one 16-byte store and the second lane stores nothing.
+    fn store_outputs(
+        &mut self,
+        pairs: &[Vec<Option<Value>>],
+        lane: usize,
+        outs: &[Value],
+        row_of: impl FnOnce(&mut Self) -> Value,
+    ) {
+        if lane % 2 == 1 && one_output_pair(pairs, lane - 1).is_some() {
+            return;
+        }
+        let row = row_of(self);
+        match one_output_pair(pairs, lane) {
+            Some(v) => {
+                self.b.ins().store(self.pair_store, v, row, 0);
+            }
+            None => {
+                for (s, &v) in outs.iter().enumerate() {
+                    self.b.ins().store(self.mem, v, row, (s * 8) as i32);
+                }
+            }
+        }
     }
 
     /// `out[base + off] += v` at the current lane's point, `base` a data column's entry

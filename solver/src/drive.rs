@@ -24,7 +24,8 @@ pub struct IterationRecord {
     pub iter: usize,
     /// Objective in the user's units (not negated for a maximization).
     pub objective: f64,
-    /// Constraint violation (∞-norm, the user's units): the log's `inf_pr`.
+    /// Constraint residual (∞-norm, the user's units; the slack residual `c − s` of the
+    /// rows with a slack included): the log's `inf_pr`.
     pub inf_pr: f64,
     /// Dual infeasibility (∞-norm of the Lagrangian gradient of the scaled problem): the
     /// log's `inf_du`.

@@ -461,13 +461,20 @@ options_table! {
     #[serde(default, deny_unknown_fields)]
     pub struct Options {
         // ---------------------------------------------------------------- termination
-        /// Desired convergence tolerance on the scaled optimality error.
+        /// Desired convergence tolerance on the scaled optimality error (Ipopt's
+        /// `curr_nlp_error`): the largest of the scaled dual infeasibility, the NLP
+        /// constraint violation (equality rows' residuals and rows outside their relaxed
+        /// bounds; the residual `c − s` between a row and its slack is not counted) and
+        /// the scaled complementarity.
         tol: f64 = 1e-8, (x > 0);
         /// Scaling threshold `s_max` of the optimality error.
         s_max: f64 = 100.0, (x > 0);
         /// Absolute tolerance on the unscaled dual infeasibility.
         dual_inf_tol: f64 = 1.0, (x > 0);
-        /// Absolute tolerance on the unscaled constraint violation.
+        /// Absolute tolerance on the unscaled NLP constraint violation (∞-norm of the
+        /// equality rows' residuals and of how far the other rows lie outside their
+        /// relaxed bounds, in the user's units; Ipopt's
+        /// `unscaled_curr_nlp_constraint_violation`).
         constr_viol_tol: f64 = 1e-4, (x > 0);
         /// Absolute tolerance on the unscaled complementarity.
         compl_inf_tol: f64 = 1e-4, (x > 0);
@@ -478,7 +485,8 @@ options_table! {
         acceptable_iter: usize = 15, (any);
         /// Acceptable threshold on the unscaled dual infeasibility.
         acceptable_dual_inf_tol: f64 = 1e10, (x > 0);
-        /// Acceptable threshold on the unscaled constraint violation.
+        /// Acceptable threshold on the unscaled NLP constraint violation (the measure of
+        /// `constr_viol_tol`).
         acceptable_constr_viol_tol: f64 = 1e-2, (x > 0);
         /// Acceptable threshold on the unscaled complementarity.
         acceptable_compl_inf_tol: f64 = 1e-2, (x > 0);

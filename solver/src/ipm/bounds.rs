@@ -2,6 +2,7 @@
 
 use super::Unscaling;
 use super::vectors::Slacks;
+use super::violation::SlackRows;
 use crate::backend::Backend;
 use crate::layout::Layout;
 use crate::result::SolverError;
@@ -31,6 +32,8 @@ pub(crate) struct LayoutOnDevice<B: Backend> {
     pub dual_unscale: B::Vector,
     /// Scaled residual to user units, per row.
     pub viol_unscale: B::Vector,
+    /// The rows with a slack and the slacks' bounds (the NLP constraint violation).
+    pub slack_rows: SlackRows<B::Vector, B::Index>,
 }
 
 impl<B: Backend> LayoutOnDevice<B> {
@@ -56,6 +59,7 @@ impl<B: Backend> LayoutOnDevice<B> {
     ) -> Result<Self, SolverError> {
         let lo_c: Vec<f64> = layout.lower_idx.iter().map(|&i| layout.lo[i]).collect();
         let up_c: Vec<f64> = layout.upper_idx.iter().map(|&i| layout.up[i]).collect();
+        let slack_cols: Vec<usize> = (layout.n..layout.nw()).collect();
         Ok(Self {
             lower_idx: backend.index_from_host(&layout.lower_idx)?,
             upper_idx: backend.index_from_host(&layout.upper_idx)?,
@@ -67,12 +71,19 @@ impl<B: Backend> LayoutOnDevice<B> {
             upper_full: backend.vector_from_host(&layout.up)?,
             dual_unscale: backend.vector_from_host(unscaling.dual)?,
             viol_unscale: backend.vector_from_host(unscaling.viol)?,
+            slack_rows: SlackRows {
+                count: layout.ns,
+                rows: backend.index_from_host(&layout.slack_rows)?,
+                cols: backend.index_from_host(&slack_cols)?,
+                lower: backend.vector_from_host(&layout.lo[layout.n..])?,
+                upper: backend.vector_from_host(&layout.up[layout.n..])?,
+            },
         })
     }
 
     /// Upload `layout`'s bounds and damping weights and the `unscaling` factors in place
-    /// (no allocation). `layout` must have the bound lists (`lower_idx`, `upper_idx`) and
-    /// lengths of the layout this was built from: the caller checks.
+    /// (no allocation). `layout` must have the bound lists (`lower_idx`, `upper_idx`), the
+    /// slack rows and the lengths of the layout this was built from: the caller checks.
     pub fn refill(
         &mut self,
         backend: &B,
@@ -89,6 +100,8 @@ impl<B: Backend> LayoutOnDevice<B> {
         backend.copy_from_host(&mut self.upper_full, &layout.up)?;
         backend.copy_from_host(&mut self.dual_unscale, unscaling.dual)?;
         backend.copy_from_host(&mut self.viol_unscale, unscaling.viol)?;
+        backend.copy_from_host(&mut self.slack_rows.lower, &layout.lo[layout.n..])?;
+        backend.copy_from_host(&mut self.slack_rows.upper, &layout.up[layout.n..])?;
         Ok(())
     }
 }

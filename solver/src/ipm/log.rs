@@ -45,8 +45,8 @@ impl<B: Backend> Ipm<'_, B> {
         }
     }
 
-    /// One Ipopt-style line: `inf_pr` is the unscaled constraint violation, `inf_du` the
-    /// scaled dual infeasibility (as Ipopt prints them).
+    /// One Ipopt-style line: `inf_pr` is the unscaled ∞-norm of the residual (`c − s` of
+    /// the rows with a slack included), `inf_du` the scaled dual infeasibility.
     pub(super) fn log_iter(&self, dual_scaled: f64) {
         if self.options.print_level < PrintLevel::Iterations {
             return;
@@ -57,7 +57,7 @@ impl<B: Backend> Ipm<'_, B> {
             self.iter,
             self.tag,
             self.objective_unscaled(),
-            self.constr_viol_u,
+            self.residual_u,
             dual_scaled,
             self.mu.log10(),
             last.step_norm,
@@ -74,7 +74,7 @@ impl<B: Backend> Ipm<'_, B> {
         IterationRecord {
             iter: self.iter_offset + self.iter,
             objective: self.objective_unscaled(),
-            inf_pr: self.constr_viol_u,
+            inf_pr: self.residual_u,
             inf_du: dual_scaled,
             mu: self.mu,
             step_norm: last.step_norm,

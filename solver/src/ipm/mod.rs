@@ -24,6 +24,8 @@
 //!   (`BacktrackingLineSearch`);
 //! - `watchdog`: the watchdog procedure around the line search;
 //! - `restoration`: the ℓ1 feasibility-restoration phase (`RestoMinC_1Nrm`);
+//! - `violation`: the NLP constraint violation of the termination tests
+//!   (`curr_nlp_constraint_violation`);
 //! - `log`: the iteration line and the iteration record.
 
 mod barrier;
@@ -36,6 +38,7 @@ mod restoration;
 mod step;
 mod storage;
 mod vectors;
+mod violation;
 mod watchdog;
 
 use crate::backend::Backend;
@@ -57,6 +60,7 @@ use restoration::Restoration;
 use step::Perturbation;
 use storage::RunStorage;
 use vectors::{Correction, Direction, Iterate, Slacks, Trial, Work};
+use violation::ViolationWork;
 use watchdog::Watchdog;
 
 /// How `run` ended.
@@ -171,8 +175,14 @@ pub(crate) struct Ipm<'a, B: Backend> {
     adaptive: bool,
     /// Unscaled dual infeasibility at the last evaluated iterate.
     pub dual_inf_u: f64,
-    /// Unscaled constraint violation at the last evaluated iterate.
+    /// Unscaled NLP constraint violation at the last evaluated iterate (Ipopt's
+    /// `unscaled_curr_nlp_constraint_violation`: equality rows' residuals and the rows with
+    /// a slack outside the slack's relaxed bounds, the slack residual `c − s` not counted),
+    /// the quantity `constr_viol_tol` bounds.
     pub constr_viol_u: f64,
+    /// Unscaled ∞-norm of the residual `r` (`c − s` included) at the last evaluated
+    /// iterate: the log's and the iteration record's `inf_pr`.
+    pub residual_u: f64,
     /// Unscaled complementarity at the last evaluated iterate.
     pub compl_u: f64,
     /// Number of restoration phases entered.
@@ -271,6 +281,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             adaptive: options.mu_strategy == MuStrategy::AdaptiveLoqo,
             dual_inf_u: f64::INFINITY,
             constr_viol_u: f64::INFINITY,
+            residual_u: f64::INFINITY,
             compl_u: f64::INFINITY,
             restorations: 0,
             resto_counts: CallbackCounts::default(),
@@ -431,6 +442,25 @@ impl<'a, B: Backend> Ipm<'a, B> {
             .max(backend.compl_inf(&slacks.upper, &iterate.zu, mu))
     }
 
+    /// The NLP constraint violation per row at the current iterate into
+    /// `work.row_violation` ([`violation::nlp_violation`]; uses `work.w` and
+    /// `work.per_slack`).
+    fn compute_row_violation(&mut self) {
+        let work = &mut self.work;
+        violation::nlp_violation(
+            self.backend.device(),
+            &self.bounds.slack_rows,
+            &self.iterate.w,
+            &self.residual,
+            ViolationWork {
+                w_d: &mut work.w,
+                below: &mut work.per_slack.lower,
+                above: &mut work.per_slack.upper,
+            },
+            &mut work.row_violation,
+        );
+    }
+
     /// Ipopt's scaling factors `(s_d, s_c)` of the dual infeasibility and the
     /// complementarity in the optimality error.
     fn scaling_factors(&self) -> (f64, f64) {
@@ -480,14 +510,18 @@ impl<'a, B: Backend> Ipm<'a, B> {
         let options = self.options;
         self.log_header();
         loop {
-            // ---- optimality measures at the current iterate
+            // ---- optimality measures at the current iterate (Ipopt's: the overall error
+            // `curr_nlp_error` and the `*_tol` tests measure the NLP constraint violation,
+            // without the slack residual; the μ update's barrier error the residual `r`)
             self.compute_grad_lagrangian();
+            self.compute_row_violation();
             let backend = &*self.backend;
             let dual = backend.norm_inf(&self.grad_lagrangian);
             let primal = backend.norm_inf(&self.residual);
+            let viol = backend.norm_inf(&self.work.row_violation);
             let compl0 = self.compl(0.0);
             let (sd, sc) = self.scaling_factors();
-            let e0 = (dual / sd).max(primal).max(compl0 / sc);
+            let e0 = (dual / sd).max(viol).max(compl0 / sc);
             backend.mul(
                 &mut self.work.w,
                 &self.grad_lagrangian,
@@ -495,6 +529,12 @@ impl<'a, B: Backend> Ipm<'a, B> {
             );
             self.dual_inf_u = backend.norm_inf(&self.work.w);
             backend.mul(&mut self.work.m, &self.residual, &self.bounds.viol_unscale);
+            self.residual_u = backend.norm_inf(&self.work.m);
+            backend.mul(
+                &mut self.work.m,
+                &self.work.row_violation,
+                &self.bounds.viol_unscale,
+            );
             self.constr_viol_u = backend.norm_inf(&self.work.m);
             self.compl_u = compl0 / self.obj_scale.abs();
             // a kernel failure since the last iteration (a failed reduction reads NaN
@@ -504,7 +544,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
             if driver.observe(&self.record(dual)) {
                 return Ok(Exit::Done(Status::UserRequestedStop));
             }
-            if !e0.is_finite() {
+            if !e0.is_finite() || !primal.is_finite() {
                 return Ok(Exit::Done(Status::InvalidNumberDetected));
             }
             if e0 <= options.tol

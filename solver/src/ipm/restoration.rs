@@ -86,8 +86,8 @@ pub(super) struct Restoration<'a, B: Backend> {
 /// What a solve keeps of its restoration phases for the next solve of the same structure
 /// with the same backend options: the restoration problem's KKT backend (with its symbolic
 /// analysis) and the inner run's storage, with what decides whether that storage fits the
-/// next solve's restoration problem (its bound lists, lengths and watchdog option: bounds
-/// that become finite or infinite change them).
+/// next solve's restoration problem (its bound lists, slack rows, lengths and watchdog
+/// option: bounds that become finite or infinite change them).
 pub(crate) struct KeptRestoration<B: Backend> {
     /// The restoration problem's KKT backend.
     backend: B,
@@ -97,6 +97,8 @@ pub(crate) struct KeptRestoration<B: Backend> {
     lower_idx: Vec<usize>,
     /// The restoration layout's upper-bound list the storage was allocated for.
     upper_idx: Vec<usize>,
+    /// The restoration layout's rows with a slack the storage was allocated for.
+    slack_rows: Vec<usize>,
     /// The lengths of that layout.
     lengths: Lengths,
     /// The watchdog option of that restoration run (its vectors are allocated only when
@@ -111,7 +113,8 @@ impl<B: Backend> KeptRestoration<B> {
         let fits = self.lengths == Lengths::of(layout)
             && self.watchdog == options.watchdog
             && self.lower_idx == layout.lower_idx
-            && self.upper_idx == layout.upper_idx;
+            && self.upper_idx == layout.upper_idx
+            && self.slack_rows == layout.slack_rows;
         (self.backend, self.storage.filter(|_| fits))
     }
 }
@@ -587,6 +590,7 @@ impl<B: Backend> Restoration<'_, B> {
             watchdog: self.options.watchdog,
             lower_idx: self.layout.lower_idx,
             upper_idx: self.layout.upper_idx,
+            slack_rows: self.layout.slack_rows,
             backend: self.backend,
             storage: self.storage,
         }

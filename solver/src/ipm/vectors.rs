@@ -21,6 +21,8 @@ pub(crate) struct Lengths {
     pub lower: usize,
     /// Components of `w` with a finite upper bound.
     pub upper: usize,
+    /// Slacks (rows with a slack).
+    pub slacks: usize,
 }
 
 impl Lengths {
@@ -30,6 +32,7 @@ impl Lengths {
         m: 0,
         lower: 0,
         upper: 0,
+        slacks: 0,
     };
 
     /// The lengths of `layout`'s vectors.
@@ -39,6 +42,7 @@ impl Lengths {
             m: layout.m,
             lower: layout.lower_idx.len(),
             upper: layout.upper_idx.len(),
+            slacks: layout.ns,
         }
     }
 }
@@ -198,8 +202,13 @@ pub(crate) struct Work<V> {
     pub frac: V,
     /// Length `m`.
     pub m: V,
+    /// Length `m`: the NLP constraint violation per row (the measures of an iterate).
+    pub row_violation: V,
     /// One entry per finite lower bound (`lower`) and per finite upper bound (`upper`).
     pub per_bound: Slacks<V>,
+    /// One entry per slack: its row's violation below (`lower`) and above (`upper`) the
+    /// slack's bounds.
+    pub per_slack: Slacks<V>,
 }
 
 impl<V> Work<V> {
@@ -209,7 +218,12 @@ impl<V> Work<V> {
             w: backend.zeros(lengths.nw)?,
             frac: backend.zeros(lengths.nw)?,
             m: backend.zeros(lengths.m)?,
+            row_violation: backend.zeros(lengths.m)?,
             per_bound: Slacks::zeros(backend, lengths)?,
+            per_slack: Slacks {
+                lower: backend.zeros(lengths.slacks)?,
+                upper: backend.zeros(lengths.slacks)?,
+            },
         })
     }
 
@@ -218,6 +232,8 @@ impl<V> Work<V> {
         backend.fill(&mut self.w, 0.0);
         backend.fill(&mut self.frac, 0.0);
         backend.fill(&mut self.m, 0.0);
+        backend.fill(&mut self.row_violation, 0.0);
         self.per_bound.zero(backend);
+        self.per_slack.zero(backend);
     }
 }

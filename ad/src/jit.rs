@@ -746,10 +746,8 @@ struct Lower<'a, 'b> {
     sincos: HashMap<Value, (Value, Value)>,
     /// the two-value stack slot [`call_sincos`] writes (made on first use)
     sincos_slot: Option<ir::StackSlot>,
-    /// the `2 * LANES`-value stack slot the lane functions write (made on first use)
-    lane_slot: Option<ir::StackSlot>,
     /// the lane functions' signature: `extern "sysv64" fn(F64X2 × 4, *mut vmath::Slot)`
-    /// ([`vmath::PAIR_ARGUMENTS`]) or `fn(f64 × 8, *mut vmath::Slot)`
+    /// ([`vmath::PAIR_ARGUMENTS`]) or `fn(f64 × 8, *mut vmath::Slot)`, returning the slot
     p_v: SigRef,
 }
 
@@ -794,6 +792,7 @@ impl<'a, 'b> Lower<'a, 'b> {
                 s.params.extend([AbiParam::new(f64t); LANES]);
             }
             s.params.push(AbiParam::new(i64t));
+            s.returns.push(AbiParam::new(i64t));
             b.import_signature(s)
         };
         let entry = b.create_block();
@@ -899,7 +898,6 @@ impl<'a, 'b> Lower<'a, 'b> {
             paired: Vec::new(),
             sincos: HashMap::new(),
             sincos_slot: None,
-            lane_slot: None,
             p_v,
         })
     }
@@ -1609,36 +1607,31 @@ impl<'a, 'b> Lower<'a, 'b> {
                     (Un::Sin, _) => LaneFn::Sin,
                     _ => LaneFn::Cos,
                 };
-                let slot = match self.lane_slot {
-                    Some(slot) => slot,
-                    None => {
-                        let size = std::mem::size_of::<vmath::Slot>() as u32;
-                        // 16-byte aligned: the results are read as `F64X2` pairs
-                        let data = ir::StackSlotData::new(ir::StackSlotKind::ExplicitSlot, size, 4);
-                        let slot = self.b.create_sized_stack_slot(data);
-                        self.lane_slot = Some(slot);
-                        slot
-                    }
-                };
+                // a slot of its own per call, 16-byte aligned (the results are read as
+                // `F64X2` pairs), so that no later call of the body overwrites them
+                let size = std::mem::size_of::<vmath::Slot>() as u32;
+                let data = ir::StackSlotData::new(ir::StackSlotKind::ExplicitSlot, size, 4);
+                let slot = self.b.create_sized_stack_slot(data);
                 let at = self.b.ins().stack_addr(types::I64, slot, 0);
                 let callee = self.fn_addr(f.address());
                 let used = if vmath::PAIR_ARGUMENTS { PAIRS } else { LANES };
                 let mut call_args = args[..used].to_vec();
                 call_args.push(at);
-                self.b.ins().call_indirect(self.p_v, callee, &call_args);
+                let call = self.b.ins().call_indirect(self.p_v, callee, &call_args);
                 // the results as one `F64X2` per lane pair, at immediate offsets from the
-                // one slot address (a `stack_load` each gives an address each, which the
-                // register allocator keeps and spills across the body's later calls)
+                // slot address the call returns: pure loads ([`Lower::pure_mem`]) of the
+                // call's result, so each is placed at its first use, after the call and
+                // never hoisted (where they were loaded right after the call, each was
+                // spilled at once and reloaded at its use when another call came between)
+                let at = self.b.inst_results(call)[0];
+                let flags = self.pure_mem;
                 let mut first = [self.nan; PAIRS];
                 let mut second = [self.nan; PAIRS];
                 for q in 0..PAIRS {
-                    first[q] = self
-                        .b
-                        .ins()
-                        .load(types::F64X2, self.mem, at, (q * 16) as i32);
+                    first[q] = self.b.ins().load(types::F64X2, flags, at, (q * 16) as i32);
                     if f == LaneFn::SinCos {
                         let off = (LANES * 8 + q * 16) as i32;
-                        second[q] = self.b.ins().load(types::F64X2, self.mem, at, off);
+                        second[q] = self.b.ins().load(types::F64X2, flags, at, off);
                     }
                 }
                 if f == LaneFn::SinCos {

@@ -427,12 +427,15 @@ macro_rules! jit_fn {
         $(#[$m])*
         #[cfg(target_arch = "x86_64")]
         #[allow(improper_ctypes_definitions)] // see `Entry`
-        extern "sysv64" fn $base(p0: Pair, p1: Pair, p2: Pair, p3: Pair, out: *mut Slot) {
+        extern "sysv64" fn $base(
+            p0: Pair, p1: Pair, p2: Pair, p3: Pair, out: *mut Slot,
+        ) -> *mut Slot {
             // SAFETY: the generated code passes its own 16-aligned stack slot of
             // `2 * LANES` doubles (a `Slot`), not aliased during the call.
             let $out = unsafe { &mut *out };
             let $x = points([p0, p1, p2, p3]);
-            $body
+            $body;
+            out
         }
 
         $(#[$m])*
@@ -440,12 +443,13 @@ macro_rules! jit_fn {
         extern "C" fn $base(
             a0: f64, a1: f64, a2: f64, a3: f64, a4: f64, a5: f64, a6: f64, a7: f64,
             out: *mut Slot,
-        ) {
+        ) -> *mut Slot {
             // SAFETY: the generated code passes its own 16-aligned stack slot of
             // `2 * LANES` doubles (a `Slot`), not aliased during the call.
             let $out = unsafe { &mut *out };
             let $x = [a0, a1, a2, a3, a4, a5, a6, a7];
-            $body
+            $body;
+            out
         }
 
         #[cfg(target_arch = "x86_64")]
@@ -463,10 +467,13 @@ macro_rules! jit_fn {
 
         #[cfg(target_arch = "x86_64")]
         #[allow(improper_ctypes_definitions)] // see `Entry`
-        extern "sysv64" fn $avx2(p0: Pair, p1: Pair, p2: Pair, p3: Pair, out: *mut Slot) {
+        extern "sysv64" fn $avx2(
+            p0: Pair, p1: Pair, p2: Pair, p3: Pair, out: *mut Slot,
+        ) -> *mut Slot {
             // SAFETY: as in the baseline entry point; the JIT takes this address only when
             // the CPU has AVX2 (`LaneFn::address`), the requirement of calling `$avx2_inner`.
-            unsafe { $avx2_inner(p0, p1, p2, p3, &mut *out) }
+            unsafe { $avx2_inner(p0, p1, p2, p3, &mut *out) };
+            out
         }
 
         #[cfg(all(target_arch = "x86_64", vmath_avx512))]
@@ -482,11 +489,14 @@ macro_rules! jit_fn {
 
         #[cfg(all(target_arch = "x86_64", vmath_avx512))]
         #[allow(improper_ctypes_definitions)] // see `Entry`
-        extern "sysv64" fn $avx512(p0: Pair, p1: Pair, p2: Pair, p3: Pair, out: *mut Slot) {
+        extern "sysv64" fn $avx512(
+            p0: Pair, p1: Pair, p2: Pair, p3: Pair, out: *mut Slot,
+        ) -> *mut Slot {
             // SAFETY: as in the baseline entry point; the JIT takes this address only when
             // the CPU has AVX-512F (`LaneFn::address`), the requirement of calling
             // `$avx512_inner`.
-            unsafe { $avx512_inner(p0, p1, p2, p3, &mut *out) }
+            unsafe { $avx512_inner(p0, p1, p2, p3, &mut *out) };
+            out
         }
     };
 }
@@ -497,7 +507,8 @@ macro_rules! jit_fn {
 pub(crate) type Slot = [[f64; LANES]; 2];
 
 /// The signature of the lane functions' entry points: four [`Pair`]s in `xmm0`–`xmm3`
-/// (x86-64, System V on every OS).
+/// (x86-64, System V on every OS), the [`Slot`] for the results, which they return (the
+/// JIT's loads of the results depend on the returned pointer, so they stay after the call).
 ///
 /// `__m128d` is a 16-byte SSE2 vector (SSE2 is part of every x86-64 target), which
 /// `extern "sysv64"` passes in an `xmm` register, as System V does for C's `__m128d` and
@@ -505,11 +516,12 @@ pub(crate) type Slot = [[f64; LANES]; 2];
 /// without `repr(C)`.
 #[cfg(target_arch = "x86_64")]
 #[allow(improper_ctypes_definitions)]
-type Entry = extern "sysv64" fn(Pair, Pair, Pair, Pair, *mut Slot);
+type Entry = extern "sysv64" fn(Pair, Pair, Pair, Pair, *mut Slot) -> *mut Slot;
 
-/// The C-ABI signature of the lane functions' entry points: eight `f64` in registers.
+/// The C-ABI signature of the lane functions' entry points: eight `f64` in registers, the
+/// [`Slot`] for the results, which they return (see the x86-64 `Entry`).
 #[cfg(not(target_arch = "x86_64"))]
-type Entry = extern "C" fn(f64, f64, f64, f64, f64, f64, f64, f64, *mut Slot);
+type Entry = extern "C" fn(f64, f64, f64, f64, f64, f64, f64, f64, *mut Slot) -> *mut Slot;
 
 /// Runs the entry point `f` on the points `x` (for tests).
 #[cfg(test)]
@@ -519,10 +531,10 @@ fn run_entry(f: Entry, x: [f64; LANES], slot: &mut Slot) {
         // SAFETY: the inverse of `points` (16 bytes per pair, lanes in order; every bit
         // pattern is a valid `__m128d`).
         let [p0, p1, p2, p3] = unsafe { std::mem::transmute::<[f64; LANES], [Pair; 4]>(x) };
-        f(p0, p1, p2, p3, slot)
+        f(p0, p1, p2, p3, slot);
     }
     #[cfg(not(target_arch = "x86_64"))]
-    f(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], slot)
+    f(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], slot);
 }
 
 // the entry points take the arguments as four pairs or eight parameters

@@ -8,7 +8,8 @@
 //! each `sin`/`cos` pair of one value) is one call of a lane function of [`crate::vmath`]
 //! for the eight points (arguments in registers: on x86-64 the four pairs of points as four
 //! `F64X2` values in `xmm0`–`xmm3`, System V, elsewhere eight scalars; results in a stack
-//! slot, read back as `F64X2` pairs; AVX-512 or AVX2 where the CPU has it).
+//! slot of each call's own, which the call returns, read as `F64X2` pairs where they are
+//! used; AVX-512 or AVX2 where the CPU has it).
 //! Between two such calls the instructions are emitted pair of points after pair of points,
 //! so fewer values are live across a call: the arithmetic that IEEE 754 rounds per lane
 //! (`+ - * /`, negation, `abs`, `abs2`, `inv`, `sqrt`, `deg2rad`, `rad2deg`, integer

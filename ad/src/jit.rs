@@ -6,16 +6,20 @@
 //! The loop runs [`LANES`] (8) points per iteration while that many are left, then one at
 //! a time: the body is the program unrolled per point, and each `exp`, `sin` and `cos` (and
 //! each `sin`/`cos` pair of one value) is one call of a lane function of [`crate::vmath`]
-//! for the eight points (arguments in registers, results in a stack slot; AVX-512 or AVX2
-//! where the CPU has it).
+//! for the eight points (arguments in registers: on x86-64 the four pairs of points as four
+//! `F64X2` values in `xmm0`–`xmm3`, System V, elsewhere eight scalars; results in a stack
+//! slot of each call's own, which the call returns, read as `F64X2` pairs where they are
+//! used; AVX-512 or AVX2 where the CPU has it).
 //! Between two such calls the instructions are emitted pair of points after pair of points,
 //! so fewer values are live across a call: the arithmetic that IEEE 754 rounds per lane
 //! (`+ - * /`, negation, `abs`, `abs2`, `inv`, `sqrt`, `deg2rad`, `rad2deg`, integer
 //! powers, the fused superinstructions) as one `F64X2` instruction for both points of a
 //! pair, a data column's two rows as one vector load, the lane functions' results read
 //! back as vectors, a body's outputs stored as vectors where it has one per point (two
-//! adjacent rows); everything else (gathers of `x` and `θ`, calls of other functions,
-//! `max`/`min`, the other outputs) per point, the two points' scalars packed into a vector or
+//! adjacent rows) and, where it has several, two consecutive outputs of both points as two
+//! 16-byte rows (`punpcklqdq`/`punpckhqdq`), a lone one's second point with one `pextrq` to
+//! memory; everything else (gathers of `x` and `θ`, calls of other functions, `max`/`min`,
+//! outputs computed as scalars) per point, the two points' scalars packed into a vector or
 //! a vector's lanes extracted where one meets the other. The remainder points run one at
 //! a time, scalar, and call the one-point versions, which are bitwise the lane functions'
 //! results per point.
@@ -66,6 +70,7 @@ use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
     AbiParam, BlockArg, InstBuilder, MemFlags, SigRef, Signature, UserFuncName, Value, types,
 };
+use cranelift_codegen::isa::CallConv;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
@@ -648,6 +653,10 @@ fn one_output_pair(pairs: &[Vec<Option<Value>>], lane: usize) -> Option<Value> {
 /// vectors of two points, lanes `2q` and `2q + 1` of pair `q`.
 const PAIRS: usize = LANES / 2;
 
+/// The arguments of one lane-function call: the [`PAIRS`] `F64X2`s of the points
+/// ([`vmath::PAIR_ARGUMENTS`], the last entries unused and equal) or the [`LANES`] scalars.
+type LaneArgs = [Value; LANES];
+
 /// Lowers one program, or a group's programs, into a Cranelift function.
 struct Lower<'a, 'b> {
     b: FunctionBuilder<'b>,
@@ -681,10 +690,10 @@ struct Lower<'a, 'b> {
     sign_mask: Value,
     /// the results (one `F64X2` per lane pair) of the lane functions of `exp`, `sin` and
     /// `cos` called in the current loop body, by function and arguments
-    lane_memo: HashMap<(Un, [Value; LANES]), [Value; PAIRS]>,
+    lane_memo: HashMap<(Un, LaneArgs), [Value; PAIRS]>,
     /// the `sin` and `cos` pairs (`F64X2` per lane pair) of one lane-function call of
     /// [`LaneFn::SinCos`] in the current loop body, by its arguments
-    sincos_lanes: HashMap<[Value; LANES], ([Value; PAIRS], [Value; PAIRS])>,
+    sincos_lanes: HashMap<LaneArgs, ([Value; PAIRS], [Value; PAIRS])>,
     keep: &'a mut Keep,
     sigs: Sigs,
     mem: MemFlags,
@@ -738,9 +747,8 @@ struct Lower<'a, 'b> {
     sincos: HashMap<Value, (Value, Value)>,
     /// the two-value stack slot [`call_sincos`] writes (made on first use)
     sincos_slot: Option<ir::StackSlot>,
-    /// the `2 * LANES`-value stack slot the lane functions write (made on first use)
-    lane_slot: Option<ir::StackSlot>,
-    /// `fn(f64, f64, f64, f64, *mut vmath::Slot)` (the lane functions)
+    /// the lane functions' signature: `extern "sysv64" fn(F64X2 × 4, *mut vmath::Slot)`
+    /// ([`vmath::PAIR_ARGUMENTS`]) or `fn(f64 × 8, *mut vmath::Slot)`, returning the slot
     p_v: SigRef,
 }
 
@@ -776,9 +784,16 @@ impl<'a, 'b> Lower<'a, 'b> {
             },
         };
         let p_v = {
-            let mut s = Signature::new(call_conv);
-            s.params.extend([AbiParam::new(f64t); LANES]);
+            let mut s;
+            if vmath::PAIR_ARGUMENTS {
+                s = Signature::new(CallConv::SystemV);
+                s.params.extend([AbiParam::new(types::F64X2); PAIRS]);
+            } else {
+                s = Signature::new(call_conv);
+                s.params.extend([AbiParam::new(f64t); LANES]);
+            }
             s.params.push(AbiParam::new(i64t));
+            s.returns.push(AbiParam::new(i64t));
             b.import_signature(s)
         };
         let entry = b.create_block();
@@ -884,7 +899,6 @@ impl<'a, 'b> Lower<'a, 'b> {
             paired: Vec::new(),
             sincos: HashMap::new(),
             sincos_slot: None,
-            lane_slot: None,
             p_v,
         })
     }
@@ -1126,7 +1140,7 @@ impl<'a, 'b> Lower<'a, 'b> {
                         continue;
                     }
                     let (base, k) = (self.member_outs[m], self.ks[0]);
-                    self.store_outputs(&all_pairs[m], lane, outs, |l| {
+                    self.store_outputs(&all_pairs[m], lane, outs, |l, lane| {
                         l.lane_addr(base, k, lane, stride)
                     });
                 }
@@ -1166,8 +1180,10 @@ impl<'a, 'b> Lower<'a, 'b> {
                 }
                 _ if step > 0 => {
                     let pairs = all_pairs.last().map_or(&[][..], |p| &p[..]);
-                    let out = self.out;
-                    self.store_outputs(pairs, lane, outs, |l| l.row_addr(out, (step * 8) as i64));
+                    let (out, rel0) = (self.out, self.rels[0]);
+                    self.store_outputs(pairs, lane, outs, |l, lane| {
+                        l.lane_addr(out, rel0, lane, (step * 8) as i64)
+                    });
                 }
                 _ => {}
             }
@@ -1175,28 +1191,76 @@ impl<'a, 'b> Lower<'a, 'b> {
         Ok(acc)
     }
 
-    /// Stores lane `lane`'s outputs `outs` (consecutive) at the row `row_of` computes.
-    /// Where the body has one output per point computed as its lane pair's vector
-    /// ([`one_output_pair`]), the two points' rows are adjacent: the pair's first lane
-    /// stores the vector with one 16-byte store and the second lane stores nothing.
+    /// Stores lane `lane`'s outputs `outs` (consecutive) at the row `row_of(lane)`.
+    /// The outputs computed as their lane pair's vector are stored by the pair's first
+    /// lane for both points (the second lane stores only its scalar outputs):
+    /// - one output per point ([`one_output_pair`]): the two points' rows are adjacent,
+    ///   one 16-byte store;
+    /// - two consecutive outputs `s`, `s + 1`: the pair's two rows of them, `[s, s + 1]`
+    ///   of lane 0 and of lane 1, one 16-byte store each (`punpcklqdq`, `punpckhqdq`);
+    /// - a lone one: lane 0 as a scalar store, lane 1 with one `pextrq` to memory.
     fn store_outputs(
         &mut self,
         pairs: &[Vec<Option<Value>>],
         lane: usize,
         outs: &[Value],
-        row_of: impl FnOnce(&mut Self) -> Value,
+        mut row_of: impl FnMut(&mut Self, usize) -> Value,
     ) {
-        if lane % 2 == 1 && one_output_pair(pairs, lane - 1).is_some() {
-            return;
-        }
-        let row = row_of(self);
-        match one_output_pair(pairs, lane) {
-            Some(v) => {
+        let high = lane % 2 == 1;
+        if let Some(v) = one_output_pair(pairs, lane & !1) {
+            if !high {
+                let row = row_of(self, lane);
                 self.b.ins().store(self.pair_store, v, row, 0);
             }
-            None => {
-                for (s, &v) in outs.iter().enumerate() {
-                    self.b.ins().store(self.mem, v, row, (s * 8) as i32);
+            return;
+        }
+        let vectors = pairs.get(lane / 2).map_or(&[][..], Vec::as_slice);
+        let vector = |s: usize| vectors.get(s).copied().flatten();
+        let row = row_of(self, lane);
+        let mut high_row = None;
+        let mut s = 0;
+        while s < outs.len() {
+            let off = (s * 8) as i32;
+            let Some(a) = vector(s) else {
+                self.b.ins().store(self.mem, outs[s], row, off);
+                s += 1;
+                continue;
+            };
+            if high {
+                // stored with lane `lane - 1`'s
+                s += 1;
+                continue;
+            }
+            let row1 = match high_row {
+                Some(r) => r,
+                None => {
+                    let r = row_of(self, lane + 1);
+                    high_row = Some(r);
+                    r
+                }
+            };
+            let little = MemFlags::new().with_endianness(ir::Endianness::Little);
+            match vector(s + 1) {
+                Some(b) => {
+                    // byte shuffles of the two vectors: lane 0 of both, lane 1 of both
+                    let a = self.b.ins().bitcast(types::I8X16, little, a);
+                    let b = self.b.ins().bitcast(types::I8X16, little, b);
+                    for (half, at) in [(0u8, row), (8, row1)] {
+                        let mask: Vec<u8> = (0..16)
+                            .map(|i| if i < 8 { half + i } else { 16 + half + i - 8 })
+                            .collect();
+                        let mask = self.b.func.dfg.immediates.push(mask.into());
+                        let rows = self.b.ins().shuffle(a, b, mask);
+                        self.b.ins().store(self.pair_store, rows, at, off);
+                    }
+                    s += 2;
+                }
+                None => {
+                    self.b.ins().store(self.mem, outs[s], row, off);
+                    let bits = self.b.ins().bitcast(types::I64X2, little, a);
+                    let high_bits = self.b.ins().extractlane(bits, 1);
+                    self.b.ins().store(self.mem, high_bits, row1, off);
+                    s += 1;
                 }
             }
         }
@@ -1511,12 +1575,19 @@ impl<'a, 'b> Lower<'a, 'b> {
             };
             return self.set(dst, v);
         }
-        let mut args = [None; LANES];
-        for (lane, arg) in args.iter_mut().enumerate() {
-            self.lane = lane;
-            *arg = Some(self.reg(a)?);
+        let mut args: LaneArgs = [self.nan; LANES];
+        if vmath::PAIR_ARGUMENTS {
+            // the pairs as they are (packed once where a pair is two scalars): no lane
+            // extracted into an argument register of its own
+            for (q, arg) in args.iter_mut().take(PAIRS).enumerate() {
+                *arg = self.reg_pair(q, a)?;
+            }
+        } else {
+            for (lane, arg) in args.iter_mut().enumerate() {
+                self.lane = lane;
+                *arg = self.reg(a)?;
+            }
         }
-        let args = args.map(|v| v.unwrap_or(self.nan));
         if let Some(&r) = self.lane_memo.get(&(u, args)) {
             return self.set_pairs(dst, r);
         }
@@ -1537,35 +1608,31 @@ impl<'a, 'b> Lower<'a, 'b> {
                     (Un::Sin, _) => LaneFn::Sin,
                     _ => LaneFn::Cos,
                 };
-                let slot = match self.lane_slot {
-                    Some(slot) => slot,
-                    None => {
-                        let size = std::mem::size_of::<vmath::Slot>() as u32;
-                        // 16-byte aligned: the results are read as `F64X2` pairs
-                        let data = ir::StackSlotData::new(ir::StackSlotKind::ExplicitSlot, size, 4);
-                        let slot = self.b.create_sized_stack_slot(data);
-                        self.lane_slot = Some(slot);
-                        slot
-                    }
-                };
+                // a slot of its own per call, 16-byte aligned (the results are read as
+                // `F64X2` pairs), so that no later call of the body overwrites them
+                let size = std::mem::size_of::<vmath::Slot>() as u32;
+                let data = ir::StackSlotData::new(ir::StackSlotKind::ExplicitSlot, size, 4);
+                let slot = self.b.create_sized_stack_slot(data);
                 let at = self.b.ins().stack_addr(types::I64, slot, 0);
                 let callee = self.fn_addr(f.address());
-                let mut call_args = args.to_vec();
+                let used = if vmath::PAIR_ARGUMENTS { PAIRS } else { LANES };
+                let mut call_args = args[..used].to_vec();
                 call_args.push(at);
-                self.b.ins().call_indirect(self.p_v, callee, &call_args);
+                let call = self.b.ins().call_indirect(self.p_v, callee, &call_args);
                 // the results as one `F64X2` per lane pair, at immediate offsets from the
-                // one slot address (a `stack_load` each gives an address each, which the
-                // register allocator keeps and spills across the body's later calls)
+                // slot address the call returns: pure loads ([`Lower::pure_mem`]) of the
+                // call's result, so each is placed at its first use, after the call and
+                // never hoisted (where they were loaded right after the call, each was
+                // spilled at once and reloaded at its use when another call came between)
+                let at = self.b.inst_results(call)[0];
+                let flags = self.pure_mem;
                 let mut first = [self.nan; PAIRS];
                 let mut second = [self.nan; PAIRS];
                 for q in 0..PAIRS {
-                    first[q] = self
-                        .b
-                        .ins()
-                        .load(types::F64X2, self.mem, at, (q * 16) as i32);
+                    first[q] = self.b.ins().load(types::F64X2, flags, at, (q * 16) as i32);
                     if f == LaneFn::SinCos {
                         let off = (LANES * 8 + q * 16) as i32;
-                        second[q] = self.b.ins().load(types::F64X2, self.mem, at, off);
+                        second[q] = self.b.ins().load(types::F64X2, flags, at, off);
                     }
                 }
                 if f == LaneFn::SinCos {

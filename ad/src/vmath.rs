@@ -403,77 +403,141 @@ slice_fn!(
 
 // ---- the JIT's entry points: `LANES` points in place in a stack slot ------------------------
 
+/// Whether the entry points take their [`LANES`] points as four two-lane vectors ([`Pair`]:
+/// pair `q` holds lanes `2q` and `2q + 1`, in `xmm0`–`xmm3` under the System V convention
+/// of x86-64, which the entry points there declare with `extern "sysv64"` on every x86-64
+/// OS) rather than as eight `f64` (elsewhere, `extern "C"`).
+pub(crate) const PAIR_ARGUMENTS: bool = cfg!(target_arch = "x86_64");
+
+/// Two points of a lane-function call (lane 0: the lower one), one SSE2 register.
+#[cfg(target_arch = "x86_64")]
+pub(crate) type Pair = std::arch::x86_64::__m128d;
+
+/// The [`LANES`] points of four [`Pair`]s, in lane order.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn points(pairs: [Pair; LANES / 2]) -> [f64; LANES] {
+    // SAFETY: `__m128d` is 16 bytes holding two `f64` (lane 0 first in memory), so four of
+    // them are the eight lanes in order; every bit pattern is a valid `f64`.
+    unsafe { std::mem::transmute::<[Pair; LANES / 2], [f64; LANES]>(pairs) }
+}
+
 macro_rules! jit_fn {
     ($(#[$m:meta])* $base:ident, $avx2:ident, $avx2_inner:ident, $avx512:ident, $avx512_inner:ident, |$x:ident, $out:ident| $body:expr) => {
         $(#[$m])*
+        #[cfg(target_arch = "x86_64")]
+        #[allow(improper_ctypes_definitions)] // see `Entry`
+        extern "sysv64" fn $base(
+            p0: Pair, p1: Pair, p2: Pair, p3: Pair, out: *mut Slot,
+        ) -> *mut Slot {
+            // SAFETY: the generated code passes its own 16-aligned stack slot of
+            // `2 * LANES` doubles (a `Slot`), not aliased during the call.
+            let $out = unsafe { &mut *out };
+            let $x = points([p0, p1, p2, p3]);
+            $body;
+            out
+        }
+
+        $(#[$m])*
+        #[cfg(not(target_arch = "x86_64"))]
         extern "C" fn $base(
             a0: f64, a1: f64, a2: f64, a3: f64, a4: f64, a5: f64, a6: f64, a7: f64,
             out: *mut Slot,
-        ) {
-            // SAFETY: the generated code passes its own 8-aligned stack slot of
+        ) -> *mut Slot {
+            // SAFETY: the generated code passes its own 16-aligned stack slot of
             // `2 * LANES` doubles (a `Slot`), not aliased during the call.
             let $out = unsafe { &mut *out };
             let $x = [a0, a1, a2, a3, a4, a5, a6, a7];
-            $body
+            $body;
+            out
         }
 
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2")]
-        // the arguments one by one (in registers, assembled here): an array argument would
-        // be stored lane by lane by the caller and loaded as one vector (a store-forwarding
-        // stall); `extern "C"`: the eight arguments in the floating-point argument
-        // registers, as the entry point got them
-        unsafe extern "C" fn $avx2_inner(
-            a0: f64, a1: f64, a2: f64, a3: f64, a4: f64, a5: f64, a6: f64, a7: f64,
-            $out: &mut Slot,
+        // the pairs one by one (in registers, joined here): an array argument would be
+        // stored by the caller and loaded as one vector (a store-forwarding stall);
+        // `extern "sysv64"`: the four pairs in `xmm0`–`xmm3`, as the entry point got them
+        #[allow(improper_ctypes_definitions)] // see `Entry`
+        unsafe extern "sysv64" fn $avx2_inner(
+            p0: Pair, p1: Pair, p2: Pair, p3: Pair, $out: &mut Slot,
         ) {
-            let $x = [a0, a1, a2, a3, a4, a5, a6, a7];
+            let $x = points([p0, p1, p2, p3]);
             $body
         }
 
         #[cfg(target_arch = "x86_64")]
-        extern "C" fn $avx2(
-            a0: f64, a1: f64, a2: f64, a3: f64, a4: f64, a5: f64, a6: f64, a7: f64,
-            out: *mut Slot,
-        ) {
+        #[allow(improper_ctypes_definitions)] // see `Entry`
+        extern "sysv64" fn $avx2(
+            p0: Pair, p1: Pair, p2: Pair, p3: Pair, out: *mut Slot,
+        ) -> *mut Slot {
             // SAFETY: as in the baseline entry point; the JIT takes this address only when
             // the CPU has AVX2 (`LaneFn::address`), the requirement of calling `$avx2_inner`.
-            unsafe { $avx2_inner(a0, a1, a2, a3, a4, a5, a6, a7, &mut *out) }
+            unsafe { $avx2_inner(p0, p1, p2, p3, &mut *out) };
+            out
         }
 
         #[cfg(all(target_arch = "x86_64", vmath_avx512))]
         #[target_feature(enable = "avx512f")]
         // as `$avx2_inner`
-        unsafe extern "C" fn $avx512_inner(
-            a0: f64, a1: f64, a2: f64, a3: f64, a4: f64, a5: f64, a6: f64, a7: f64,
-            $out: &mut Slot,
+        #[allow(improper_ctypes_definitions)] // see `Entry`
+        unsafe extern "sysv64" fn $avx512_inner(
+            p0: Pair, p1: Pair, p2: Pair, p3: Pair, $out: &mut Slot,
         ) {
-            let $x = [a0, a1, a2, a3, a4, a5, a6, a7];
+            let $x = points([p0, p1, p2, p3]);
             $body
         }
 
         #[cfg(all(target_arch = "x86_64", vmath_avx512))]
-        extern "C" fn $avx512(
-            a0: f64, a1: f64, a2: f64, a3: f64, a4: f64, a5: f64, a6: f64, a7: f64,
-            out: *mut Slot,
-        ) {
+        #[allow(improper_ctypes_definitions)] // see `Entry`
+        extern "sysv64" fn $avx512(
+            p0: Pair, p1: Pair, p2: Pair, p3: Pair, out: *mut Slot,
+        ) -> *mut Slot {
             // SAFETY: as in the baseline entry point; the JIT takes this address only when
             // the CPU has AVX-512F (`LaneFn::address`), the requirement of calling
             // `$avx512_inner`.
-            unsafe { $avx512_inner(a0, a1, a2, a3, a4, a5, a6, a7, &mut *out) }
+            unsafe { $avx512_inner(p0, p1, p2, p3, &mut *out) };
+            out
         }
     };
 }
 
 /// The stack slot the JIT passes for the results (the `cos` of [`LaneFn::SinCos`] in the
-/// second half); the `LANES` arguments come in registers (eight `f64` parameters: the
-/// floating-point argument registers of the x86-64 System V convention).
+/// second half; 16-byte aligned in the JIT, which reads it back as two-lane vectors); the
+/// `LANES` arguments come in registers ([`PAIR_ARGUMENTS`]).
 pub(crate) type Slot = [[f64; LANES]; 2];
 
-/// The C-ABI signature of the lane functions' entry points.
-type Entry = extern "C" fn(f64, f64, f64, f64, f64, f64, f64, f64, *mut Slot);
+/// The signature of the lane functions' entry points: four [`Pair`]s in `xmm0`–`xmm3`
+/// (x86-64, System V on every OS), the [`Slot`] for the results, which they return (the
+/// JIT's loads of the results depend on the returned pointer, so they stay after the call).
+///
+/// `__m128d` is a 16-byte SSE2 vector (SSE2 is part of every x86-64 target), which
+/// `extern "sysv64"` passes in an `xmm` register, as System V does for C's `__m128d` and
+/// Cranelift for an `F64X2` parameter; `improper_ctypes_definitions` sees only a struct
+/// without `repr(C)`.
+#[cfg(target_arch = "x86_64")]
+#[allow(improper_ctypes_definitions)]
+type Entry = extern "sysv64" fn(Pair, Pair, Pair, Pair, *mut Slot) -> *mut Slot;
 
-// the entry points take the arguments as eight parameters
+/// The C-ABI signature of the lane functions' entry points: eight `f64` in registers, the
+/// [`Slot`] for the results, which they return (see the x86-64 `Entry`).
+#[cfg(not(target_arch = "x86_64"))]
+type Entry = extern "C" fn(f64, f64, f64, f64, f64, f64, f64, f64, *mut Slot) -> *mut Slot;
+
+/// Runs the entry point `f` on the points `x` (for tests).
+#[cfg(test)]
+fn run_entry(f: Entry, x: [f64; LANES], slot: &mut Slot) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: the inverse of `points` (16 bytes per pair, lanes in order; every bit
+        // pattern is a valid `__m128d`).
+        let [p0, p1, p2, p3] = unsafe { std::mem::transmute::<[f64; LANES], [Pair; 4]>(x) };
+        f(p0, p1, p2, p3, slot);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    f(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], slot);
+}
+
+// the entry points take the arguments as four pairs or eight parameters
 const _: () = assert!(LANES == 8);
 
 jit_fn!(
@@ -496,7 +560,8 @@ jit_fn!(
     }
 );
 
-/// A lane function the JIT calls as `f(x0, .., x7, slot)`, the results in the
+/// A lane function the JIT calls as `f(x01, x23, x45, x67, slot)` (or `f(x0, .., x7, slot)`,
+/// [`PAIR_ARGUMENTS`]), the results in the
 /// [`Slot`] (`cos` of [`LaneFn::SinCos`] in its second half).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum LaneFn {
@@ -543,7 +608,7 @@ impl LaneFn {
     fn call(self, x: [f64; LANES], slot: &mut Slot) {
         // SAFETY: `address` is the address of an `Entry` (see there).
         let f = unsafe { std::mem::transmute::<usize, Entry>(self.address()) };
-        f(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], slot)
+        run_entry(f, x, slot)
     }
 
     /// Every entry point of this function that this CPU can run, by name (for tests:

@@ -292,8 +292,7 @@ fn check_bitwise(xs: &[f64]) {
             f.call(input, &mut slots[0].1);
             for (name, entry) in f.entries() {
                 let mut slot = [[0.0; LANES]; 2];
-                let x = input;
-                entry(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], &mut slot);
+                run_entry(entry, input, &mut slot);
                 slots.push((name, slot));
             }
             for (name, slot) in &slots {

@@ -66,10 +66,13 @@ impl Perturbation {
     /// with equal entries in the columns eliminated before them, in every iteration). δ_c
     /// makes those pivots `−δ_c`, until late in a solve the Schur complement's entries
     /// (of the size of the barrier diagonal) are so large that δ_c = δ̄_c μ^κ_c ≈ 7e-11 is
-    /// lost in their round-off and the pivot is an exact zero again. δ_w does not touch a
-    /// constraint row's pivot: growing it only lost Newton's rate (13 of case4661_sdet's
-    /// last iterations with δ_w > 0, case8387_pegase only acceptable). A δ_c raised for
-    /// this one factorization removes the zero pivot at the δ_w the correction reached.
+    /// lost in their round-off and the pivot is an exact zero again. δ_w reaches such a
+    /// pivot only through the Schur complement: growing it until the pivot is no longer
+    /// zero lost Newton's rate (13 of case4661_sdet's last iterations with δ_w > 0,
+    /// case8387_pegase only acceptable). A δ_c raised for this one factorization removes
+    /// the zero pivot at the δ_w the correction reached; steps that LDLᵀ accepts at
+    /// δ_w = 0 keep their small δ_c (a δ_c = δ̄_c there spoils steps near a feasible point:
+    /// case3012wp_k's restoration failure under session 23's idea B).
     fn delta_c_after_singular(delta_c: f64, delta_c_max: f64) -> Option<f64> {
         (delta_c > 0.0 && delta_c < delta_c_max)
             .then(|| (delta_c * DELTA_C_SINGULAR_FACTOR).min(delta_c_max))

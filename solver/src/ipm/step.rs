@@ -55,10 +55,13 @@ impl Default for HessianDegeneracy {
 }
 
 impl Perturbation {
-    /// The δ_c to factorize with again, at the same δ_w > 0, after a `Singular` verdict at
-    /// `delta_c` > 0: `delta_c` raised [`DELTA_C_SINGULAR_FACTOR`]-fold, at most to
-    /// `delta_c_max` (δ̄_c); `None` when `delta_c` is 0 (handled by the caller) or already
-    /// at or above `delta_c_max` (then δ_w grows, as before).
+    /// The δ_c to factorize with again, at the same `delta_w`, after a `Singular` verdict
+    /// at `delta_c` > 0: `delta_c` raised [`DELTA_C_SINGULAR_FACTOR`]-fold, at most to
+    /// `delta_c_max` (δ̄_c); `None` (δ_w grows, as before) when `delta_c` is 0 (handled by
+    /// the caller), already at or above `delta_c_max`, or when `delta_w` is below
+    /// `delta_c_max` (a δ_w that small perturbs the step no more than δ̄_c would, and the
+    /// extra factorizations would be pure cost: case10000_goc, whose δ_w stays near 1e-9,
+    /// took 117 → 137 factorizations in as many iterations without this bound).
     ///
     /// Why: LDLᵀ without pivoting on the KKT-matched ordering meets exact zero pivots on
     /// constraint rows whose leading block is singular although the whole matrix is not
@@ -73,8 +76,8 @@ impl Perturbation {
     /// the zero pivot at the δ_w the correction reached; steps that LDLᵀ accepts at
     /// δ_w = 0 keep their small δ_c (a δ_c = δ̄_c there spoils steps near a feasible point:
     /// case3012wp_k's restoration failure under session 23's idea B).
-    fn delta_c_after_singular(delta_c: f64, delta_c_max: f64) -> Option<f64> {
-        (delta_c > 0.0 && delta_c < delta_c_max)
+    fn delta_c_after_singular(delta_w: f64, delta_c: f64, delta_c_max: f64) -> Option<f64> {
+        (delta_c > 0.0 && delta_c < delta_c_max && delta_w >= delta_c_max)
             .then(|| (delta_c * DELTA_C_SINGULAR_FACTOR).min(delta_c_max))
     }
 
@@ -254,8 +257,11 @@ impl<B: Backend> Ipm<'_, B> {
                 continue;
             }
             if status == KktStatus::Singular
-                && let Some(raised) =
-                    Perturbation::delta_c_after_singular(dc, options.jacobian_regularization_value)
+                && let Some(raised) = Perturbation::delta_c_after_singular(
+                    dw,
+                    dc,
+                    options.jacobian_regularization_value,
+                )
             {
                 // A zero pivot that δ_c lost in round-off: a larger δ_c, not δ_w (at most
                 // log10(δ̄_c / δ_c) extra factorizations per δ_w).
@@ -315,7 +321,7 @@ mod tests {
         let cap = 1e-8;
         let mut dc = 7.075e-11;
         let mut raises = 0;
-        while let Some(next) = Perturbation::delta_c_after_singular(dc, cap) {
+        while let Some(next) = Perturbation::delta_c_after_singular(1e-4, dc, cap) {
             assert!(next > dc && next <= cap);
             assert!(next == cap || next == dc * DELTA_C_SINGULAR_FACTOR);
             dc = next;
@@ -329,9 +335,26 @@ mod tests {
     /// inaccurate-solve retries' `min_dc`) is not raised: δ_w grows as before.
     #[test]
     fn zero_or_capped_delta_c_is_not_raised() {
-        assert_eq!(Perturbation::delta_c_after_singular(0.0, 1e-8), None);
-        assert_eq!(Perturbation::delta_c_after_singular(1e-8, 1e-8), None);
-        assert_eq!(Perturbation::delta_c_after_singular(1e-6, 1e-8), None);
-        assert_eq!(Perturbation::delta_c_after_singular(5e-9, 1e-8), Some(1e-8));
+        assert_eq!(Perturbation::delta_c_after_singular(1e-4, 0.0, 1e-8), None);
+        assert_eq!(Perturbation::delta_c_after_singular(1e-4, 1e-8, 1e-8), None);
+        assert_eq!(Perturbation::delta_c_after_singular(1e-4, 1e-6, 1e-8), None);
+        assert_eq!(
+            Perturbation::delta_c_after_singular(1e-4, 5e-9, 1e-8),
+            Some(1e-8)
+        );
+    }
+
+    /// A δ_w below δ̄_c is left to grow: no extra factorizations where δ_w stays tiny
+    /// (case10000_goc: δ_w ≈ 1e-9).
+    #[test]
+    fn delta_w_below_the_cap_is_left_to_grow() {
+        assert_eq!(
+            Perturbation::delta_c_after_singular(1e-9, 7e-11, 1e-8),
+            None
+        );
+        assert_eq!(
+            Perturbation::delta_c_after_singular(1e-8, 7e-11, 1e-8),
+            Some(7e-11 * DELTA_C_SINGULAR_FACTOR)
+        );
     }
 }

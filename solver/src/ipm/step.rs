@@ -65,8 +65,8 @@ impl Perturbation {
     ///
     /// Why: LDLᵀ without pivoting on the KKT-matched ordering meets exact zero pivots on
     /// constraint rows whose leading block is singular although the whole matrix is not
-    /// (PGLIB case4661_sdet: two parallel branches of equal parameters give two flow rows
-    /// with equal entries in the columns eliminated before them, in every iteration). δ_c
+    /// (PGLIB case4661_sdet: two mirror-image branches of equal parameters give two flow
+    /// rows equal entries in the columns eliminated before them, in every iteration). δ_c
     /// makes those pivots `−δ_c`, until late in a solve the Schur complement's entries
     /// (of the size of the barrier diagonal) are so large that δ_c = δ̄_c μ^κ_c ≈ 7e-11 is
     /// lost in their round-off and the pivot is an exact zero again. δ_w reaches such a

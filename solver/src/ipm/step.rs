@@ -10,6 +10,10 @@ use crate::result::SolverError;
 /// (Ipopt's `degen_iters_max`).
 const DEGEN_ITERS_MAX: usize = 3;
 
+/// Factor by which a `Singular` verdict at δ_w > 0 raises a δ_c below δ̄_c
+/// (`jacobian_regularization_value`), see [`Perturbation::delta_c_after_singular`].
+const DELTA_C_SINGULAR_FACTOR: f64 = 10.0;
+
 /// The inertia correction's state across iterations (Ipopt's `PDPerturbationHandler`).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Perturbation {
@@ -51,6 +55,32 @@ impl Default for HessianDegeneracy {
 }
 
 impl Perturbation {
+    /// The δ_c to factorize with again, at the same `delta_w`, after a `Singular` verdict
+    /// at `delta_c` > 0: `delta_c` raised [`DELTA_C_SINGULAR_FACTOR`]-fold, at most to
+    /// `delta_c_max` (δ̄_c); `None` (δ_w grows, as before) when `delta_c` is 0 (handled by
+    /// the caller), already at or above `delta_c_max`, or when `delta_w` is below
+    /// `delta_c_max` (a δ_w that small perturbs the step no more than δ̄_c would, and the
+    /// extra factorizations would be pure cost: case10000_goc, whose δ_w stays near 1e-9,
+    /// took 117 → 137 factorizations in as many iterations without this bound).
+    ///
+    /// Why: LDLᵀ without pivoting on the KKT-matched ordering meets exact zero pivots on
+    /// constraint rows whose leading block is singular although the whole matrix is not
+    /// (PGLIB case4661_sdet: two mirror-image branches of equal parameters give two flow
+    /// rows equal entries in the columns eliminated before them, in every iteration). δ_c
+    /// makes those pivots `−δ_c`, until late in a solve the Schur complement's entries
+    /// (of the size of the barrier diagonal) are so large that δ_c = δ̄_c μ^κ_c ≈ 7e-11 is
+    /// lost in their round-off and the pivot is an exact zero again. δ_w reaches such a
+    /// pivot only through the Schur complement: growing it until the pivot is no longer
+    /// zero lost Newton's rate (13 of case4661_sdet's last iterations with δ_w > 0,
+    /// case8387_pegase only acceptable). A δ_c raised for this one factorization removes
+    /// the zero pivot at the δ_w the correction reached; steps that LDLᵀ accepts at
+    /// δ_w = 0 keep their small δ_c (a δ_c = δ̄_c there spoils steps near a feasible point:
+    /// case3012wp_k's restoration failure under session 23's idea B).
+    fn delta_c_after_singular(delta_w: f64, delta_c: f64, delta_c_max: f64) -> Option<f64> {
+        (delta_c > 0.0 && delta_c < delta_c_max && delta_w >= delta_c_max)
+            .then(|| (delta_c * DELTA_C_SINGULAR_FACTOR).min(delta_c_max))
+    }
+
     /// The test of [`HessianDegeneracy`] after an iteration's factorizations:
     /// `singular_at_zero` says whether every factorization at δ_w = 0 was singular.
     fn note_hessian_degeneracy(&mut self, singular_at_zero: bool) {
@@ -226,6 +256,23 @@ impl<B: Backend> Ipm<'_, B> {
                 needed_dc = true;
                 continue;
             }
+            if status == KktStatus::Singular
+                && let Some(raised) = Perturbation::delta_c_after_singular(
+                    dw,
+                    dc,
+                    options.jacobian_regularization_value,
+                )
+            {
+                // A zero pivot that δ_c lost in round-off: a larger δ_c, not δ_w (at most
+                // log10(δ̄_c / δ_c) extra factorizations per δ_w).
+                tracing::debug!(
+                    delta_w = dw,
+                    delta_c = raised,
+                    "singular at delta_w > 0: delta_c raised"
+                );
+                dc = raised;
+                continue;
+            }
             if status == KktStatus::WrongInertia && dc == 0.0 {
                 // With δ_c = 0 a rank-deficient Jacobian leaves near-zero pivots whose signs
                 // are round-off, so no δ_w fixes the count (case1803_snem: one to three
@@ -260,5 +307,54 @@ impl<B: Backend> Ipm<'_, B> {
     fn jacobian_regularization(&self) -> f64 {
         self.options.jacobian_regularization_value
             * self.mu.powf(self.options.jacobian_regularization_exponent)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{DELTA_C_SINGULAR_FACTOR, Perturbation};
+
+    /// A `Singular` verdict at δ_w > 0 raises a small δ_c tenfold up to δ̄_c, and only then
+    /// leaves δ_w to grow (case4661_sdet's last μ: δ_c ≈ 7e-11, δ̄_c = 1e-8).
+    #[test]
+    fn singular_at_positive_delta_w_raises_small_delta_c_up_to_its_cap() {
+        let cap = 1e-8;
+        let mut dc = 7.075e-11;
+        let mut raises = 0;
+        while let Some(next) = Perturbation::delta_c_after_singular(1e-4, dc, cap) {
+            assert!(next > dc && next <= cap);
+            assert!(next == cap || next == dc * DELTA_C_SINGULAR_FACTOR);
+            dc = next;
+            raises += 1;
+        }
+        assert_eq!(dc, cap);
+        assert_eq!(raises, 3);
+    }
+
+    /// δ_c = 0 is the caller's (first δ_c = δ̄_c μ^κ_c), and a δ_c at or above δ̄_c (the
+    /// inaccurate-solve retries' `min_dc`) is not raised: δ_w grows as before.
+    #[test]
+    fn zero_or_capped_delta_c_is_not_raised() {
+        assert_eq!(Perturbation::delta_c_after_singular(1e-4, 0.0, 1e-8), None);
+        assert_eq!(Perturbation::delta_c_after_singular(1e-4, 1e-8, 1e-8), None);
+        assert_eq!(Perturbation::delta_c_after_singular(1e-4, 1e-6, 1e-8), None);
+        assert_eq!(
+            Perturbation::delta_c_after_singular(1e-4, 5e-9, 1e-8),
+            Some(1e-8)
+        );
+    }
+
+    /// A δ_w below δ̄_c is left to grow: no extra factorizations where δ_w stays tiny
+    /// (case10000_goc: δ_w ≈ 1e-9).
+    #[test]
+    fn delta_w_below_the_cap_is_left_to_grow() {
+        assert_eq!(
+            Perturbation::delta_c_after_singular(1e-9, 7e-11, 1e-8),
+            None
+        );
+        assert_eq!(
+            Perturbation::delta_c_after_singular(1e-8, 7e-11, 1e-8),
+            Some(7e-11 * DELTA_C_SINGULAR_FACTOR)
+        );
     }
 }

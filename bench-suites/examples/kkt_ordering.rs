@@ -10,6 +10,10 @@
 //!     cops/bearing:320x320 opf/case9591_goc lv/rosenbrock:200000
 //! ```
 //!
+//! `--zero-diagonal` flags the variables without a Hessian diagonal entry and without
+//! bounds as the solver does, so that the KKT-matched ordering places each after a
+//! constraint that gives it a nonzero pivot (`FaerLdlt::set_zero_diagonal`).
+//!
 //! `--threads 1,2` times faer's parallelism (`Par::rayon(k)`, `1` sequential, `0` rayon's
 //! pool size; the solver's sequential bound `DEFAULT_PARALLEL_MIN_FLOPS` is off here) against
 //! the sequential factorization: one solver per thread count, analyzed
@@ -55,6 +59,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let (mut pglib, mut repeat, mut specs) = (None, 3usize, Vec::new());
     let mut threads = vec![1usize];
+    let mut zero_diagonal = false;
     let mut orderings = vec![
         ("amd", FillMethod::Amd),
         ("nd", FillMethod::NestedDissection),
@@ -63,6 +68,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     while let Some(a) = args.next() {
         match a.as_str() {
             "--pglib-dir" => pglib = Some(PathBuf::from(args.next().ok_or("--pglib-dir DIR")?)),
+            "--zero-diagonal" => zero_diagonal = true,
             "--repeat" => repeat = args.next().ok_or("--repeat K")?.parse()?,
             "--threads" => threads = parse_list(&args.next().ok_or("--threads K,K")?)?,
             "--orderings" => {
@@ -78,7 +84,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if specs.is_empty() || threads.is_empty() {
         return Err(
             "usage: kkt_ordering [--pglib-dir DIR] [--repeat K] [--orderings LIST] \
-             [--threads K,K] SUITE/NAME[:SIZE]..."
+             [--threads K,K] [--zero-diagonal] SUITE/NAME[:SIZE]..."
                 .into(),
         );
     }
@@ -137,6 +143,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut vals = vec![0.0; asm.nnz()];
         asm.assemble(&[&hv, &jv, &minus_ones, &sigma, &dc], &mut vals)?;
         let label = instance.label();
+        // Primal indices without a Hessian diagonal entry and without bounds (a slack of a
+        // row free on both sides too): what the solver flags as structurally zero.
+        let mut zero = Vec::new();
+        if zero_diagonal {
+            let mut curved = vec![false; nw];
+            for k in 0..meta.nnzh {
+                if hr[k] == hc[k] {
+                    curved[hr[k]] = true;
+                }
+            }
+            let free = |l: f64, u: f64| !l.is_finite() && !u.is_finite();
+            zero = (0..nw)
+                .filter(|&i| {
+                    !curved[i]
+                        && if i < n {
+                            free(meta.lvar[i], meta.uvar[i])
+                        } else {
+                            let j = slack_rows[i - n];
+                            free(meta.lcon[j], meta.ucon[j])
+                        }
+                })
+                .collect();
+            println!("{label}: {} zero-diagonal variables", zero.len());
+        }
         for &(name, method) in &orderings {
             // One solver per thread count, each analyzed once.
             let mut solvers = Vec::with_capacity(threads.len());
@@ -145,6 +175,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 // faer's own parallelism at every size (no sequential bound).
                 s.set_parallel_min_flops(0.0)?;
                 s.set_ordering(FillOrdering::kkt_matched(nw, method));
+                s.set_zero_diagonal(&zero);
                 let (t_an, r) = timed(|| s.analyze(asm.n(), asm.col_ptr(), asm.row_idx()));
                 r?;
                 solvers.push((k, s, t_an, f64::INFINITY, f64::INFINITY, None));

@@ -232,13 +232,16 @@ mod solve {
     /// the solve follows Ipopt + MUMPS from the same start to its local solution
     /// 2.0574837e-2 (23 iterations, `bench-suites/peers/methanol_ipopt.py 2`); without the
     /// rule the paired LBLᵀ's verdicts stand, every step adds a δ_w and the solve ends at
-    /// the other local solution 1.4018e-2, as the default does.
+    /// the other local solution 1.4018e-2. All of this with `zero_diagonal_ordering = no`:
+    /// the default ordering places the states after a constraint, LDLᵀ then finds the exact
+    /// inertia by itself and reaches Ipopt's solution without the paired LBLᵀ.
     #[test]
     fn paired_lblt_verdicts_are_confirmed_before_delta_w() {
         let model = cops::methanol::methanol(2).unwrap();
         let solved = |confirmation: &str| {
             let mut opts = Options::default();
             opts.set("print_level", "0").unwrap();
+            opts.set("zero_diagonal_ordering", "no").unwrap();
             opts.set("inertia_confirmation", confirmation).unwrap();
             opts.set("confirmation_switch", "0").unwrap();
             let r = solve(&model, &opts).unwrap();
@@ -263,6 +266,20 @@ mod solve {
             (confirmed.objective - ipopt).abs() < 1e-4 * ipopt,
             "{} (Ipopt + MUMPS: {ipopt})",
             confirmed.objective
+        );
+        let mut opts = Options::default();
+        opts.set("print_level", "0").unwrap();
+        let default = solve(&model, &opts).unwrap();
+        println!(
+            "default: {:?} {} iterations, objective {:.7e}, counts {:?}",
+            default.status, default.iterations, default.objective, default.counts
+        );
+        assert!(default.status.is_success(), "{:?}", default.status);
+        assert_eq!(default.counts.paired_repeats, 0);
+        assert!(
+            (default.objective - ipopt).abs() < 1e-4 * ipopt,
+            "{} (Ipopt + MUMPS: {ipopt})",
+            default.objective
         );
     }
 

@@ -128,6 +128,9 @@ struct Core {
     par_in_use: Parallelism,
     zero_pivot_tol: f64,
     ordering: FillOrdering,
+    /// Variables with a structurally zero diagonal, for the KKT-matched orderings (see
+    /// [`crate::ordering::kkt_zero_diagonal_reorder`]).
+    zero_diagonal: Vec<usize>,
     /// Base method of the ordering the last analysis used ([`FillMethod::Auto`] resolved).
     method_used: Option<FillMethod>,
     /// Predicted flops of one numeric factorization (see [`predicted_flops`]).
@@ -260,6 +263,7 @@ impl Core {
             par_in_use: Parallelism::Sequential,
             zero_pivot_tol: DEFAULT_ZERO_PIVOT_TOL,
             ordering: FillOrdering::Amd,
+            zero_diagonal: Vec::new(),
             method_used: None,
             flops: 0.0,
             n: 0,
@@ -345,7 +349,8 @@ impl Core {
         // expensive, nested dissection, kept when it predicts clearly fewer flops.
         let ordering = self.ordering;
         let (method, flops, first) = best_candidate(ordering, n, |method| {
-            let custom = candidate_ordering(ordering, method, n, col_ptr, row_idx)?;
+            let custom =
+                candidate_ordering(ordering, method, n, col_ptr, row_idx, &self.zero_diagonal)?;
             let symbolic = match &custom {
                 None => factorize_symbolic_cholesky(
                     pattern,
@@ -975,6 +980,18 @@ macro_rules! backend {
             /// factorizable without pivoting.
             pub fn set_ordering(&mut self, ordering: FillOrdering) {
                 self.core.ordering = ordering;
+            }
+
+            /// Declares the variables (indices `< n_primal` of a KKT-matched ordering) whose
+            /// diagonal is structurally zero (no Hessian diagonal entry, no bound), used by
+            /// the next [`SymmetricSolver::analyze`] with [`FillOrdering::KktMatched`] or
+            /// [`FillOrdering::KktMatchedWith`]: each is eliminated after a constraint that
+            /// gives it a nonzero pivot (see
+            /// [`crate::ordering::kkt_zero_diagonal_reorder`]). Empty by default (the
+            /// KKT-matched ordering as it is); other orderings ignore it.
+            pub fn set_zero_diagonal(&mut self, variables: &[usize]) {
+                self.core.zero_diagonal.clear();
+                self.core.zero_diagonal.extend_from_slice(variables);
             }
 
             /// The ordering the next analysis will use.

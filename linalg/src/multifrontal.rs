@@ -96,8 +96,8 @@ use crate::faer_backend::{
     check_non_negative, count, pair_eigenvalues, permute_pattern, scatter_finite,
 };
 use crate::ordering::{
-    FillMethod, FillOrdering, amd_ordering, best_candidate, candidate_ordering, earlier_neighbours,
-    elimination_tree, etree_postorder, invert,
+    FillMethod, FillOrdering, amd_ordering, best_candidate, candidate_ordering, column_counts,
+    earlier_neighbours, elimination_tree, etree_postorder, invert,
 };
 use crate::sparse::{check_csc, check_len};
 use crate::{FactorStatus, Inertia, LinalgError, SymmetricSolver};
@@ -482,7 +482,7 @@ impl MultifrontalLdlt {
         // Candidate orderings (two for `Auto`), each postordered; keep the cheaper one.
         let ordering = self.ordering;
         let (method, flops, analysis) = best_candidate(ordering, n, |method| {
-            let fwd = match candidate_ordering(ordering, method, n, col_ptr, row_idx)? {
+            let fwd = match candidate_ordering(ordering, method, n, col_ptr, row_idx, &[])? {
                 Some(fwd) => fwd,
                 None => amd_ordering(n, col_ptr, row_idx)?,
             };
@@ -1570,24 +1570,6 @@ fn partial_factor(
     // The search reaches every column before it gives up: nothing is left stale.
     e.flush();
     e.p
-}
-
-/// Column counts of `L` (diagonal included) from the row subtrees of the etree.
-fn column_counts(n: usize, ptr: &[usize], lower: &[usize], parent: &[usize]) -> Vec<usize> {
-    let mut counts = vec![1usize; n];
-    let mut mark = vec![NONE; n];
-    for k in 0..n {
-        mark[k] = k;
-        for &i in &lower[ptr[k]..ptr[k + 1]] {
-            let mut j = i;
-            while j != NONE && mark[j] != k {
-                counts[j] += 1;
-                mark[j] = k;
-                j = parent[j];
-            }
-        }
-    }
-    counts
 }
 
 /// Thresholds of the relaxed amalgamation of a child supernode whose columns are **not**

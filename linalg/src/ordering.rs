@@ -44,7 +44,9 @@
 //! entry of `J` gives a tiny pivot and some element growth (use iterative refinement).
 //! Constraints that cannot be matched (structurally rank-deficient `J`) are left where the
 //! base ordering puts them. A variable with a zero diagonal in `H + Σx` can still give a
-//! zero pivot (then regularize).
+//! zero pivot, unless it is declared (`FaerLdlt::set_zero_diagonal`): then
+//! [`kkt_zero_diagonal_reorder`] places it after a constraint that gives it a nonzero pivot
+//! where it can at a bounded cost in fill (else regularize).
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::sparse::SymbolicSparseColMatRef;
@@ -367,6 +369,286 @@ fn kkt_matched_from_positions(
     keyed.into_iter().map(|(_, i)| i).collect()
 }
 
+/// Largest number of rows one augmenting-path search of [`kkt_zero_diagonal_reorder`]
+/// visits before it gives up on the index for now (it is retried when a neighbour joins
+/// the eliminated set, and at the end with an unbounded search): keeps the analysis about
+/// linear in the pattern size.
+const ZERO_DIAGONAL_SEARCH_ROWS: usize = 64;
+
+/// Bound on the rows the final unbounded searches of [`kkt_zero_diagonal_reorder`] visit,
+/// per index and adjacency entry of the pattern, before it gives up.
+const ZERO_DIAGONAL_FINAL_WORK: usize = 8;
+
+/// The KKT-matched orderings keep [`kkt_zero_diagonal_reorder`]'s ordering only when it
+/// predicts at most this multiple of the base ordering's factorization flops: nonzero
+/// pivots at `δ_w = 0` save factorizations (the inertia correction's), not worth a
+/// factorization several times as expensive. Measured (`kkt_ordering --zero-diagonal`,
+/// ratio of predicted flops): COPS chain:20000 2.47, glider:80 2.36, steering:400 3.48
+/// (kept); robot:150 22.5 (not kept).
+pub const ZERO_DIAGONAL_MAX_FLOP_RATIO: f64 = 4.0;
+
+/// [`kkt_zero_diagonal_reorder`] of `fwd`, kept when it predicts at most
+/// [`ZERO_DIAGONAL_MAX_FLOP_RATIO`] of `fwd`'s flops and postordered (see
+/// [`etree_postorder`]); `fwd` otherwise.
+fn zero_diagonal_placement(
+    n: usize,
+    n_primal: usize,
+    col_ptr: &[usize],
+    row_idx: &[usize],
+    zero_diagonal: &[usize],
+    fwd: Vec<usize>,
+) -> Result<Vec<usize>, LinalgError> {
+    let placed = kkt_zero_diagonal_reorder(n, n_primal, col_ptr, row_idx, zero_diagonal, &fwd)?;
+    if placed == fwd {
+        return Ok(fwd);
+    }
+    let (base, new) = (
+        ordering_flops(n, col_ptr, row_idx, &fwd),
+        ordering_flops(n, col_ptr, row_idx, &placed),
+    );
+    Ok(if new <= ZERO_DIAGONAL_MAX_FLOP_RATIO * base {
+        etree_postorder(n, col_ptr, row_idx, &placed)
+    } else {
+        fwd
+    })
+}
+
+/// Reorders a KKT-matched ordering `fwd` (`fwd[new] = old`) of an `n × n` KKT pattern
+/// (lower-triangle CSC, validated by the caller; `0..n_primal` variables, the rest
+/// constraints at `δc = 0`) so that no LDLᵀ pivot is structurally zero when the variables
+/// in `zero_diagonal` have a structurally zero diagonal (no Hessian diagonal entry, no
+/// bound: `W_ii + Σ_i = 0` at `δ_w = 0`) and every other variable a nonzero one.
+///
+/// The pivot of an index is nonzero for generic values exactly when the leading block of
+/// the indices eliminated up to it is structurally nonsingular: its bipartite graph (an
+/// edge per stored off-diagonal entry, a loop per nonzero diagonal) has a perfect matching.
+/// The KKT-matched ordering guarantees that only when every variable has a nonzero
+/// diagonal. Here the indices are taken in the order of `fwd`, the matching of the leading
+/// block is extended by one augmenting path per index, and an index without one (a
+/// zero-diagonal variable none of whose constraints is eliminated yet, or a constraint whose
+/// only variables are such) waits until a neighbour joins. A zero-diagonal variable `v`
+/// thus follows a constraint `c` whose other variables carry the matching (for the
+/// simplest path `u, c, v` with `D_u > 0`: `c`'s pivot is `−J_cu²/D_u < 0` and `v`'s
+/// `+J_cv² D_u/J_cu² > 0` when `H_uv = 0`) — every pivot nonzero, the inertia of the matrix
+/// read off LDLᵀ at `δ_w = 0`. Each search visits at most `ZERO_DIAGONAL_SEARCH_ROWS` (64)
+/// rows; indices still waiting at the end go last, in the order of `fwd`, and when one of
+/// them has no path even then (a structurally zero pivot in every order of this kind)
+/// `fwd` is returned unchanged, as it is without flagged variables.
+///
+/// # Errors
+/// [`LinalgError::InvalidValue`] when `n_primal > n` or a flagged index is not a variable;
+/// [`LinalgError::LengthMismatch`] / [`LinalgError::InvalidPattern`] when `fwd` is not a
+/// permutation of `0..n`.
+pub fn kkt_zero_diagonal_reorder(
+    n: usize,
+    n_primal: usize,
+    col_ptr: &[usize],
+    row_idx: &[usize],
+    zero_diagonal: &[usize],
+    fwd: &[usize],
+) -> Result<Vec<usize>, LinalgError> {
+    check_n_primal(n, n_primal)?;
+    if fwd.len() != n {
+        return Err(LinalgError::LengthMismatch {
+            what: "KKT zero-diagonal base ordering".into(),
+            expected: n,
+            got: fwd.len(),
+        });
+    }
+    checked_inverse(fwd, "KKT zero-diagonal base ordering")?;
+    let mut self_pivot: Vec<bool> = (0..n).map(|i| i < n_primal).collect();
+    for &v in zero_diagonal {
+        if v >= n_primal {
+            return Err(LinalgError::InvalidValue {
+                what: "zero-diagonal variable".into(),
+                value: v as f64,
+                detail: format!("not a variable index (n_primal = {n_primal})"),
+            });
+        }
+        self_pivot[v] = false;
+    }
+    if zero_diagonal.is_empty() {
+        return Ok(fwd.to_vec());
+    }
+    let mut prefix = PrefixMatching::new(n, n_primal, col_ptr, row_idx, self_pivot);
+    let mut out = Vec::with_capacity(n);
+    let mut pending = vec![false; n];
+    let mut woken: Vec<usize> = Vec::new();
+    for &x in fwd {
+        if !prefix.try_add(x, ZERO_DIAGONAL_SEARCH_ROWS) {
+            pending[x] = true;
+            continue;
+        }
+        out.push(x);
+        // Waiting neighbours of every index that joins get another try.
+        woken.push(x);
+        while let Some(j) = woken.pop() {
+            for k in prefix.adj_ptr[j]..prefix.adj_ptr[j + 1] {
+                let y = prefix.adj[k];
+                if pending[y] && prefix.try_add(y, ZERO_DIAGONAL_SEARCH_ROWS) {
+                    pending[y] = false;
+                    out.push(y);
+                    woken.push(y);
+                }
+            }
+        }
+    }
+    // The indices still waiting go last, each with an unbounded search; one without a path
+    // would be a zero pivot anyway: then the base ordering, whose fill is lower (and also
+    // when these searches visit more than `ZERO_DIAGONAL_FINAL_WORK` rows per entry).
+    let work_bound = prefix.visits + ZERO_DIAGONAL_FINAL_WORK * (n + prefix.adj.len());
+    for &x in fwd {
+        if pending[x] {
+            if !prefix.try_add(x, usize::MAX) || prefix.visits > work_bound {
+                return Ok(fwd.to_vec());
+            }
+            out.push(x);
+        }
+    }
+    Ok(out)
+}
+
+/// A perfect matching of the bipartite graph of a growing leading block of a KKT pattern
+/// (rows and columns the indices eliminated so far; see [`PrefixMatching::new`] for the
+/// edges), extended one index at a time by augmenting paths.
+struct PrefixMatching {
+    /// Symmetric adjacency of the matching graph (CSR; an index with `self_pivot` lists
+    /// itself).
+    adj_ptr: Vec<usize>,
+    adj: Vec<usize>,
+    /// The index has a structurally nonzero diagonal.
+    self_pivot: Vec<bool>,
+    /// The index belongs to the leading block.
+    in_prefix: Vec<bool>,
+    /// Column matched to each row of the leading block.
+    row_mate: Vec<usize>,
+    /// Row matched to each column of the leading block.
+    col_mate: Vec<usize>,
+    /// Search number that last visited each row.
+    stamp: Vec<usize>,
+    search: usize,
+    /// Rows visited by all searches so far (a work measure).
+    visits: usize,
+    /// Depth-first search stack: (row, next adjacency position).
+    stack: Vec<(usize, usize)>,
+}
+
+impl PrefixMatching {
+    /// The matching graph of a KKT pattern: an edge per entry of `J` (between a variable
+    /// `< n_primal` and a constraint), a loop per index with `self_pivot`. Entries of `H`
+    /// off the diagonal are left out: a pivot that needs one to be nonzero may vanish with
+    /// its value (a bilinear term at a point where it is zero).
+    fn new(
+        n: usize,
+        n_primal: usize,
+        col_ptr: &[usize],
+        row_idx: &[usize],
+        self_pivot: Vec<bool>,
+    ) -> Self {
+        let coupling = |i: usize, j: usize| (i < n_primal) != (j < n_primal);
+        let mut adj_ptr = vec![0usize; n + 1];
+        for j in 0..n {
+            adj_ptr[j + 1] += usize::from(self_pivot[j]);
+            for &i in &row_idx[col_ptr[j]..col_ptr[j + 1]] {
+                if coupling(i, j) {
+                    adj_ptr[i + 1] += 1;
+                    adj_ptr[j + 1] += 1;
+                }
+            }
+        }
+        for k in 0..n {
+            adj_ptr[k + 1] += adj_ptr[k];
+        }
+        let mut adj = vec![0usize; adj_ptr[n]];
+        let mut next = adj_ptr[..n].to_vec();
+        for j in 0..n {
+            if self_pivot[j] {
+                adj[next[j]] = j;
+                next[j] += 1;
+            }
+            for &i in &row_idx[col_ptr[j]..col_ptr[j + 1]] {
+                if coupling(i, j) {
+                    adj[next[i]] = j;
+                    next[i] += 1;
+                    adj[next[j]] = i;
+                    next[j] += 1;
+                }
+            }
+        }
+        Self {
+            adj_ptr,
+            adj,
+            self_pivot,
+            in_prefix: vec![false; n],
+            row_mate: vec![usize::MAX; n],
+            col_mate: vec![usize::MAX; n],
+            stamp: vec![0; n],
+            search: 0,
+            visits: 0,
+            stack: Vec::new(),
+        }
+    }
+
+    /// Adds `x` to the leading block when the matching extends to it (an augmenting path
+    /// from row `x` to column `x` through at most `max_rows` rows); returns whether it did.
+    fn try_add(&mut self, x: usize, max_rows: usize) -> bool {
+        if self.self_pivot[x] {
+            self.in_prefix[x] = true;
+            self.row_mate[x] = x;
+            self.col_mate[x] = x;
+            return true;
+        }
+        self.search += 1;
+        let search = self.search;
+        self.stamp[x] = search;
+        self.stack.clear();
+        self.stack.push((x, self.adj_ptr[x]));
+        let mut visited = 1usize;
+        let mut found = false;
+        'dfs: while let Some(&mut (r, ref mut pos)) = self.stack.last_mut() {
+            // Look-ahead: a row of the block adjacent to `x` ends the path at column `x`.
+            if r != x
+                && *pos == self.adj_ptr[r]
+                && self.adj[self.adj_ptr[r]..self.adj_ptr[r + 1]].contains(&x)
+            {
+                found = true;
+                break 'dfs;
+            }
+            while *pos < self.adj_ptr[r + 1] {
+                let y = self.adj[*pos];
+                *pos += 1;
+                if !self.in_prefix[y] {
+                    continue;
+                }
+                let r2 = self.col_mate[y];
+                if self.stamp[r2] != search && visited < max_rows {
+                    self.stamp[r2] = search;
+                    visited += 1;
+                    self.visits += 1;
+                    self.stack.push((r2, self.adj_ptr[r2]));
+                    continue 'dfs;
+                }
+            }
+            self.stack.pop();
+        }
+        if !found {
+            return false;
+        }
+        // Flip the path: the last row takes column `x`, each earlier row the column through
+        // which the search left it (`adj[pos - 1]`).
+        self.in_prefix[x] = true;
+        let mut col = x;
+        while let Some((r, _)) = self.stack.pop() {
+            self.row_mate[r] = col;
+            self.col_mate[col] = r;
+            if let Some(&(_, prev_pos)) = self.stack.last() {
+                col = self.adj[prev_pos - 1];
+            }
+        }
+        true
+    }
+}
+
 /// Inverse of `fwd`, checking that it is a permutation of `0..fwd.len()`.
 fn checked_inverse(fwd: &[usize], what: &str) -> Result<Vec<usize>, LinalgError> {
     let n = fwd.len();
@@ -637,13 +919,16 @@ pub(crate) fn candidate_methods(ordering: FillOrdering) -> Vec<FillMethod> {
 }
 
 /// The permutation (`perm_fwd`, or `None` for faer's own AMD) of `ordering` on the base
-/// `method` (one of [`candidate_methods`]).
+/// `method` (one of [`candidate_methods`]). For the KKT-matched orderings, variables listed
+/// in `zero_diagonal` (structurally zero diagonal, see [`kkt_zero_diagonal_reorder`]) are
+/// placed after a constraint that gives them a nonzero pivot; other orderings ignore it.
 pub(crate) fn candidate_ordering(
     ordering: FillOrdering,
     method: FillMethod,
     n: usize,
     col_ptr: &[usize],
     row_idx: &[usize],
+    zero_diagonal: &[usize],
 ) -> Result<Option<Vec<usize>>, LinalgError> {
     let n_primal = match ordering {
         FillOrdering::Amd | FillOrdering::NestedDissection | FillOrdering::Auto => None,
@@ -655,10 +940,21 @@ pub(crate) fn candidate_ordering(
         }
     };
     // AMD comes postordered from faer (and the KKT-matched delays move few constraints);
-    // METIS's orderings are postordered here.
+    // METIS's orderings, and any ordering the zero-diagonal placement changed, are
+    // postordered here.
     Ok(match (method, n_primal) {
         (FillMethod::Amd, None) => None,
-        (FillMethod::Amd, Some(np)) => Some(kkt_matched_ordering(n, np, col_ptr, row_idx)?),
+        (FillMethod::Amd, Some(np)) => {
+            let fwd = kkt_matched_ordering(n, np, col_ptr, row_idx)?;
+            Some(zero_diagonal_placement(
+                n,
+                np,
+                col_ptr,
+                row_idx,
+                zero_diagonal,
+                fwd,
+            )?)
+        }
         (_, None) => {
             let nd = nested_dissection_ordering(n, col_ptr, row_idx)?;
             Some(etree_postorder(n, col_ptr, row_idx, &nd))
@@ -666,6 +962,7 @@ pub(crate) fn candidate_ordering(
         (_, Some(np)) => {
             let base = nested_dissection_ordering(n, col_ptr, row_idx)?;
             let fwd = kkt_matched_ordering_on(n, np, col_ptr, row_idx, &base)?;
+            let fwd = zero_diagonal_placement(n, np, col_ptr, row_idx, zero_diagonal, fwd)?;
             Some(etree_postorder(n, col_ptr, row_idx, &fwd))
         }
     })
@@ -773,6 +1070,42 @@ pub(crate) fn elimination_tree(n: usize, ptr: &[usize], lower: &[usize]) -> Vec<
         }
     }
     parent
+}
+
+/// Column counts of `L` (diagonal included) from the row subtrees of the etree.
+pub(crate) fn column_counts(
+    n: usize,
+    ptr: &[usize],
+    lower: &[usize],
+    parent: &[usize],
+) -> Vec<usize> {
+    const NONE: usize = usize::MAX;
+    let mut counts = vec![1usize; n];
+    let mut mark = vec![NONE; n];
+    for k in 0..n {
+        mark[k] = k;
+        for &i in &lower[ptr[k]..ptr[k + 1]] {
+            let mut j = i;
+            while j != NONE && mark[j] != k {
+                counts[j] += 1;
+                mark[j] = k;
+                j = parent[j];
+            }
+        }
+    }
+    counts
+}
+
+/// Predicted flops `Σ_j c_j²` (`c_j` the entries of column `j` of `L`) of the
+/// factorization of the pattern in the ordering `fwd` (`fwd[new] = old`).
+fn ordering_flops(n: usize, col_ptr: &[usize], row_idx: &[usize], fwd: &[usize]) -> f64 {
+    let inv = invert(fwd);
+    let (ptr, lower) = earlier_neighbours(n, col_ptr, row_idx, &inv);
+    let parent = elimination_tree(n, &ptr, &lower);
+    column_counts(n, &ptr, &lower, &parent)
+        .iter()
+        .map(|&c| (c as f64) * (c as f64))
+        .sum()
 }
 
 /// Inverse of a permutation given as `fwd[new] = old`.

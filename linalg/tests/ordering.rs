@@ -1,14 +1,15 @@
 //! Nested dissection (METIS), AMD on its own (the host ordering cuDSS can be given) and the
 //! `Auto` choice: permutations, KKT solves with the
-//! KKT-matched ordering on a nested-dissection base, fill against AMD on a 2-D grid, and
+//! KKT-matched ordering on a nested-dissection base, fill against AMD on a 2-D grid, the
+//! placement of zero-diagonal variables on a chain-like optimal-control KKT matrix, and
 //! typed errors.
 
 mod common;
 
 use common::*;
 use simdnlp_linalg::ordering::{
-    AUTO_MAX_FLOP_RATIO, AUTO_MIN_FLOPS_PER_ROW, amd_ordering, kkt_matched_ordering_on,
-    nested_dissection_ordering,
+    AUTO_MAX_FLOP_RATIO, AUTO_MIN_FLOPS_PER_ROW, amd_ordering, kkt_matched_ordering,
+    kkt_matched_ordering_on, kkt_zero_diagonal_reorder, nested_dissection_ordering,
 };
 use simdnlp_linalg::sparse::sym_lower_matvec;
 use simdnlp_linalg::{
@@ -306,4 +307,171 @@ fn nested_dissection_typed_errors() {
         Err(LinalgError::InvalidValue { .. })
     ));
     assert_eq!(s.fill_method(), None);
+}
+
+/// KKT matrix of a discretized optimal-control problem shaped like COPS `chain` (`k`
+/// intervals), at `δ_w = δc = 0`: a control `u_i` with curvature (diagonal `1 + r`) and two
+/// states `x_i`, `z_i` with none (no Hessian diagonal, no bound: flagged zero-diagonal), a
+/// bilinear Hessian entry `x_i u_i`; trapezoidal dynamics `x_{i+1} − x_i − h/2 (u_i +
+/// u_{i+1})` and `z_{i+1} − z_i − h/2 (x_i g_i + x_{i+1} g_{i+1})` with `g` depending on `u`,
+/// boundary rows `x_0`, `x_k`, `z_0`. Variables `u` (`0..=k`), `x`, `z`; then the
+/// constraints. Returns the matrix, `n_primal` and the zero-diagonal variables.
+fn chain_kkt(rng: &mut Rng, k: usize) -> (SymCoo, usize, Vec<usize>) {
+    let np = 3 * (k + 1);
+    let (u, x, z) = (
+        |i: usize| i,
+        |i: usize| k + 1 + i,
+        |i: usize| 2 * (k + 1) + i,
+    );
+    let m = 2 * k + 3;
+    let mut a = SymCoo::new(np + m);
+    for i in 0..=k {
+        a.push(u(i), u(i), 1.0 + rng.uniform());
+        a.push(x(i), u(i), 0.5 * rng.sym());
+    }
+    let h = 1.0 / k as f64;
+    let mut c = np;
+    for i in 0..k {
+        a.push(c, x(i + 1), 1.0);
+        a.push(c, x(i), -1.0);
+        a.push(c, u(i), -0.5 * h);
+        a.push(c, u(i + 1), -0.5 * h);
+        c += 1;
+        a.push(c, z(i + 1), 1.0);
+        a.push(c, z(i), -1.0);
+        a.push(c, x(i), -0.5 * h * (1.0 + rng.uniform()));
+        a.push(c, x(i + 1), -0.5 * h * (1.0 + rng.uniform()));
+        a.push(c, u(i), h * rng.sym());
+        a.push(c, u(i + 1), h * rng.sym());
+        c += 1;
+    }
+    for v in [x(0), x(k), z(0)] {
+        a.push(c, v, 1.0);
+        c += 1;
+    }
+    // The constraint diagonal at δc = 0, stored (as the solver's assembly does).
+    for r in np..np + m {
+        a.push(r, r, 0.0);
+    }
+    let zero: Vec<usize> = (k + 1..np).collect();
+    (a, np, zero)
+}
+
+/// Pivots of dense LDLᵀ without pivoting of `P A Pᵀ` (`fwd[new] = old`).
+fn dense_ldlt_pivots(a: &SymCoo, fwd: &[usize]) -> Vec<f64> {
+    let d = a.dense();
+    let n = a.n;
+    let mut p = faer::Mat::<f64>::from_fn(n, n, |i, j| d[(fwd[i], fwd[j])]);
+    let mut pivots = Vec::with_capacity(n);
+    for k in 0..n {
+        let piv = p[(k, k)];
+        pivots.push(piv);
+        if piv == 0.0 {
+            continue;
+        }
+        for j in k + 1..n {
+            let l = p[(j, k)] / piv;
+            if l != 0.0 {
+                for i in k + 1..n {
+                    p[(i, j)] -= l * p[(i, k)];
+                }
+            }
+        }
+    }
+    pivots
+}
+
+/// Inertia of the pivots (zero: `|d| <= 1e-12 · max|d|`).
+fn pivot_inertia(pivots: &[f64]) -> Inertia {
+    let max = pivots.iter().fold(0.0f64, |m, d| m.max(d.abs()));
+    let mut inertia = Inertia::default();
+    for &d in pivots {
+        if d.abs() <= 1e-12 * max {
+            inertia.zero += 1;
+        } else if d > 0.0 {
+            inertia.positive += 1;
+        } else {
+            inertia.negative += 1;
+        }
+    }
+    inertia
+}
+
+#[test]
+fn zero_diagonal_variables_follow_a_constraint_that_gives_them_a_pivot() {
+    let mut rng = Rng::new(24);
+    let (a, np, zero) = chain_kkt(&mut rng, 12);
+    let n = a.n;
+    let (asm, vals) = a.to_csc();
+    let (cp, ri) = (asm.col_ptr(), asm.row_idx());
+    let eig = dense_inertia(&a.dense(), 1e-12);
+    assert_eq!(eig.zero, 0, "the test matrix is nonsingular");
+    // The KKT-matched ordering alone eliminates a state before any of its constraints: an
+    // exact zero pivot.
+    let matched = kkt_matched_ordering(n, np, cp, ri).unwrap();
+    assert!(pivot_inertia(&dense_ldlt_pivots(&a, &matched)).zero > 0);
+    // With the zero-diagonal variables placed: a permutation, every flagged variable after
+    // one of its constraints, no zero pivot and the inertia of the matrix.
+    let fwd = kkt_zero_diagonal_reorder(n, np, cp, ri, &zero, &matched).unwrap();
+    assert!(is_perm(&fwd, n));
+    let mut pos = vec![0; n];
+    for (new, &old) in fwd.iter().enumerate() {
+        pos[old] = new;
+    }
+    for &v in &zero {
+        let after_a_constraint = (0..a.vals.len()).any(|t| {
+            let (r, c) = (a.rows[t], a.cols[t]);
+            c == v && r >= np && pos[r] < pos[v]
+        });
+        assert!(
+            after_a_constraint,
+            "variable {v} precedes all its constraints"
+        );
+    }
+    assert_eq!(pivot_inertia(&dense_ldlt_pivots(&a, &fwd)), eig);
+    // Nothing flagged: the ordering as it was.
+    assert_eq!(
+        kkt_zero_diagonal_reorder(n, np, cp, ri, &[], &matched).unwrap(),
+        matched
+    );
+    // Through FaerLdlt, on both base methods: LDLᵀ at δ = 0 singular without the flags,
+    // the inertia of the matrix with them.
+    for method in [FillMethod::Amd, FillMethod::NestedDissection] {
+        let mut s = FaerLdlt::new(Parallelism::Sequential);
+        s.set_zero_pivot_tol(0.0).unwrap();
+        s.set_ordering(FillOrdering::kkt_matched(np, method));
+        s.analyze(n, cp, ri).unwrap();
+        assert_eq!(s.factorize(&vals).unwrap(), FactorStatus::Singular);
+        s.set_zero_diagonal(&zero);
+        s.analyze(n, cp, ri).unwrap();
+        assert_eq!(
+            s.factorize(&vals).unwrap(),
+            FactorStatus::Success,
+            "{method:?}"
+        );
+        assert_eq!(s.inertia(), Some(eig), "{method:?}");
+        let res = solve_residual(&mut s, &a, &mut rng);
+        assert!(res < 1e-10, "{method:?}: residual {res:e}");
+    }
+}
+
+#[test]
+fn zero_diagonal_reorder_typed_errors() {
+    let (cp, ri) = (vec![0, 2, 3], vec![0, 1, 1]);
+    assert!(matches!(
+        kkt_zero_diagonal_reorder(2, 1, &cp, &ri, &[1], &[0, 1]),
+        Err(LinalgError::InvalidValue { .. })
+    ));
+    assert!(matches!(
+        kkt_zero_diagonal_reorder(2, 1, &cp, &ri, &[0], &[0]),
+        Err(LinalgError::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        kkt_zero_diagonal_reorder(2, 1, &cp, &ri, &[0], &[1, 1]),
+        Err(LinalgError::InvalidPattern { .. })
+    ));
+    assert!(matches!(
+        kkt_zero_diagonal_reorder(2, 3, &cp, &ri, &[0], &[0, 1]),
+        Err(LinalgError::InvalidValue { .. })
+    ));
 }

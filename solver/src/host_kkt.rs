@@ -143,7 +143,16 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
         let condensed = opts.kkt == KktKind::Condensed;
         let hybrid = opts.kkt == KktKind::Hybrid;
         let factorization = FactorizationChoice::of(opts);
-        let mut solver = make_solver(&factorization, condensed || hybrid, nw)?;
+        let zero_diagonal = if factorization.zero_diagonal_ordering {
+            structurally_zero_diagonal(lay, hrows, hcols)
+        } else {
+            Vec::new()
+        };
+        tracing::debug!(
+            zero_diagonal = zero_diagonal.len(),
+            "primal indices with a structurally zero diagonal"
+        );
+        let mut solver = make_solver(&factorization, condensed || hybrid, nw, &zero_diagonal)?;
         let (kkt, nk) = if hybrid {
             let form = HybridKkt::new(lay, (hrows, hcols), (jrows, jcols), opts.hybrid_gamma)?;
             let pat = form.pattern();
@@ -408,6 +417,9 @@ pub(crate) struct FactorizationChoice {
     /// Relative static-pivot value of the augmented LDLᵀ (`0`: off), see
     /// `Options::zero_pivot_perturbation`.
     pub zero_pivot_perturbation: f64,
+    /// Whether the augmented LDLᵀ places structurally zero-diagonal variables after a
+    /// constraint, see `Options::zero_diagonal_ordering`.
+    pub zero_diagonal_ordering: bool,
     /// Pivot threshold of the multifrontal LDLᵀ, see `Options::pivot_threshold`.
     pub pivot_threshold: f64,
     /// Whether LDLᵀ's wrong (or singular) inertia at δ_w = 0 is confirmed by the
@@ -426,6 +438,7 @@ impl FactorizationChoice {
             threads: opts.factorization_threads,
             ordering: opts.ordering,
             zero_pivot_perturbation: opts.zero_pivot_perturbation,
+            zero_diagonal_ordering: opts.zero_diagonal_ordering,
             pivot_threshold: opts.pivot_threshold,
             inertia_confirmation: opts.inertia_confirmation,
             confirmation_switch: opts.confirmation_switch,
@@ -433,12 +446,30 @@ impl FactorizationChoice {
     }
 }
 
+/// The primal indices of `w = (x, s)` whose diagonal in `W + Σ` is structurally zero at
+/// δ_w = 0: no Hessian diagonal entry in the pattern `(hrows, hcols)` and no finite bound.
+fn structurally_zero_diagonal(lay: &Layout, hrows: &[usize], hcols: &[usize]) -> Vec<usize> {
+    let mut curved = vec![false; lay.nw()];
+    for (&r, &c) in hrows.iter().zip(hcols) {
+        if r == c {
+            curved[r] = true;
+        }
+    }
+    (0..lay.nw())
+        .filter(|&i| !curved[i] && !lay.lo[i].is_finite() && !lay.up[i].is_finite())
+        .collect()
+}
+
 /// A faer factorization as `choice` says: Cholesky of the condensed system (`condensed`),
-/// else LDLᵀ or LBLᵀ of the augmented system with `n_primal` primal rows first.
+/// else LDLᵀ or LBLᵀ of the augmented system with `n_primal` primal rows first. The
+/// augmented LDLᵀ places the primal rows listed in `zero_diagonal` (structurally zero
+/// diagonal, see `structurally_zero_diagonal`) after a constraint that gives them a nonzero
+/// pivot.
 pub(crate) fn make_solver(
     choice: &FactorizationChoice,
     condensed: bool,
     n_primal: usize,
+    zero_diagonal: &[usize],
 ) -> Result<Box<dyn SymmetricSolver>, SolverError> {
     let par = if choice.threads == 1 {
         Parallelism::Sequential
@@ -461,6 +492,7 @@ pub(crate) fn make_solver(
         LinearSolverKind::Ldlt => {
             let mut s = FaerLdlt::new(par);
             s.set_ordering(ord);
+            s.set_zero_diagonal(zero_diagonal);
             s.set_zero_pivot_tol(ZERO_PIVOT_TOL)?;
             s.set_zero_pivot_perturbation(choice.zero_pivot_perturbation, n_primal)?;
             Box::new(s)
@@ -516,7 +548,7 @@ fn second_solver(
     asm: &SymAssembly,
 ) -> Result<Box<dyn SymmetricSolver>, SolverError> {
     let other = FactorizationChoice { kind, ..*choice };
-    let mut solver = make_solver(&other, false, nk.0)?;
+    let mut solver = make_solver(&other, false, nk.0, &[])?;
     solver.analyze(nk.0 + nk.1, asm.col_ptr(), asm.row_idx())?;
     Ok(solver)
 }

@@ -114,7 +114,7 @@ impl sealed::DeviceSolve for Emu {
                 |device, model, lay| {
                     let seam_device = Arc::clone(&device);
                     let make = Arc::new(move || {
-                        let solver = make_solver(&choice, true, 0)?;
+                        let solver = make_solver(&choice, true, 0, &[])?;
                         Ok(HostFactorization::new(Arc::clone(&seam_device), solver))
                     });
                     DeviceKktBackend::new(device, model, lay, o, make)

@@ -348,4 +348,26 @@ mod solve {
             );
         }
     }
+
+    /// Issue 17: COPS glider at its large size (8000 intervals) ran to `max_iter` (3000
+    /// iterations) with the defaults. Since the default LDLᵀ hands steps it cannot factor
+    /// to the paired LBLᵀ it solves (113 iterations, about 8 s in release, session 24; Ipopt +
+    /// MUMPS did not converge within 900 s, `peers/glider_ipopt.py 8000`). No published
+    /// optimum at this size: the range must be near the one at nh = 100 (1255.05).
+    #[test]
+    fn glider_at_its_large_size_solves_with_the_defaults() {
+        let m = glider::PROBLEM.build_at(glider::PROBLEM.large).unwrap();
+        let res = solve(&m, &Options::default()).unwrap();
+        eprintln!(
+            "glider 8000: {:?}, {} iterations, range {}",
+            res.status, res.iterations, res.objective
+        );
+        assert!(res.status.is_success(), "glider 8000: {:?}", res.status);
+        assert!(res.iterations < 1000, "{} iterations", res.iterations);
+        assert!(
+            (res.objective - 1255.05).abs() <= 0.01 * 1255.05,
+            "range {}",
+            res.objective
+        );
+    }
 }

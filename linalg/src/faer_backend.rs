@@ -1118,9 +1118,7 @@ impl FaerLdlt {
         if let Some(r) = &reg {
             check_non_negative("dynamic regularization epsilon", r.epsilon)?;
             check_non_negative("dynamic regularization delta", r.delta)?;
-            if let Some(s) = &r.signs
-                && self.core.symbolic.is_some()
-            {
+            if let Some(s) = r.signs.as_ref().filter(|_| self.core.symbolic.is_some()) {
                 check_len("dynamic regularization signs", self.core.n, s.len())?;
             }
         }

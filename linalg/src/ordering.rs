@@ -884,8 +884,9 @@ pub(crate) fn best_candidate<T>(
     let auto = methods.len() > 1;
     let mut best: Option<(FillMethod, f64, T)> = None;
     for method in methods {
-        if let Some((_, f, _)) = &best
-            && *f < AUTO_MIN_FLOPS_PER_ROW * n as f64
+        if best
+            .as_ref()
+            .is_some_and(|(_, f, _)| *f < AUTO_MIN_FLOPS_PER_ROW * n as f64)
         {
             break;
         }

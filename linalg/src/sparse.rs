@@ -360,9 +360,7 @@ pub(crate) fn check_csc(
                     detail: format!("row {i} is above the diagonal (lower triangle expected)"),
                 });
             }
-            if let Some(p) = prev
-                && i <= p
-            {
+            if let Some(p) = prev.filter(|&p| i <= p) {
                 return Err(LinalgError::InvalidPattern {
                     what: what.to_string(),
                     col: j,

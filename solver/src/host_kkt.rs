@@ -337,14 +337,11 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
     /// `use_confirmation`, the LBLᵀ fallback `pivoting` while `use_pivoting`, else the
     /// configured `solver` (the paired LBLᵀ while swapped in).
     fn active(&mut self) -> &mut dyn SymmetricSolver {
-        if self.use_confirmation
-            && let Some(c) = self.confirmation.as_mut()
-        {
+        let (use_confirmation, use_pivoting) = (self.use_confirmation, self.use_pivoting);
+        if let Some(c) = self.confirmation.as_mut().filter(|_| use_confirmation) {
             return c.as_mut();
         }
-        if self.use_pivoting
-            && let Some(p) = self.pivoting.as_mut()
-        {
+        if let Some(p) = self.pivoting.as_mut().filter(|_| use_pivoting) {
             return p.as_mut();
         }
         self.solver.as_mut()
@@ -800,9 +797,8 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                         &mut s.kvals,
                     )?;
                     let nk = (s.eval.nw, s.eval.m);
-                    if s.use_pivoting
-                        && let Some(pivoting) = s.pivoting.as_mut()
-                    {
+                    let use_pivoting = s.use_pivoting;
+                    if let Some(pivoting) = s.pivoting.as_mut().filter(|_| use_pivoting) {
                         let st = pivoting.factorize(&s.kvals)?;
                         if classify(st, pivoting.inertia(), nk) == KktStatus::Correct {
                             return Ok(KktStatus::Correct);

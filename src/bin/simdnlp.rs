@@ -70,9 +70,7 @@ fn main() -> ExitCode {
         json,
     } = Cli::parse().command;
     let mut opts = Options::default();
-    if let Some(f) = &opt_file
-        && let Err(e) = opts.apply_file(f)
-    {
+    if let Some(Err(e)) = opt_file.as_ref().map(|f| opts.apply_file(f)) {
         return fail(&e.to_string());
     }
     let mut pairs = Vec::new();
@@ -103,10 +101,10 @@ fn main() -> ExitCode {
         result.iterations,
         result.objective
     );
-    if let Some(path) = json
-        && let Err(e) = write_json(&path, &file, &imported, &result, import_s)
-    {
-        return fail(&format!("--json {}: {e}", path.display()));
+    if let Some(path) = json {
+        if let Err(e) = write_json(&path, &file, &imported, &result, import_s) {
+            return fail(&format!("--json {}: {e}", path.display()));
+        }
     }
     if result.status.is_success() {
         ExitCode::SUCCESS

@@ -239,9 +239,8 @@ pub fn list_cases(dir: &Path) -> Result<Vec<(String, PathBuf)>, MatpowerError> {
             source,
         })?;
         let p = e.path();
-        if p.extension().and_then(|s| s.to_str()) == Some("m")
-            && let Some(stem) = p.file_stem().and_then(|s| s.to_str())
-        {
+        let is_m = p.extension().and_then(|s| s.to_str()) == Some("m");
+        if let Some(stem) = p.file_stem().and_then(|s| s.to_str()).filter(|_| is_m) {
             out.push((short_name(stem).to_string(), p.clone()));
         }
     }

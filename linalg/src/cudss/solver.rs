@@ -496,8 +496,10 @@ impl CudssSolver {
         if matrix.nnz > 0 && matrix.values == 0 {
             return Err(null("DeviceCsc::values"));
         }
-        if let Some(perm) = &self.user_permutation
-            && perm.len() != matrix.n
+        if let Some(perm) = self
+            .user_permutation
+            .as_ref()
+            .filter(|perm| perm.len() != matrix.n)
         {
             return Err(CudssError::InvalidArgument {
                 what: "CudssSolver::set_user_permutation",

@@ -256,13 +256,10 @@ impl<B: Backend> Ipm<'_, B> {
                 needed_dc = true;
                 continue;
             }
-            if status == KktStatus::Singular
-                && let Some(raised) = Perturbation::delta_c_after_singular(
-                    dw,
-                    dc,
-                    options.jacobian_regularization_value,
-                )
-            {
+            if let (KktStatus::Singular, Some(raised)) = (
+                status,
+                Perturbation::delta_c_after_singular(dw, dc, options.jacobian_regularization_value),
+            ) {
                 // A zero pivot that δ_c lost in round-off: a larger δ_c, not δ_w (at most
                 // log10(δ̄_c / δ_c) extra factorizations per δ_w).
                 tracing::debug!(

@@ -238,22 +238,29 @@ mod solve {
     #[test]
     fn paired_lblt_verdicts_are_confirmed_before_delta_w() {
         let model = cops::methanol::methanol(2).unwrap();
-        let solved = |confirmation: &str| {
+        let solved = |settings: &[(&str, &str)]| {
             let mut opts = Options::default();
             opts.set("print_level", "0").unwrap();
-            opts.set("zero_diagonal_ordering", "no").unwrap();
-            opts.set("inertia_confirmation", confirmation).unwrap();
-            opts.set("confirmation_switch", "0").unwrap();
+            for (name, value) in settings {
+                opts.set(name, value).unwrap();
+            }
             let r = solve(&model, &opts).unwrap();
             println!(
-                "{confirmation}: {:?} {} iterations, objective {:.7e}, counts {:?}",
+                "{settings:?}: {:?} {} iterations, objective {:.7e}, counts {:?}",
                 r.status, r.iterations, r.objective, r.counts
             );
-            assert!(r.status.is_success(), "{confirmation}: {:?}", r.status);
+            assert!(r.status.is_success(), "{settings:?}: {:?}", r.status);
             r
         };
-        let plain = solved("none");
-        let confirmed = solved("multifrontal_before_delta_w");
+        let plain_ordering = |confirmation| {
+            solved(&[
+                ("zero_diagonal_ordering", "no"),
+                ("inertia_confirmation", confirmation),
+                ("confirmation_switch", "0"),
+            ])
+        };
+        let plain = plain_ordering("none");
+        let confirmed = plain_ordering("multifrontal_before_delta_w");
         let ipopt = 2.0574837e-2;
         assert!(
             (plain.objective - 1.4018e-2).abs() < 1e-5,
@@ -267,14 +274,7 @@ mod solve {
             "{} (Ipopt + MUMPS: {ipopt})",
             confirmed.objective
         );
-        let mut opts = Options::default();
-        opts.set("print_level", "0").unwrap();
-        let default = solve(&model, &opts).unwrap();
-        println!(
-            "default: {:?} {} iterations, objective {:.7e}, counts {:?}",
-            default.status, default.iterations, default.objective, default.counts
-        );
-        assert!(default.status.is_success(), "{:?}", default.status);
+        let default = solved(&[]);
         assert_eq!(default.counts.paired_repeats, 0);
         assert!(
             (default.objective - ipopt).abs() < 1e-4 * ipopt,

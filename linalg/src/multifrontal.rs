@@ -96,8 +96,8 @@ use crate::faer_backend::{
     check_non_negative, count, pair_eigenvalues, permute_pattern, scatter_finite,
 };
 use crate::ordering::{
-    FillMethod, FillOrdering, amd_ordering, best_candidate, candidate_ordering, column_counts,
-    earlier_neighbours, elimination_tree, etree_postorder, invert,
+    FillMethod, FillOrdering, amd_ordering, best_candidate, candidate_ordering, count_flops,
+    etree_and_column_counts, etree_postorder, invert,
 };
 use crate::sparse::{check_csc, check_len};
 use crate::{FactorStatus, Inertia, LinalgError, SymmetricSolver};
@@ -487,11 +487,8 @@ impl MultifrontalLdlt {
                 None => amd_ordering(n, col_ptr, row_idx)?,
             };
             let fwd = etree_postorder(n, col_ptr, row_idx, &fwd);
-            let inv = invert(&fwd);
-            let (ptr, lower) = earlier_neighbours(n, col_ptr, row_idx, &inv);
-            let parent = elimination_tree(n, &ptr, &lower);
-            let counts = column_counts(n, &ptr, &lower, &parent);
-            let flops: f64 = counts.iter().map(|&c| (c as f64) * (c as f64)).sum();
+            let (parent, counts) = etree_and_column_counts(n, col_ptr, row_idx, &fwd);
+            let flops = count_flops(&counts);
             // the kept candidate's etree and column counts build its fronts below
             Ok((flops, (fwd, parent, counts)))
         })?;

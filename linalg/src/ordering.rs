@@ -332,14 +332,7 @@ pub fn kkt_matched_ordering_on(
     base_fwd: &[usize],
 ) -> Result<Vec<usize>, LinalgError> {
     check_n_primal(n, n_primal)?;
-    if base_fwd.len() != n {
-        return Err(LinalgError::LengthMismatch {
-            what: "KKT-matched base ordering".into(),
-            expected: n,
-            got: base_fwd.len(),
-        });
-    }
-    let pos = checked_inverse(base_fwd, "KKT-matched base ordering")?;
+    let pos = checked_base_ordering(base_fwd, n, "KKT-matched base ordering")?;
     Ok(kkt_matched_from_positions(
         n, n_primal, col_ptr, row_idx, &pos,
     ))
@@ -448,14 +441,7 @@ pub fn kkt_zero_diagonal_reorder(
     fwd: &[usize],
 ) -> Result<Vec<usize>, LinalgError> {
     check_n_primal(n, n_primal)?;
-    if fwd.len() != n {
-        return Err(LinalgError::LengthMismatch {
-            what: "KKT zero-diagonal base ordering".into(),
-            expected: n,
-            got: fwd.len(),
-        });
-    }
-    checked_inverse(fwd, "KKT zero-diagonal base ordering")?;
+    checked_base_ordering(fwd, n, "KKT zero-diagonal base ordering")?;
     let mut self_pivot: Vec<bool> = (0..n).map(|i| i < n_primal).collect();
     for &v in zero_diagonal {
         if v >= n_primal {
@@ -647,6 +633,20 @@ impl PrefixMatching {
         }
         true
     }
+}
+
+/// Inverse of a base ordering `fwd` given to a public ordering function, checking that it
+/// has length `n` ([`LinalgError::LengthMismatch`]) and is a permutation of `0..n`
+/// ([`LinalgError::InvalidPattern`]); `what` names it in the error.
+fn checked_base_ordering(fwd: &[usize], n: usize, what: &str) -> Result<Vec<usize>, LinalgError> {
+    if fwd.len() != n {
+        return Err(LinalgError::LengthMismatch {
+            what: what.into(),
+            expected: n,
+            got: fwd.len(),
+        });
+    }
+    checked_inverse(fwd, what)
 }
 
 /// Inverse of `fwd`, checking that it is a permutation of `0..fwd.len()`.
@@ -1074,12 +1074,7 @@ pub(crate) fn elimination_tree(n: usize, ptr: &[usize], lower: &[usize]) -> Vec<
 }
 
 /// Column counts of `L` (diagonal included) from the row subtrees of the etree.
-pub(crate) fn column_counts(
-    n: usize,
-    ptr: &[usize],
-    lower: &[usize],
-    parent: &[usize],
-) -> Vec<usize> {
+fn column_counts(n: usize, ptr: &[usize], lower: &[usize], parent: &[usize]) -> Vec<usize> {
     const NONE: usize = usize::MAX;
     let mut counts = vec![1usize; n];
     let mut mark = vec![NONE; n];
@@ -1097,16 +1092,30 @@ pub(crate) fn column_counts(
     counts
 }
 
-/// Predicted flops `Σ_j c_j²` (`c_j` the entries of column `j` of `L`) of the
-/// factorization of the pattern in the ordering `fwd` (`fwd[new] = old`).
-fn ordering_flops(n: usize, col_ptr: &[usize], row_idx: &[usize], fwd: &[usize]) -> f64 {
+/// The elimination tree (`parent`) and the column counts of `L` (diagonal included) of the
+/// pattern in the ordering `fwd` (`fwd[new] = old`).
+pub(crate) fn etree_and_column_counts(
+    n: usize,
+    col_ptr: &[usize],
+    row_idx: &[usize],
+    fwd: &[usize],
+) -> (Vec<usize>, Vec<usize>) {
     let inv = invert(fwd);
     let (ptr, lower) = earlier_neighbours(n, col_ptr, row_idx, &inv);
     let parent = elimination_tree(n, &ptr, &lower);
-    column_counts(n, &ptr, &lower, &parent)
-        .iter()
-        .map(|&c| (c as f64) * (c as f64))
-        .sum()
+    let counts = column_counts(n, &ptr, &lower, &parent);
+    (parent, counts)
+}
+
+/// Predicted flops `Σ_j c_j²` of a factorization whose columns of `L` have `counts`
+/// entries.
+pub(crate) fn count_flops(counts: &[usize]) -> f64 {
+    counts.iter().map(|&c| (c as f64) * (c as f64)).sum()
+}
+
+/// Predicted flops of the factorization of the pattern in the ordering `fwd`.
+fn ordering_flops(n: usize, col_ptr: &[usize], row_idx: &[usize], fwd: &[usize]) -> f64 {
+    count_flops(&etree_and_column_counts(n, col_ptr, row_idx, fwd).1)
 }
 
 /// Inverse of a permutation given as `fwd[new] = old`.

@@ -381,22 +381,6 @@ fn dense_ldlt_pivots(a: &SymCoo, fwd: &[usize]) -> Vec<f64> {
     pivots
 }
 
-/// Inertia of the pivots (zero: `|d| <= 1e-12 · max|d|`).
-fn pivot_inertia(pivots: &[f64]) -> Inertia {
-    let max = pivots.iter().fold(0.0f64, |m, d| m.max(d.abs()));
-    let mut inertia = Inertia::default();
-    for &d in pivots {
-        if d.abs() <= 1e-12 * max {
-            inertia.zero += 1;
-        } else if d > 0.0 {
-            inertia.positive += 1;
-        } else {
-            inertia.negative += 1;
-        }
-    }
-    inertia
-}
-
 #[test]
 fn zero_diagonal_variables_follow_a_constraint_that_gives_them_a_pivot() {
     let mut rng = Rng::new(24);
@@ -409,7 +393,7 @@ fn zero_diagonal_variables_follow_a_constraint_that_gives_them_a_pivot() {
     // The KKT-matched ordering alone eliminates a state before any of its constraints: an
     // exact zero pivot.
     let matched = kkt_matched_ordering(n, np, cp, ri).unwrap();
-    assert!(pivot_inertia(&dense_ldlt_pivots(&a, &matched)).zero > 0);
+    assert!(common::inertia_of(&dense_ldlt_pivots(&a, &matched), 1e-12).zero > 0);
     // With the zero-diagonal variables placed: a permutation, every flagged variable after
     // one of its constraints, no zero pivot and the inertia of the matrix.
     let fwd = kkt_zero_diagonal_reorder(n, np, cp, ri, &zero, &matched).unwrap();
@@ -428,7 +412,7 @@ fn zero_diagonal_variables_follow_a_constraint_that_gives_them_a_pivot() {
             "variable {v} precedes all its constraints"
         );
     }
-    assert_eq!(pivot_inertia(&dense_ldlt_pivots(&a, &fwd)), eig);
+    assert_eq!(common::inertia_of(&dense_ldlt_pivots(&a, &fwd), 1e-12), eig);
     // Nothing flagged: the ordering as it was.
     assert_eq!(
         kkt_zero_diagonal_reorder(n, np, cp, ri, &[], &matched).unwrap(),

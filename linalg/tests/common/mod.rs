@@ -132,13 +132,18 @@ pub fn random_kkt(rng: &mut Rng, n: usize, m: usize, per_row: usize, delta_c: f6
 /// Counts of positive / negative / (near-)zero eigenvalues of a dense symmetric matrix;
 /// zero means |λ| <= rel_tol * max|λ|.
 pub fn dense_inertia(a: &Mat<f64>, rel_tol: f64) -> Inertia {
-    let ev = a.self_adjoint_eigenvalues(Side::Lower).unwrap();
-    let max = ev.iter().fold(0.0f64, |m, &x| m.max(x.abs()));
+    inertia_of(&a.self_adjoint_eigenvalues(Side::Lower).unwrap(), rel_tol)
+}
+
+/// Counts of positive / negative / (near-)zero `values` (eigenvalues, or the pivots of an
+/// LDLᵀ); zero means |v| <= rel_tol * max|v|.
+pub fn inertia_of(values: &[f64], rel_tol: f64) -> Inertia {
+    let max = values.iter().fold(0.0f64, |m, &x| m.max(x.abs()));
     let mut inertia = Inertia::default();
-    for &l in &ev {
-        if l.abs() <= rel_tol * max {
+    for &v in values {
+        if v.abs() <= rel_tol * max {
             inertia.zero += 1;
-        } else if l > 0.0 {
+        } else if v > 0.0 {
             inertia.positive += 1;
         } else {
             inertia.negative += 1;

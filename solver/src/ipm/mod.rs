@@ -443,8 +443,7 @@ impl<'a, B: Backend> Ipm<'a, B> {
     }
 
     /// The NLP constraint violation per row at the current iterate into
-    /// `work.row_violation` ([`violation::nlp_violation`]; uses `work.w` and
-    /// `work.per_slack`).
+    /// `work.row_violation` ([`violation::nlp_violation`]; uses `work.per_slack`).
     fn compute_row_violation(&mut self) {
         let work = &mut self.work;
         violation::nlp_violation(
@@ -453,7 +452,6 @@ impl<'a, B: Backend> Ipm<'a, B> {
             &self.iterate.w,
             &self.residual,
             ViolationWork {
-                w_d: &mut work.w,
                 below: &mut work.per_slack.lower,
                 above: &mut work.per_slack.upper,
             },

@@ -27,11 +27,9 @@ pub(crate) struct SlackRows<V, I> {
     pub upper: V,
 }
 
-/// Work vectors of [`nlp_violation`]: `w_d` of length `nw`, `below` and `above` of length
-/// `ns`. Their values live within one call.
+/// Work vectors of [`nlp_violation`], both of length `ns`. Their values live within one
+/// call.
 pub(crate) struct ViolationWork<'v, V> {
-    /// Length `nw`: `w` with the slacks replaced by the row values `d`.
-    pub w_d: &'v mut V,
     /// Length `ns`: the violation below the lower bound.
     pub below: &'v mut V,
     /// Length `ns`: the violation above the upper bound.
@@ -57,15 +55,16 @@ pub(crate) fn nlp_violation<D: Device>(
     if slacks.count == 0 {
         return;
     }
-    let ViolationWork { w_d, below, above } = work;
-    // d = r + s in the slack components of a copy of w
-    device.copy(w_d, w);
+    let ViolationWork { below, above } = work;
+    // d = r + s per slack, in `above`
     device.gather(above, residual, &slacks.rows);
-    device.scatter_add(1.0, above, &slacks.cols, w_d);
+    device.gather(below, w, &slacks.cols);
+    device.axpy(1.0, below, above);
     // (lo − d)⁺ and (d − up)⁺: an infinite bound gives −∞, clamped to 0
-    device.gather_slack(below, w_d, &slacks.cols, &slacks.lower, -1.0);
+    device.copy(below, &slacks.lower);
+    device.axpy(-1.0, above, below);
+    device.axpy(-1.0, &slacks.upper, above);
     device.clamp_below(below, 0.0);
-    device.gather_slack(above, w_d, &slacks.cols, &slacks.upper, 1.0);
     device.clamp_below(above, 0.0);
     // at most one of them is positive (lo ≤ up): the signed violation
     device.axpy(-1.0, below, above);
@@ -89,23 +88,31 @@ mod tests {
         }
     }
 
-    fn violation(w: &[f64], residual: &[f64]) -> Vec<f64> {
-        let (mut w_d, mut below, mut above) = (vec![0.0; 5], vec![0.0; 3], vec![0.0; 3]);
-        let mut out = vec![f64::NAN; 4];
+    /// `nlp_violation` of `slacks` at `w` with `residual` (one entry per row).
+    fn violation_of(
+        slacks: &SlackRows<Vec<f64>, Vec<usize>>,
+        w: &[f64],
+        residual: &[f64],
+    ) -> Vec<f64> {
+        let (mut below, mut above) = (vec![0.0; slacks.count], vec![0.0; slacks.count]);
+        let mut out = vec![f64::NAN; residual.len()];
         let work = ViolationWork {
-            w_d: &mut w_d,
             below: &mut below,
             above: &mut above,
         };
         nlp_violation(
             &Cpu,
-            &slacks(),
+            slacks,
             &w.to_vec(),
             &residual.to_vec(),
             work,
             &mut out,
         );
         out
+    }
+
+    fn violation(w: &[f64], residual: &[f64]) -> Vec<f64> {
+        violation_of(&slacks(), w, residual)
     }
 
     #[test]
@@ -132,21 +139,7 @@ mod tests {
             lower: vec![],
             upper: vec![],
         };
-        let mut out = vec![0.0; 2];
-        let (mut w_d, mut below, mut above) = (vec![0.0; 2], vec![], vec![]);
-        let work = ViolationWork {
-            w_d: &mut w_d,
-            below: &mut below,
-            above: &mut above,
-        };
-        nlp_violation(
-            &Cpu,
-            &none,
-            &vec![1.0, 2.0],
-            &vec![0.5, -2.0],
-            work,
-            &mut out,
-        );
+        let out = violation_of(&none, &[1.0, 2.0], &[0.5, -2.0]);
         assert_eq!(out, vec![0.5, -2.0]);
     }
 }

@@ -19,6 +19,10 @@ const DELTA_C_SINGULAR_FACTOR: f64 = 10.0;
 pub(super) struct Perturbation {
     /// δ_w of the last step that needed one (0: none yet).
     delta_w_last: f64,
+    /// The δ_c that [`Perturbation::delta_c_after_singular`] had to reach in the last step
+    /// that raised it, kept until a step factorizes at δ_w = 0 again (0: none): the δ_w > 0
+    /// trials of later steps start from it, see [`Perturbation::delta_c_at_positive_delta_w`].
+    delta_c_raised: f64,
     /// Consecutive iterations whose KKT matrix was singular without δ_c.
     degen_iters: usize,
     /// The Jacobian is treated as rank deficient: every factorization carries
@@ -79,6 +83,54 @@ impl Perturbation {
     fn delta_c_after_singular(delta_w: f64, delta_c: f64, delta_c_max: f64) -> Option<f64> {
         (delta_c > 0.0 && delta_c < delta_c_max && delta_w >= delta_c_max)
             .then(|| (delta_c * DELTA_C_SINGULAR_FACTOR).min(delta_c_max))
+    }
+
+    /// The δ_c of a factorization at δ_w > 0, from the step's `delta_c` (δ̄_c μ^κ_c, or 0
+    /// while the Jacobian is not known to need it): the δ_c a previous step had to be raised
+    /// to, when larger, else `delta_c`. δ_c = 0 stays 0 (the Jacobian test's).
+    ///
+    /// Why: late in PGLIB solves the zero pivots that δ_c = δ̄_c μ^κ_c loses in round-off
+    /// come back in every step, and each step found the same raised δ_c again through
+    /// failed factorizations (case10000_goc's last eight steps: 3–5 factorizations each,
+    /// `(0, δ_c)`, `(δ_w, δ_c)`, `(δ_w, 10 δ_c)`, `(δ_w, 100 δ_c)`; Ipopt + MUMPS: one).
+    /// Starting there mirrors Ipopt's `delta_x_last_` for δ_w (its next trial starts near
+    /// the last one instead of at δ_w⁰) for the δ_c that our LDLᵀ needs and MUMPS's
+    /// pivoting does not. Steps that factorize at δ_w = 0 keep their small δ_c, and clear
+    /// the memory (see [`Perturbation::note_factorized_at_zero`]).
+    fn delta_c_at_positive_delta_w(&self, delta_c: f64) -> f64 {
+        if delta_c > 0.0 {
+            delta_c.max(self.delta_c_raised)
+        } else {
+            delta_c
+        }
+    }
+
+    /// After a successful factorization at δ_w > 0 with `delta_c`, started from
+    /// `delta_c_start` (the δ_c before any raise in this step): remember `delta_c` when a
+    /// raise was needed or kept.
+    fn note_delta_c_used(&mut self, delta_c: f64, delta_c_start: f64) {
+        if delta_c > delta_c_start || self.delta_c_raised > 0.0 {
+            self.delta_c_raised = delta_c;
+        }
+    }
+
+    /// A step whose matrix factorized at δ_w = 0: the zero pivots that needed a raised
+    /// δ_c are gone, forget it.
+    fn note_factorized_at_zero(&mut self) {
+        self.delta_c_raised = 0.0;
+    }
+
+    /// The next δ_w trial after a failed one at `delta_w` (Ipopt's
+    /// `get_deltas_for_wrong_inertia`): κ̄_w⁺ `delta_w` (`perturb_inc_fact_first`) when no
+    /// earlier step needed a δ_w (`delta_w_last` = 0) or when `delta_w` already exceeds
+    /// 1e5 `delta_w_last` (the old δ_w says nothing about this matrix, so grow as from
+    /// scratch), else κ_w⁺ `delta_w` (`perturb_inc_fact`).
+    fn next_delta_w(delta_w: f64, delta_w_last: f64, inc_fact_first: f64, inc_fact: f64) -> f64 {
+        if delta_w_last == 0.0 || 1e5 * delta_w_last < delta_w {
+            inc_fact_first * delta_w
+        } else {
+            inc_fact * delta_w
+        }
     }
 
     /// The test of [`HessianDegeneracy`] after an iteration's factorizations:
@@ -236,6 +288,7 @@ impl<B: Backend> Ipm<'_, B> {
                 .note_hessian_degeneracy(status == KktStatus::Singular);
             if status == KktStatus::Correct {
                 self.perturbation.note_degeneracy(needed_dc);
+                self.perturbation.note_factorized_at_zero();
                 self.last_step.regularization = 0.0;
                 return Ok(true);
             }
@@ -249,10 +302,13 @@ impl<B: Backend> Ipm<'_, B> {
                 .max(options.perturb_dec_fact * delta_w_last)
         };
         let mut wrong_without_dc = 0;
+        let mut dc_start = dc;
+        dc = self.perturbation.delta_c_at_positive_delta_w(dc);
         loop {
             let status = self.backend.kkt_factorize(&self.sigma, dw, dc, true)?;
             if status == KktStatus::Singular && dc == 0.0 {
-                dc = reg;
+                dc_start = reg;
+                dc = self.perturbation.delta_c_at_positive_delta_w(reg);
                 needed_dc = true;
                 continue;
             }
@@ -277,24 +333,30 @@ impl<B: Backend> Ipm<'_, B> {
                 // add δ_c: it makes the constraint block definite at a negligible cost.
                 wrong_without_dc += 1;
                 if wrong_without_dc >= 2 {
-                    dc = reg;
+                    dc_start = reg;
+                    dc = self.perturbation.delta_c_at_positive_delta_w(reg);
                     needed_dc = true;
                     continue;
                 }
             }
             if status == KktStatus::Correct {
                 self.perturbation.note_degeneracy(needed_dc);
+                self.perturbation.note_delta_c_used(dc, dc_start);
                 self.perturbation.delta_w_last = dw;
                 self.last_step.regularization = dw;
                 tracing::debug!(delta_w = dw, delta_c = dc, "inertia correction");
                 return Ok(true);
             }
-            dw *= if delta_w_last == 0.0 {
-                options.perturb_inc_fact_first
-            } else {
-                options.perturb_inc_fact
-            };
+            dw = Perturbation::next_delta_w(
+                dw,
+                delta_w_last,
+                options.perturb_inc_fact_first,
+                options.perturb_inc_fact,
+            );
             if dw > options.max_hessian_perturbation {
+                // Ipopt forgets δ_w_last when δ_w outgrows its bound
+                // (`get_deltas_for_wrong_inertia`): the next step starts at δ_w⁰ again.
+                self.perturbation.delta_w_last = 0.0;
                 return Ok(false);
             }
         }
@@ -339,6 +401,37 @@ mod tests {
             Perturbation::delta_c_after_singular(1e-4, 5e-9, 1e-8),
             Some(1e-8)
         );
+    }
+
+    /// δ_w grows by κ̄_w⁺ = 100 from scratch and once it exceeds 1e5 times the last step's
+    /// δ_w (Ipopt's `get_deltas_for_wrong_inertia`), else by κ_w⁺ = 8.
+    #[test]
+    fn delta_w_grows_fast_when_far_above_the_last_one() {
+        let next = |dw, last| Perturbation::next_delta_w(dw, last, 100.0, 8.0);
+        assert_eq!(next(1e-4, 0.0), 1e-2);
+        assert_eq!(next(1e-8, 3e-9), 8e-8);
+        // 1e5 · 1e-9 = 1e-4: not yet above it
+        assert_eq!(next(1e-4, 1e-9), 8e-4);
+        assert_eq!(next(1e-3, 1e-9), 1e-1);
+    }
+
+    /// Once a step had to raise δ_c, the δ_w > 0 trials of the next steps start at that
+    /// δ_c (case10000_goc's last steps: 3–5 → 2–3 factorizations), never lower than the
+    /// step's own, δ_c = 0 stays 0, and a step that factorizes at δ_w = 0 forgets it.
+    #[test]
+    fn raised_delta_c_is_kept_until_a_step_factorizes_at_zero() {
+        let mut p = Perturbation::default();
+        assert_eq!(p.delta_c_at_positive_delta_w(7e-11), 7e-11);
+        // no raise: nothing remembered
+        p.note_delta_c_used(7e-11, 7e-11);
+        assert_eq!(p.delta_c_at_positive_delta_w(7e-11), 7e-11);
+        // raised 100-fold
+        p.note_delta_c_used(7e-9, 7e-11);
+        assert_eq!(p.delta_c_at_positive_delta_w(7e-11), 7e-9);
+        assert_eq!(p.delta_c_at_positive_delta_w(0.0), 0.0);
+        assert_eq!(p.delta_c_at_positive_delta_w(1e-6), 1e-6);
+        p.note_factorized_at_zero();
+        assert_eq!(p.delta_c_at_positive_delta_w(7e-11), 7e-11);
     }
 
     /// A δ_w below δ̄_c is left to grow: no extra factorizations where δ_w stays tiny

@@ -144,7 +144,8 @@ impl KktBuilder {
     }
 
     /// Computes the merged lower-triangle CSC pattern (with the full diagonal) and the
-    /// position of every source entry in it. O(total entries + n).
+    /// position of every source entry in it. O(total entries + n) plus sorting each
+    /// column's entries by row.
     pub fn build(self) -> SymAssembly {
         let n = self.n;
         // The full diagonal is always structurally present (first in each column).

@@ -59,6 +59,20 @@ fn try_zeroed<T: Clone + Default>(n: usize, what: &'static str) -> Result<Vec<T>
     Ok(v)
 }
 
+/// A copy of `src` in a new vector, written once (no zeroing first); a typed error when the
+/// allocation fails.
+fn try_copied<T: Copy>(src: &[T], what: &'static str) -> Result<Vec<T>, DeviceError> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(src.len())
+        .map_err(|_| DeviceError::OutOfMemory {
+            device: NAME,
+            bytes: std::mem::size_of_val(src),
+            what,
+        })?;
+    v.extend_from_slice(src);
+    Ok(v)
+}
+
 fn check_len(what: &'static str, expected: usize, got: usize) -> Result<(), DeviceError> {
     if expected == got {
         Ok(())
@@ -91,14 +105,12 @@ impl Device for Cpu {
         Ok(out)
     }
     fn vector_from_host(&self, v: &[f64]) -> Result<Vec<f64>, DeviceError> {
-        let mut out = try_zeroed(v.len(), "vector")?;
-        out.copy_from_slice(v);
+        let out = try_copied(v, "vector")?;
         allocations::count();
         Ok(out)
     }
     fn index_from_host(&self, idx: &[usize]) -> Result<Vec<usize>, DeviceError> {
-        let mut out = try_zeroed(idx.len(), "index list")?;
-        out.copy_from_slice(idx);
+        let out = try_copied(idx, "index list")?;
         allocations::count();
         Ok(out)
     }

@@ -22,7 +22,7 @@
 //! `block(j_rows, j_cols, n, 0)`, `diagonal(0, n)` (Σx + δw) and `diagonal(n, m)` (-δc).
 
 use crate::LinalgError;
-use crate::sparse::{check_len, csc_map_from_coo};
+use crate::sparse::{check_len, lower_csc_map_with_diagonal};
 
 /// Identifies one value source registered with a [`KktBuilder`]; sources are numbered
 /// `0, 1, 2, …` in registration order, which is also the order
@@ -144,17 +144,12 @@ impl KktBuilder {
     }
 
     /// Computes the merged lower-triangle CSC pattern (with the full diagonal) and the
-    /// position of every source entry in it. O(total entries + n).
+    /// position of every source entry in it. O(total entries + n) plus sorting each
+    /// column's entries by row.
     pub fn build(self) -> SymAssembly {
         let n = self.n;
-        let n_src = self.rows.len();
-        // Append the full diagonal so it is always structurally present.
-        let mut rows = self.rows;
-        let mut cols = self.cols;
-        rows.extend(0..n);
-        cols.extend(0..n);
-        let (col_ptr, row_idx, mut map) = csc_map_from_coo(n, n, &rows, &cols);
-        map.truncate(n_src);
+        // The full diagonal is always structurally present (first in each column).
+        let (col_ptr, row_idx, map) = lower_csc_map_with_diagonal(n, &self.rows, &self.cols);
         let diag_pos = (0..n).map(|j| col_ptr[j]).collect();
         SymAssembly {
             n,

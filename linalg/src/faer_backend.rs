@@ -351,25 +351,25 @@ impl Core {
         let (method, flops, first) = best_candidate(ordering, n, |method| {
             let custom =
                 candidate_ordering(ordering, method, n, col_ptr, row_idx, &self.zero_diagonal)?;
-            let symbolic = match &custom {
-                None => factorize_symbolic_cholesky(
-                    pattern,
-                    Side::Lower,
-                    SymmetricOrdering::Amd,
-                    params,
-                ),
-                Some(fwd) => {
-                    let inv = invert(fwd);
+            let candidate = match custom {
+                None => Candidate::FaerAmd(
                     factorize_symbolic_cholesky(
                         pattern,
                         Side::Lower,
-                        SymmetricOrdering::Custom(PermRef::new_checked(fwd, &inv, n)),
+                        SymmetricOrdering::Amd,
                         params,
                     )
-                }
-            }
-            .map_err(|e| backend_err("symbolic factorization", e))?;
-            Ok((predicted_flops(&symbolic), symbolic))
+                    .map_err(|e| backend_err("symbolic factorization", e))?,
+                ),
+                Some(fwd) => Candidate::Permuted(PermutedAnalysis::new(
+                    n,
+                    col_ptr,
+                    row_idx,
+                    fwd,
+                    params.supernodal_flop_ratio_threshold,
+                )?),
+            };
+            Ok((predicted_flops(candidate.symbolic()), candidate))
         })?;
         self.method_used = Some(method);
         self.flops = flops;
@@ -378,37 +378,47 @@ impl Core {
         } else {
             Parallelism::Sequential
         };
-        let supernodal = matches!(first.raw(), SymbolicCholeskyRaw::Supernodal(_));
-        (self.fill_fwd, self.fill_inv) = match first.perm() {
-            Some(perm) => {
-                let (fwd, inv) = perm.arrays();
-                (fwd.to_vec(), inv.to_vec())
-            }
-            None => ((0..n).collect(), (0..n).collect()),
-        };
-        drop(first);
-        // Pass 2: the same symbolic factorization of the permuted pattern `P A Pᵀ` with the
+        // Pass 2: the symbolic factorization of the permuted pattern `P A Pᵀ` with the
         // identity ordering (faer's analysis reads the upper triangle), so that each numeric
-        // factorization only scatters values instead of permuting the matrix again.
-        let (up_ptr, up_idx, up_map) =
-            permute_pattern(n, col_ptr, row_idx, &self.fill_inv, Side::Upper);
-        let upper = SymbolicSparseColMat::new_unsorted_checked(n, n, up_ptr, None, up_idx);
-        let params = CholeskySymbolicParams {
-            supernodal_flop_ratio_threshold: if supernodal {
-                FORCE_SUPERNODAL
-            } else {
-                SupernodalThreshold(f64::INFINITY)
-            },
-            ..Default::default()
+        // factorization only scatters values instead of permuting the matrix again. A
+        // custom ordering's candidate already is that analysis; faer's own AMD is redone.
+        let analysis = match first {
+            Candidate::Permuted(analysis) => analysis,
+            Candidate::FaerAmd(first) => {
+                let supernodal = matches!(first.raw(), SymbolicCholeskyRaw::Supernodal(_));
+                let (fwd, inv) = match first.perm() {
+                    Some(perm) => {
+                        let (fwd, inv) = perm.arrays();
+                        (fwd.to_vec(), inv.to_vec())
+                    }
+                    None => ((0..n).collect(), (0..n).collect()),
+                };
+                drop(first);
+                PermutedAnalysis::with_inverse(
+                    n,
+                    col_ptr,
+                    row_idx,
+                    fwd,
+                    inv,
+                    if supernodal {
+                        FORCE_SUPERNODAL
+                    } else {
+                        SupernodalThreshold(f64::INFINITY)
+                    },
+                )?
+            }
         };
-        let symbolic = factorize_symbolic_cholesky(
-            upper.rb(),
-            Side::Upper,
-            SymmetricOrdering::Identity,
-            params,
-        )
-        .map_err(|e| backend_err("symbolic factorization", e))?;
+        let PermutedAnalysis {
+            fwd,
+            inv,
+            symbolic,
+            upper,
+            upper_map,
+        } = analysis;
+        (self.fill_fwd, self.fill_inv) = (fwd, inv);
+        let supernodal = matches!(symbolic.raw(), SymbolicCholeskyRaw::Supernodal(_));
         let (permuted, value_map) = if supernodal {
+            drop((upper, upper_map));
             let (lo_ptr, lo_idx, lo_map) =
                 permute_pattern(n, col_ptr, row_idx, &self.fill_inv, Side::Lower);
             (
@@ -416,7 +426,7 @@ impl Core {
                 lo_map,
             )
         } else {
-            (upper, up_map)
+            (upper, upper_map)
         };
         let par = faer_par(self.par_in_use);
         self.factor_req = self.factor_scratch(&symbolic);
@@ -702,6 +712,89 @@ impl Core {
             }
         }
         Ok(())
+    }
+}
+
+/// One candidate analysis of [`FaerCore::analyze`]'s first pass.
+enum Candidate {
+    /// faer's own AMD: the symbolic factorization carries faer's permutation and is redone
+    /// on the permuted pattern for the numeric factorizations.
+    FaerAmd(SymbolicCholesky<usize>),
+    /// A custom ordering, analyzed directly on the permuted pattern (the final analysis
+    /// when it is kept).
+    Permuted(PermutedAnalysis),
+}
+
+impl Candidate {
+    fn symbolic(&self) -> &SymbolicCholesky<usize> {
+        match self {
+            Candidate::FaerAmd(symbolic) => symbolic,
+            Candidate::Permuted(analysis) => &analysis.symbolic,
+        }
+    }
+}
+
+/// The symbolic factorization of `P A Pᵀ` for a fill-reducing permutation `P`, computed by
+/// faer with the identity ordering on the upper triangle of the permuted pattern (the
+/// numeric factorizations then only scatter values). For a custom permutation this is the
+/// same analysis faer makes with `SymmetricOrdering::Custom`: the supernodal/simplicial
+/// choice depends only on the column counts of the permuted pattern, the structure only on
+/// that pattern.
+struct PermutedAnalysis {
+    /// `fwd[new] = old`.
+    fwd: Vec<usize>,
+    /// `inv[old] = new`.
+    inv: Vec<usize>,
+    symbolic: SymbolicCholesky<usize>,
+    /// The upper triangle of `P A Pᵀ` ([`permute_pattern`] order).
+    upper: SymbolicSparseColMat<usize>,
+    /// Position in `upper` of each input (lower-triangle) entry.
+    upper_map: Vec<usize>,
+}
+
+impl PermutedAnalysis {
+    /// Analyzes `P A Pᵀ` (`A` by its lower triangle) for `fwd` with faer's supernodal
+    /// `threshold`.
+    fn new(
+        n: usize,
+        col_ptr: &[usize],
+        row_idx: &[usize],
+        fwd: Vec<usize>,
+        threshold: SupernodalThreshold,
+    ) -> Result<Self, LinalgError> {
+        let inv = invert(&fwd);
+        Self::with_inverse(n, col_ptr, row_idx, fwd, inv, threshold)
+    }
+
+    /// [`PermutedAnalysis::new`] with the inverse permutation given.
+    fn with_inverse(
+        n: usize,
+        col_ptr: &[usize],
+        row_idx: &[usize],
+        fwd: Vec<usize>,
+        inv: Vec<usize>,
+        threshold: SupernodalThreshold,
+    ) -> Result<Self, LinalgError> {
+        let (up_ptr, up_idx, upper_map) = permute_pattern(n, col_ptr, row_idx, &inv, Side::Upper);
+        let upper = SymbolicSparseColMat::new_unsorted_checked(n, n, up_ptr, None, up_idx);
+        let params = CholeskySymbolicParams {
+            supernodal_flop_ratio_threshold: threshold,
+            ..Default::default()
+        };
+        let symbolic = factorize_symbolic_cholesky(
+            upper.rb(),
+            Side::Upper,
+            SymmetricOrdering::Identity,
+            params,
+        )
+        .map_err(|e| backend_err("symbolic factorization", e))?;
+        Ok(Self {
+            fwd,
+            inv,
+            symbolic,
+            upper,
+            upper_map,
+        })
     }
 }
 
@@ -1160,7 +1253,69 @@ impl FaerLdlt {
 
 #[cfg(test)]
 mod tests {
-    use super::pair_eigenvalues;
+    use super::*;
+    use crate::sparse::lower_csc_map_with_diagonal;
+    use proptest::prelude::*;
+
+    /// The structure arrays of a symbolic factorization (simplicial or supernodal).
+    fn structure(symbolic: &SymbolicCholesky<usize>) -> (bool, Vec<Vec<usize>>) {
+        match symbolic.raw() {
+            SymbolicCholeskyRaw::Simplicial(s) => {
+                (false, vec![s.col_ptr().to_vec(), s.row_idx().to_vec()])
+            }
+            SymbolicCholeskyRaw::Supernodal(s) => (
+                true,
+                vec![
+                    s.supernode_begin().to_vec(),
+                    s.supernode_end().to_vec(),
+                    s.col_ptr_for_row_idx().to_vec(),
+                    s.col_ptr_for_val().to_vec(),
+                    s.row_idx().to_vec(),
+                ],
+            ),
+        }
+    }
+
+    proptest! {
+        /// The analysis of a custom ordering made on the permuted pattern (which the first
+        /// pass now keeps as the final analysis) is faer's analysis with
+        /// `SymmetricOrdering::Custom`: the same supernodal/simplicial choice, structure and
+        /// predicted flops, for faer's automatic threshold and the forced supernodal one.
+        #[test]
+        fn permuted_analysis_equals_faers_custom_ordering(
+            (n, entries, fwd) in (1usize..60).prop_flat_map(|n| (
+                Just(n),
+                proptest::collection::vec((0..n, 0..n), 0..400),
+                Just((0..n).collect::<Vec<usize>>()).prop_shuffle(),
+            ))
+        ) {
+            let rows: Vec<usize> = entries.iter().map(|&(r, c)| r.max(c)).collect();
+            let cols: Vec<usize> = entries.iter().map(|&(r, c)| r.min(c)).collect();
+            let (cp, ri, _) = lower_csc_map_with_diagonal(n, &rows, &cols);
+            let pattern = SymbolicSparseColMatRef::new_checked(n, n, &cp, None, &ri);
+            let inv = invert(&fwd);
+            for threshold in [SupernodalThreshold::AUTO, FORCE_SUPERNODAL] {
+                let params = CholeskySymbolicParams {
+                    supernodal_flop_ratio_threshold: threshold,
+                    ..Default::default()
+                };
+                let faers = factorize_symbolic_cholesky(
+                    pattern,
+                    Side::Lower,
+                    SymmetricOrdering::Custom(PermRef::new_checked(&fwd, &inv, n)),
+                    params,
+                )
+                .unwrap();
+                let ours = PermutedAnalysis::new(n, &cp, &ri, fwd.clone(), threshold).unwrap();
+                prop_assert_eq!(structure(&ours.symbolic), structure(&faers));
+                prop_assert_eq!(
+                    predicted_flops(&ours.symbolic).to_bits(),
+                    predicted_flops(&faers).to_bits()
+                );
+                prop_assert_eq!(&ours.inv, &inv);
+            }
+        }
+    }
 
     /// A 2×2 pivot whose diagonal entries differ by 21 orders of magnitude: the small
     /// eigenvalue (≈ −1e−9) survives, where `mean − rad` rounds it to exactly zero.

@@ -347,19 +347,21 @@ fn kkt_matched_from_positions(
     pos: &[usize],
 ) -> Vec<usize> {
     let mate = match_constraints(n, n_primal, col_ptr, row_idx, Some(pos));
-    // Sort key 2·pos, or 2·pos(mate) + 1 for a constraint the base placed before its mate
-    // (odd keys are unique because the matching is one-to-one).
-    let mut keyed: Vec<(usize, usize)> = (0..n)
-        .map(|i| {
-            let key = match i.checked_sub(n_primal).and_then(|c| mate[c]) {
-                Some(v) => (2 * pos[i]).max(2 * pos[v] + 1),
-                None => 2 * pos[i],
-            };
-            (key, i)
-        })
-        .collect();
-    keyed.sort_unstable();
-    keyed.into_iter().map(|(_, i)| i).collect()
+    // Sort key 2·pos, or 2·pos(mate) + 1 for a constraint the base placed before its mate.
+    // The keys are distinct numbers below 2n (even keys because `pos` is a permutation, odd
+    // ones because the matching is one-to-one), so placing each index in a slot per key and
+    // reading the slots in order sorts them.
+    const EMPTY: usize = usize::MAX;
+    let mut slot = vec![EMPTY; 2 * n];
+    for i in 0..n {
+        let key = match i.checked_sub(n_primal).and_then(|c| mate[c]) {
+            Some(v) => (2 * pos[i]).max(2 * pos[v] + 1),
+            None => 2 * pos[i],
+        };
+        slot[key] = i;
+    }
+    slot.retain(|&i| i != EMPTY);
+    slot
 }
 
 /// Largest number of rows one augmenting-path search of [`kkt_zero_diagonal_reorder`]
@@ -1130,6 +1132,7 @@ pub(crate) fn invert(fwd: &[usize]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     fn lower(n: usize, entries: &[(usize, usize)]) -> (Vec<usize>, Vec<usize>) {
         let rows: Vec<usize> = entries.iter().map(|e| e.0.max(e.1)).chain(0..n).collect();
@@ -1215,6 +1218,48 @@ mod tests {
                 }
                 other => panic!("status {code}: {other:?}"),
             }
+        }
+    }
+
+    /// The KKT-matched ordering as a sort of `(key, index)` pairs, as it was computed before
+    /// the keys were placed in slots: the reference of the test below.
+    fn kkt_matched_by_sorting(
+        n: usize,
+        n_primal: usize,
+        col_ptr: &[usize],
+        row_idx: &[usize],
+        pos: &[usize],
+    ) -> Vec<usize> {
+        let mate = match_constraints(n, n_primal, col_ptr, row_idx, Some(pos));
+        let mut keyed: Vec<(usize, usize)> = (0..n)
+            .map(|i| {
+                let key = match i.checked_sub(n_primal).and_then(|c| mate[c]) {
+                    Some(v) => (2 * pos[i]).max(2 * pos[v] + 1),
+                    None => 2 * pos[i],
+                };
+                (key, i)
+            })
+            .collect();
+        keyed.sort_unstable();
+        keyed.into_iter().map(|(_, i)| i).collect()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn kkt_matched_slots_equal_the_sorted_keys(
+            (n, n_primal, entries, base) in (1usize..40).prop_flat_map(|n| (
+                proptest::strategy::Just(n),
+                0..=n,
+                proptest::collection::vec((0..n, 0..n), 0..120),
+                proptest::strategy::Just((0..n).collect::<Vec<usize>>()).prop_shuffle(),
+            ))
+        ) {
+            let (cp, ri) = lower(n, &entries);
+            let pos = invert(&base);
+            proptest::prop_assert_eq!(
+                kkt_matched_from_positions(n, n_primal, &cp, &ri, &pos),
+                kkt_matched_by_sorting(n, n_primal, &cp, &ri, &pos)
+            );
         }
     }
 

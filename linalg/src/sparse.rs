@@ -373,17 +373,93 @@ pub(crate) fn check_csc(
     Ok(())
 }
 
-/// Builds a CSC pattern from (already validated) COO coordinates with a two-pass counting
-/// sort (by row, then stable by column), merges duplicates, and returns
-/// `(col_ptr, row_idx, map)` where COO entry `k` lands in position `map[k]`. O(nnz + n).
+/// Builds a CSC pattern from (already validated) COO coordinates: the entries are bucketed
+/// by column (one counting-sort pass), each column's entries sorted by row and duplicates
+/// merged. Returns `(col_ptr, row_idx, map)` where COO entry `k` lands in position
+/// `map[k]`. O(nnz + ncols) plus the sorting of each column's entries (insertion sort for
+/// the short columns of sparse matrices).
 pub(crate) fn csc_map_from_coo(
     nrows: usize,
     ncols: usize,
     rows: &[usize],
     cols: &[usize],
 ) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
+    debug_assert!(rows.iter().all(|&r| r < nrows));
+    csc_map_merged(ncols, rows, cols, false)
+}
+
+/// [`csc_map_from_coo`] for the lower triangle of a symmetric `n × n` matrix (every entry
+/// has `rows[k] >= cols[k]`, already validated) with every diagonal entry `(j, j)` present
+/// (first in its column) even when no entry touches it.
+pub(crate) fn lower_csc_map_with_diagonal(
+    n: usize,
+    rows: &[usize],
+    cols: &[usize],
+) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
+    debug_assert!(rows.iter().zip(cols).all(|(&r, &c)| r >= c && r < n));
+    csc_map_merged(n, rows, cols, true)
+}
+
+/// The merged CSC pattern and map of [`csc_map_from_coo`]; with `diagonal`, each column `j`
+/// starts with row `j` (the caller guarantees no row above it).
+fn csc_map_merged(
+    ncols: usize,
+    rows: &[usize],
+    cols: &[usize],
+    diagonal: bool,
+) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
     let nnz = rows.len();
-    // Pass 1: order entries by row (counting sort).
+    // Bucket (row, entry) by column, entries in input order.
+    let mut col_start = vec![0usize; ncols + 1];
+    for &c in cols {
+        col_start[c + 1] += 1;
+    }
+    for j in 0..ncols {
+        col_start[j + 1] += col_start[j];
+    }
+    let mut by_col = vec![(0usize, 0usize); nnz];
+    {
+        let mut next = col_start[..ncols].to_vec();
+        for (k, (&r, &c)) in rows.iter().zip(cols).enumerate() {
+            by_col[next[c]] = (r, k);
+            next[c] += 1;
+        }
+    }
+    // Sort each column by row, merge duplicates.
+    let mut col_ptr = vec![0usize; ncols + 1];
+    let mut row_idx = Vec::with_capacity(nnz + if diagonal { ncols } else { 0 });
+    let mut map = vec![0usize; nnz];
+    for j in 0..ncols {
+        let entries = &mut by_col[col_start[j]..col_start[j + 1]];
+        entries.sort_unstable();
+        let mut last_row = usize::MAX;
+        if diagonal {
+            row_idx.push(j);
+            last_row = j;
+        }
+        for &(r, k) in entries.iter() {
+            if r != last_row {
+                row_idx.push(r);
+                last_row = r;
+            }
+            map[k] = row_idx.len() - 1;
+        }
+        col_ptr[j + 1] = row_idx.len();
+    }
+    row_idx.shrink_to_fit();
+    (col_ptr, row_idx, map)
+}
+
+/// The two-pass counting sort (by row, then stable by column) that [`csc_map_from_coo`]
+/// replaced, kept as the reference its tests compare against.
+#[cfg(test)]
+fn csc_map_reference(
+    nrows: usize,
+    ncols: usize,
+    rows: &[usize],
+    cols: &[usize],
+) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
+    let nnz = rows.len();
     let mut row_start = vec![0usize; nrows + 1];
     for &r in rows {
         row_start[r + 1] += 1;
@@ -392,14 +468,11 @@ pub(crate) fn csc_map_from_coo(
         row_start[i + 1] += row_start[i];
     }
     let mut by_row = vec![0usize; nnz];
-    {
-        let mut next = row_start.clone();
-        for (k, &r) in rows.iter().enumerate() {
-            by_row[next[r]] = k;
-            next[r] += 1;
-        }
+    let mut next = row_start.clone();
+    for (k, &r) in rows.iter().enumerate() {
+        by_row[next[r]] = k;
+        next[r] += 1;
     }
-    // Pass 2: stable counting sort by column → sorted by (col, row).
     let mut col_start = vec![0usize; ncols + 1];
     for &c in cols {
         col_start[c + 1] += 1;
@@ -408,17 +481,13 @@ pub(crate) fn csc_map_from_coo(
         col_start[j + 1] += col_start[j];
     }
     let mut sorted = vec![0usize; nnz];
-    {
-        let mut next = col_start.clone();
-        for &k in &by_row {
-            let c = cols[k];
-            sorted[next[c]] = k;
-            next[c] += 1;
-        }
+    let mut next = col_start.clone();
+    for &k in &by_row {
+        sorted[next[cols[k]]] = k;
+        next[cols[k]] += 1;
     }
-    // Merge duplicates.
     let mut col_ptr = vec![0usize; ncols + 1];
-    let mut row_idx = Vec::with_capacity(nnz);
+    let mut row_idx = Vec::new();
     let mut map = vec![0usize; nnz];
     for j in 0..ncols {
         let mut last_row = usize::MAX;
@@ -431,6 +500,55 @@ pub(crate) fn csc_map_from_coo(
         }
         col_ptr[j + 1] = row_idx.len();
     }
-    row_idx.shrink_to_fit();
     (col_ptr, row_idx, map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Random COO entries of an `nrows × ncols` matrix (duplicates likely).
+    fn coo() -> impl Strategy<Value = (usize, usize, Vec<(usize, usize)>)> {
+        (1usize..40, 1usize..40).prop_flat_map(|(nr, nc)| {
+            (
+                Just(nr),
+                Just(nc),
+                proptest::collection::vec((0..nr, 0..nc), 0..300),
+            )
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn coo_to_csc_map_equals_the_two_pass_counting_sort((nr, nc, e) in coo()) {
+            let rows: Vec<usize> = e.iter().map(|p| p.0).collect();
+            let cols: Vec<usize> = e.iter().map(|p| p.1).collect();
+            prop_assert_eq!(
+                csc_map_from_coo(nr, nc, &rows, &cols),
+                csc_map_reference(nr, nc, &rows, &cols)
+            );
+        }
+
+        #[test]
+        fn lower_map_with_diagonal_equals_appending_the_diagonal(
+            (n, _, e) in (1usize..40).prop_flat_map(|n| (
+                Just(n),
+                Just(n),
+                proptest::collection::vec((0..n, 0..n), 0..300),
+            ))
+        ) {
+            // Lower-triangle entries (mirrored), the diagonal appended for the reference.
+            let rows: Vec<usize> = e.iter().map(|&(r, c)| r.max(c)).collect();
+            let cols: Vec<usize> = e.iter().map(|&(r, c)| r.min(c)).collect();
+            let (rp, ri, mut rm) = csc_map_reference(
+                n,
+                n,
+                &[&rows[..], &(0..n).collect::<Vec<_>>()].concat(),
+                &[&cols[..], &(0..n).collect::<Vec<_>>()].concat(),
+            );
+            rm.truncate(rows.len());
+            prop_assert_eq!(lower_csc_map_with_diagonal(n, &rows, &cols), (rp, ri, rm));
+        }
+    }
 }

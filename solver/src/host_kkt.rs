@@ -168,9 +168,8 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
             let mut b = KktBuilder::new(nw + m);
             b.block(hrows, hcols, 0, 0)?;
             b.block(jrows, jcols, nw, 0)?;
-            let srows: Vec<usize> = lay.slack_rows.clone();
             let scols: Vec<usize> = (0..lay.ns).collect();
-            b.block(&srows, &scols, nw, n)?;
+            b.block(&lay.slack_rows, &scols, nw, n)?;
             b.diagonal(0, nw)?;
             b.diagonal(nw, m)?;
             let asm = b.build();

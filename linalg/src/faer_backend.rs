@@ -206,36 +206,57 @@ fn alloc(req: StackReq) -> Result<MemBuffer, LinalgError> {
 
 /// Scatters the input `values` of a factorization to their places `value_map[k]` in
 /// `out` and returns their largest magnitude; a NaN or infinite entry is
-/// [`LinalgError::InvalidValue`] (nothing after it is scattered).
+/// [`LinalgError::InvalidValue`] naming the first such entry (nothing is scattered then).
+///
+/// Two passes: a branch-free one over the contiguous `values` (largest magnitude and
+/// finiteness, four independent lanes so that it vectorizes), then the scatter alone. The
+/// largest magnitude is exact in any order, so the result equals that of a single checked
+/// pass.
 pub(crate) fn scatter_finite(
     values: &[f64],
     value_map: &[usize],
     out: &mut [f64],
 ) -> Result<f64, LinalgError> {
-    let mut scale = 0.0f64;
-    for (&v, &at) in values.iter().zip(value_map) {
-        if !v.is_finite() {
-            return Err(LinalgError::InvalidValue {
-                what: "factorize values".into(),
-                value: v,
-                detail: "matrix entries must be finite".into(),
-            });
+    const LANES: usize = 4;
+    let mut lane_max = [0.0f64; LANES];
+    let mut lane_finite = [true; LANES];
+    let chunks = values.chunks_exact(LANES);
+    let tail = chunks.remainder();
+    for chunk in chunks {
+        for ((m, ok), &v) in lane_max.iter_mut().zip(&mut lane_finite).zip(chunk) {
+            let a = v.abs();
+            // `a < ∞` is false for both infinities and NaN.
+            *ok &= a < f64::INFINITY;
+            *m = if a > *m { a } else { *m };
         }
-        scale = scale.max(v.abs());
+    }
+    for ((m, ok), &v) in lane_max.iter_mut().zip(&mut lane_finite).zip(tail) {
+        let a = v.abs();
+        *ok &= a < f64::INFINITY;
+        *m = if a > *m { a } else { *m };
+    }
+    if lane_finite.contains(&false) {
+        let bad = values.iter().copied().find(|v| !v.is_finite());
+        return Err(LinalgError::InvalidValue {
+            what: "factorize values".into(),
+            value: bad.unwrap_or(f64::NAN),
+            detail: "matrix entries must be finite".into(),
+        });
+    }
+    for (&v, &at) in values.iter().zip(value_map) {
         out[at] = v;
     }
-    Ok(scale)
+    Ok(lane_max.into_iter().fold(0.0, f64::max))
 }
 
-/// Classifies a value as positive / negative / zero into `inertia`.
+/// Classifies a value as positive / negative / zero into `inertia` (branch-free: the
+/// pivot signs of a KKT matrix alternate unpredictably; NaN counts as negative).
 pub(crate) fn count(inertia: &mut Inertia, d: f64, tol: f64) {
-    if d.abs() <= tol {
-        inertia.zero += 1;
-    } else if d > 0.0 {
-        inertia.positive += 1;
-    } else {
-        inertia.negative += 1;
-    }
+    let zero = d.abs() <= tol;
+    let positive = !zero && d > 0.0;
+    inertia.zero += usize::from(zero);
+    inertia.positive += usize::from(positive);
+    inertia.negative += usize::from(!zero && !positive);
 }
 
 /// The eigenvalues of `[[a, b], [b, c]]`, the larger in magnitude first. The smaller one
@@ -1255,7 +1276,126 @@ impl FaerLdlt {
 mod tests {
     use super::*;
     use crate::sparse::lower_csc_map_with_diagonal;
+    use crate::{Inertia, LinalgError};
     use proptest::prelude::*;
+
+    /// Deterministic pseudo-random values of many magnitudes and both signs, with zeros of
+    /// both signs sprinkled in.
+    fn mixed_values(len: usize, seed: u64) -> Vec<f64> {
+        let mut state = seed;
+        (0..len)
+            .map(|k| {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                let unit = (state >> 11) as f64 / (1u64 << 53) as f64;
+                let exponent = ((state >> 3) % 40) as i32 - 20;
+                let sign = if state & 1 == 0 { 1.0 } else { -1.0 };
+                match k % 11 {
+                    3 => 0.0,
+                    7 => -0.0,
+                    _ => sign * unit * 10f64.powi(exponent),
+                }
+            })
+            .collect()
+    }
+
+    /// The single checked pass the two-pass `scatter_finite` replaced.
+    fn scatter_reference(values: &[f64], map: &[usize], out: &mut [f64]) -> Option<f64> {
+        let mut scale = 0.0f64;
+        for (&v, &at) in values.iter().zip(map) {
+            if !v.is_finite() {
+                return None;
+            }
+            scale = scale.max(v.abs());
+            out[at] = v;
+        }
+        Some(scale)
+    }
+
+    /// Same scattered values (bit for bit) and the same scale as the single checked pass,
+    /// for every length around the lane width and a shuffled map.
+    #[test]
+    fn scatter_finite_matches_the_single_pass() {
+        for len in (0..20).chain([257, 1000]) {
+            let values = mixed_values(len, len as u64 + 1);
+            let map: Vec<usize> = (0..len).map(|k| (k * 7 + 3) % len.max(1)).collect();
+            let map: Vec<usize> = if len % 7 == 0 {
+                (0..len).rev().collect()
+            } else {
+                map
+            };
+            let (mut ours, mut reference) = (vec![9.0; len], vec![9.0; len]);
+            let scale = scatter_finite(&values, &map, &mut ours).unwrap();
+            let expected = scatter_reference(&values, &map, &mut reference).unwrap();
+            assert_eq!(scale.to_bits(), expected.to_bits(), "len {len}");
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&ours), bits(&reference), "len {len}");
+        }
+    }
+
+    /// A NaN or infinite entry anywhere (in a full lane or in the tail) is an error naming
+    /// the first such entry, and nothing is scattered.
+    #[test]
+    fn scatter_finite_reports_the_first_non_finite_entry() {
+        for len in [1, 3, 4, 5, 9, 16] {
+            for bad_at in 0..len {
+                for (first, second) in [
+                    (f64::NAN, f64::INFINITY),
+                    (f64::NEG_INFINITY, f64::NAN),
+                    (f64::INFINITY, 1.0),
+                ] {
+                    let mut values = mixed_values(len, 7);
+                    values[bad_at] = first;
+                    if bad_at + 1 < len {
+                        values[bad_at + 1] = second;
+                    }
+                    let map: Vec<usize> = (0..len).collect();
+                    let mut out = vec![5.0; len];
+                    match scatter_finite(&values, &map, &mut out) {
+                        Err(LinalgError::InvalidValue { value, .. }) => {
+                            assert_eq!(value.to_bits(), first.to_bits(), "len {len} at {bad_at}");
+                        }
+                        other => panic!("len {len} at {bad_at}: {other:?}"),
+                    }
+                    assert!(out.iter().all(|&x| x == 5.0), "scattered before the check");
+                }
+            }
+        }
+    }
+
+    /// The branch-free classification agrees with the plain comparisons.
+    #[test]
+    fn count_classifies_as_the_comparisons_do() {
+        let tol = 1e-8;
+        let mut values = mixed_values(200, 3);
+        values.extend([
+            0.0,
+            -0.0,
+            tol,
+            -tol,
+            2.0 * tol,
+            -2.0 * tol,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+        ]);
+        for tol in [0.0, tol] {
+            for &d in &values {
+                let mut ours = Inertia::default();
+                count(&mut ours, d, tol);
+                let expected = if d.abs() <= tol {
+                    (0, 0, 1)
+                } else if d > 0.0 {
+                    (1, 0, 0)
+                } else {
+                    (0, 1, 0)
+                };
+                assert_eq!((ours.positive, ours.negative, ours.zero), expected, "{d}");
+            }
+        }
+    }
 
     /// The structure arrays of a symbolic factorization (simplicial or supernodal).
     fn structure(symbolic: &SymbolicCholesky<usize>) -> (bool, Vec<Vec<usize>>) {

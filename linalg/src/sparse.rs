@@ -248,6 +248,9 @@ pub fn sym_lower_matvec(
     check_len("sym matvec y", n, y.len())?;
     check_len("sym matvec values", row_idx.len(), values.len())?;
     check_len("sym matvec row_idx", col_ptr[n], row_idx.len())?;
+    // Both of length `n` to the compiler too: after the `i >= n` check below, `x[i]` and
+    // `y[i]` need no bounds checks of their own.
+    let (x, y) = (&x[..n], &mut y[..n]);
     y.fill(0.0);
     for j in 0..n {
         let (start, end) = (col_ptr[j], col_ptr[j + 1]);

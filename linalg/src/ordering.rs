@@ -347,21 +347,25 @@ fn kkt_matched_from_positions(
     pos: &[usize],
 ) -> Vec<usize> {
     let mate = match_constraints(n, n_primal, col_ptr, row_idx, Some(pos));
-    // Sort key 2·pos, or 2·pos(mate) + 1 for a constraint the base placed before its mate.
     // The keys are distinct numbers below 2n (even keys because `pos` is a permutation, odd
     // ones because the matching is one-to-one), so placing each index in a slot per key and
     // reading the slots in order sorts them.
     const EMPTY: usize = usize::MAX;
     let mut slot = vec![EMPTY; 2 * n];
     for i in 0..n {
-        let key = match i.checked_sub(n_primal).and_then(|c| mate[c]) {
-            Some(v) => (2 * pos[i]).max(2 * pos[v] + 1),
-            None => 2 * pos[i],
-        };
-        slot[key] = i;
+        slot[matched_key(i, n_primal, &mate, pos)] = i;
     }
     slot.retain(|&i| i != EMPTY);
     slot
+}
+
+/// The KKT-matched sort key of index `i`: `2·pos[i]`, or `2·pos[mate] + 1` for a constraint
+/// the base ordering placed before its matched variable `mate` (so that it follows it).
+fn matched_key(i: usize, n_primal: usize, mate: &[Option<usize>], pos: &[usize]) -> usize {
+    match i.checked_sub(n_primal).and_then(|c| mate[c]) {
+        Some(v) => (2 * pos[i]).max(2 * pos[v] + 1),
+        None => 2 * pos[i],
+    }
 }
 
 /// Largest number of rows one augmenting-path search of [`kkt_zero_diagonal_reorder`]
@@ -1232,13 +1236,7 @@ mod tests {
     ) -> Vec<usize> {
         let mate = match_constraints(n, n_primal, col_ptr, row_idx, Some(pos));
         let mut keyed: Vec<(usize, usize)> = (0..n)
-            .map(|i| {
-                let key = match i.checked_sub(n_primal).and_then(|c| mate[c]) {
-                    Some(v) => (2 * pos[i]).max(2 * pos[v] + 1),
-                    None => 2 * pos[i],
-                };
-                (key, i)
-            })
+            .map(|i| (matched_key(i, n_primal, &mate, pos), i))
             .collect();
         keyed.sort_unstable();
         keyed.into_iter().map(|(_, i)| i).collect()

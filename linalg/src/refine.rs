@@ -293,23 +293,29 @@ impl RefineWork {
     }
 }
 
-/// Largest magnitude of `v` (NaN entries ignored, as `f64::max` does; `0` when empty), in
-/// four independent lanes so that it vectorizes; the maximum is exact in any order.
+/// Lanes of [`amax`] and [`fused_residual_amax`]: four independent maxima, so that the
+/// loops vectorize; the maximum is exact in any order.
+const LANES: usize = 4;
+
+/// `m = max(m, a)` for `a = |x| ≥ 0`, skipping NaN (`a > m` is false for it) as
+/// `f64::max` does.
+#[inline(always)]
+fn keep_larger(m: &mut f64, a: f64) {
+    *m = if a > *m { a } else { *m };
+}
+
+/// Largest magnitude of `v` (NaN entries ignored, as `f64::max` does; `0` when empty).
 fn amax(v: &[f64]) -> f64 {
-    const LANES: usize = 4;
     let mut lane_max = [0.0f64; LANES];
     let chunks = v.chunks_exact(LANES);
     let tail = chunks.remainder();
     for chunk in chunks {
         for (m, &x) in lane_max.iter_mut().zip(chunk) {
-            let a = x.abs();
-            // false for NaN: skipped, as `f64::max` skips it
-            *m = if a > *m { a } else { *m };
+            keep_larger(m, x.abs());
         }
     }
     for (m, &x) in lane_max.iter_mut().zip(tail) {
-        let a = x.abs();
-        *m = if a > *m { a } else { *m };
+        keep_larger(m, x.abs());
     }
     lane_max.into_iter().fold(0.0, f64::max)
 }
@@ -358,30 +364,26 @@ impl<S: RefineSystem + ?Sized> KrylovSystem for OnHost<'_, S> {
 /// `residual = rhs − ax` and its [`amax`] in one pass (the same values, bit for bit, as the
 /// copy, the `axpy` with `−1` and `amax` one after the other: `b + (−1)·a` is `b − a`).
 fn fused_residual_amax(rhs: &[f64], ax: &[f64], residual: &mut [f64]) -> f64 {
-    const LANES: usize = 4;
     let mut lane_max = [0.0f64; LANES];
-    let mut rest = 0.0f64;
     let mut chunks = residual.chunks_exact_mut(LANES);
     let (mut b_chunks, mut a_chunks) = (rhs.chunks_exact(LANES), ax.chunks_exact(LANES));
     for ((r, b), a) in (&mut chunks).zip(&mut b_chunks).zip(&mut a_chunks) {
         for (((ri, &bi), &ai), m) in r.iter_mut().zip(b).zip(a).zip(&mut lane_max) {
             *ri = bi - ai;
-            let x = ri.abs();
-            // false for NaN: skipped, as `amax` skips it
-            *m = if x > *m { x } else { *m };
+            keep_larger(m, ri.abs());
         }
     }
     let tail = chunks.into_remainder();
-    for ((ri, &bi), &ai) in tail
+    for (((ri, &bi), &ai), m) in tail
         .iter_mut()
         .zip(b_chunks.remainder())
         .zip(a_chunks.remainder())
+        .zip(&mut lane_max)
     {
         *ri = bi - ai;
-        let x = ri.abs();
-        rest = if x > rest { x } else { rest };
+        keep_larger(m, ri.abs());
     }
-    lane_max.into_iter().fold(rest, f64::max)
+    lane_max.into_iter().fold(0.0, f64::max)
 }
 
 /// Computes `work.residual = rhs − A sol` and returns the residual ratio; `nrm_rhs` is

@@ -22,7 +22,9 @@
 //!   multiplier and leading terms picked by the quadrant's parity (a lane select, no
 //!   branch), the same IEEE operations as the lane's side of `sin`+`cos`, so bitwise its
 //!   result (the argument is in `sin_or_cos_kernel`'s docs), about 11 % faster per point
-//!   (session 26; the speed does not depend on how the lanes' quadrants mix).
+//!   (session 26; the speed does not depend on how the lanes' quadrants mix). One point
+//!   alone (the one-point functions, the slices' remainders) still takes both polynomials:
+//!   in scalar code the picks become a branch on the parity.
 //!
 //! Inputs the fast path does not cover — NaN, ±∞, `exp` arguments outside `[-708, 709]`
 //! (overflow, subnormal results, underflow), `|x| > 1608 ≈ 1024 π/2` for `sin`/`cos` —
@@ -339,6 +341,18 @@ fn sin_cos_n<const N: usize>(x: &[f64; N], sin: &mut [f64; N], cos: &mut [f64; N
 /// (bitwise the `sin` or `cos` of [`sin_cos_n`]).
 #[inline(always)]
 fn sin_or_cos_n<const COS: bool, const N: usize>(x: &[f64; N], out: &mut [f64; N]) {
+    if N == 1 {
+        // one point (the one-point functions, the slices' remainders): in scalar code LLVM
+        // turns the picks into a branch on the parity, mispredicted when the quadrants vary
+        // at random (+18 % per point); both polynomials have no such branch
+        let mut other = [0.0; N];
+        if COS {
+            sin_cos_n(x, &mut other, out);
+        } else {
+            sin_cos_n(x, out, &mut other);
+        }
+        return;
+    }
     let mut wide = false;
     for l in 0..N {
         let short = trig_short(x[l]);

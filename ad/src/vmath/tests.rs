@@ -504,6 +504,22 @@ fn lane_timings() {
             best.0, best.1
         );
     }
+    // the one-point functions (the JIT's remainder points, `Scalar for f64`)
+    for (name, g) in [("sin", sin as fn(f64) -> f64), ("cos", cos)] {
+        for (data, xs) in [("uniform", &xs), ("mixed", &mixed), ("random", &random)] {
+            let mut best = f64::INFINITY;
+            for _ in 0..5 {
+                let t = Instant::now();
+                let mut acc = 0.0;
+                for &x in xs.iter() {
+                    acc += g(black_box(x));
+                }
+                black_box(acc);
+                best = best.min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
+            }
+            eprintln!("one-point {name} {data}: {best:.2} ns/point");
+        }
+    }
     let mut out = vec![0.0; n];
     for (name, g) in [
         ("exp", exp_slice as fn(&mut [f64], &[f64])),

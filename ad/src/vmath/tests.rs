@@ -327,6 +327,55 @@ fn all_forms_bitwise_equal() {
     check_bitwise(&xs);
 }
 
+/// `sin` and `cos` alone (one polynomial per lane, picked by the quadrant) against the `sin`
+/// and `cos` of the two-polynomial kernel, bitwise: `LANES` points at a time (neighbouring
+/// lanes in different quadrants as well as the same), over every quadrant densely, ±0,
+/// tiny and subnormal arguments, the doubles nearest to `k π/2`, random arguments in the
+/// short range and beyond it, NaN and ±∞.
+#[test]
+fn sin_and_cos_alone_match_the_two_polynomial_kernel() {
+    let mut xs: Vec<f64> = sweep(-8.0, 8.0, 40_000).collect();
+    xs.extend(sweep(-TRIG_SHORT_MAX - 10.0, TRIG_SHORT_MAX + 10.0, 20_000));
+    xs.extend(sweep(-3.0 * TRIG_TINY, 3.0 * TRIG_TINY, 2_000));
+    xs.extend(specials());
+    xs.extend(near_multiples_of_half_pi());
+    // a quarter period apart: every chunk of eight mixes the quadrants' parity
+    xs.extend((0..8_000).map(|k| 0.3 + (k as f64) * std::f64::consts::FRAC_PI_2));
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut bits = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    for scale in [1.0, 10.0, 1_000.0, 2_000.0, 1e6] {
+        xs.extend((0..4_000).map(|_| {
+            let unit = (bits() >> 11) as f64 / (1u64 << 53) as f64;
+            scale * (2.0 * unit - 1.0)
+        }));
+    }
+    // any double (all exponents, NaNs with payloads)
+    xs.extend((0..4_000).map(|_| f64::from_bits(bits())));
+    for chunk in xs.chunks(LANES) {
+        let mut x = [0.5; LANES];
+        x[..chunk.len()].copy_from_slice(chunk);
+        let (mut s2, mut c2) = ([0.0; LANES], [0.0; LANES]);
+        sin_cos_n(&x, &mut s2, &mut c2);
+        let (mut s1, mut c1) = ([0.0; LANES], [0.0; LANES]);
+        sin_n(&x, &mut s1);
+        cos_n(&x, &mut c1);
+        for l in 0..LANES {
+            assert_eq!(s1[l].to_bits(), s2[l].to_bits(), "sin({:e})", x[l]);
+            assert_eq!(c1[l].to_bits(), c2[l].to_bits(), "cos({:e})", x[l]);
+            let (s, c) = sin_cos_kernel::<true>(x[l]);
+            if trig_short(x[l]) {
+                assert_eq!(s1[l].to_bits(), s.to_bits(), "kernel sin({:e})", x[l]);
+                assert_eq!(c1[l].to_bits(), c.to_bits(), "kernel cos({:e})", x[l]);
+            }
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -397,7 +446,32 @@ fn lane_timings() {
     use std::time::Instant;
     let n = 200_000;
     let xs: Vec<f64> = (0..n).map(|k| -1.2 + 2.4 * (k as f64 / n as f64)).collect();
-    for f in [LaneFn::Exp, LaneFn::Sin, LaneFn::SinCos] {
+    // `sin`/`cos` by the quadrants of each call's lanes: a slow sweep (almost every call in
+    // one quadrant), every call mixed (neighbouring lanes a quadrant apart), and random
+    // arguments in [-10, 10] (each lane's quadrant at random)
+    let mixed: Vec<f64> = xs
+        .iter()
+        .enumerate()
+        .map(|(k, &x)| x + (k % 2) as f64 * std::f64::consts::FRAC_PI_2)
+        .collect();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let random: Vec<f64> = (0..n)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            -10.0 + 20.0 * ((state >> 11) as f64 / (1u64 << 53) as f64)
+        })
+        .collect();
+    let mut runs = vec![(LaneFn::Exp, "uniform", &xs)];
+    for f in [LaneFn::Sin, LaneFn::Cos, LaneFn::SinCos] {
+        runs.extend([
+            (f, "uniform", &xs),
+            (f, "mixed", &mixed),
+            (f, "random", &random),
+        ]);
+    }
+    for (f, data, xs) in runs {
         let mut best = (f64::INFINITY, f64::INFINITY);
         for _ in 0..5 {
             let mut slot = [[0.0; LANES]; 2];
@@ -426,9 +500,25 @@ fn lane_timings() {
             best.1 = best.1.min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
         }
         eprintln!(
-            "{f:?}: independent {:.2} ns/point, chained {:.2} ns/point",
+            "{f:?} {data}: independent {:.2} ns/point, chained {:.2} ns/point",
             best.0, best.1
         );
+    }
+    // the one-point functions (the JIT's remainder points, `Scalar for f64`)
+    for (name, g) in [("sin", sin as fn(f64) -> f64), ("cos", cos)] {
+        for (data, xs) in [("uniform", &xs), ("mixed", &mixed), ("random", &random)] {
+            let mut best = f64::INFINITY;
+            for _ in 0..5 {
+                let t = Instant::now();
+                let mut acc = 0.0;
+                for &x in xs.iter() {
+                    acc += g(black_box(x));
+                }
+                black_box(acc);
+                best = best.min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
+            }
+            eprintln!("one-point {name} {data}: {best:.2} ns/point");
+        }
     }
     let mut out = vec![0.0; n];
     for (name, g) in [

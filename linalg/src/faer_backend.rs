@@ -35,8 +35,10 @@
 //! [`FactorStatus::Singular`] and [`SymmetricSolver::inertia`] still reports the counts
 //! (including `zero`); solving with such a factorization is allowed but meaningless. When
 //! faer's LDLᵀ meets an *exact* zero (or non-finite) pivot it stops: the status is
-//! `Singular` and the inertia is unavailable (`None`), unless a zero-pivot perturbation is
-//! set ([`FaerLdlt::set_zero_pivot_perturbation`]): then an exact zero pivot is replaced by
+//! `Singular` and the inertia is unavailable (`None`; [`SymmetricSolver::pivot_overflow`]
+//! tells a non-finite pivot, element growth along the order, from an exact zero), unless a
+//! zero-pivot perturbation is set ([`FaerLdlt::set_zero_pivot_perturbation`]): then an
+//! exact zero pivot is replaced by
 //! `+perturbation · max|A_ij|` (static pivoting) and counted positive, the factor is that of
 //! a slightly perturbed matrix, and iterative refinement against the true matrix recovers
 //! the solution. Non-finite factor values from LBLᵀ also give `Singular` with no inertia.
@@ -181,6 +183,9 @@ struct Core {
     /// Row (input order) of the exact zero pivot at which the last LDLᵀ factorization
     /// stopped (`None`: it did not stop at one).
     zero_pivot_row: Option<usize>,
+    /// The pivot at which the last LDLᵀ factorization stopped was not zero but
+    /// non-finite: element growth along the static order overflowed.
+    pivot_overflow: bool,
 }
 
 impl std::fmt::Debug for Core {
@@ -313,6 +318,7 @@ impl Core {
             static_pivoting_started: false,
             perturbed_pivots: 0,
             zero_pivot_row: None,
+            pivot_overflow: false,
         }
     }
 
@@ -483,6 +489,7 @@ impl Core {
         self.inertia = None;
         self.perturbed_pivots = 0;
         self.zero_pivot_row = None;
+        self.pivot_overflow = false;
         if !self.analyzed {
             return Err(LinalgError::InvalidState(
                 "factorize called before analyze".into(),
@@ -598,10 +605,16 @@ impl Core {
                             self.static_pivoting_started = true;
                         }
                         Err(LdltError::ZeroPivot { index }) => {
-                            self.zero_pivot_row = self
-                                .fill_fwd
-                                .get(zero_pivot_position(symbolic, index))
-                                .copied();
+                            let position = zero_pivot_position(symbolic, index);
+                            self.zero_pivot_row = self.fill_fwd.get(position).copied();
+                            self.pivot_overflow = !failed_pivot(
+                                symbolic,
+                                &self.l_values,
+                                permuted.rb(),
+                                &self.permuted_values,
+                                position,
+                            )
+                            .is_some_and(f64::is_finite);
                             return Ok(FactorStatus::Singular);
                         }
                     }
@@ -915,6 +928,51 @@ fn zero_pivot_position(symbolic: &SymbolicCholesky<usize>, index: usize) -> usiz
     }
 }
 
+/// The value of the pivot at `position` (permuted order) where faer's LDLᵀ stopped with
+/// `ZeroPivot`: an exact zero, or a non-finite value when element growth along the static
+/// order overflowed (a tiny pivot followed by huge multipliers; the matrix itself need not
+/// be singular). The supernodal path leaves the pivot in its diagonal block; the
+/// simplicial one does not store it, but it has written the failing row `k` of `L`, so
+/// the pivot is recomputed as `d_k = a_kk − Σ_j l_kj² d_j` (its terms in another order:
+/// an exact zero may come out as a round-off residue, an overflow stays non-finite).
+/// `None` when `position` is outside the factor.
+fn failed_pivot(
+    symbolic: &SymbolicCholesky<usize>,
+    l_values: &[f64],
+    permuted: SymbolicSparseColMatRef<'_, usize>,
+    permuted_values: &[f64],
+    position: usize,
+) -> Option<f64> {
+    match symbolic.raw() {
+        SymbolicCholeskyRaw::Supernodal(s) => {
+            let sn = s.supernode_end().partition_point(|&end| end <= position);
+            let begin = *s.supernode_begin().get(sn)?;
+            let (ncols, vals) = supernode_block(s, l_values, sn);
+            let nrows = vals.len() / ncols.max(1);
+            let j = position - begin;
+            vals.get(j * nrows + j).copied()
+        }
+        SymbolicCholeskyRaw::Simplicial(s) => {
+            // the simplicial path factorizes the upper triangle: column k holds rows <= k
+            let (a_ptr, a_idx) = (permuted.col_ptr(), permuted.row_idx());
+            let column = *a_ptr.get(position)?..*a_ptr.get(position + 1)?;
+            let mut d = column
+                .into_iter()
+                .find(|&p| a_idx[p] == position)
+                .map_or(0.0, |p| permuted_values[p]);
+            let (l_ptr, l_idx) = (s.col_ptr(), s.row_idx());
+            for j in 0..position {
+                let column = l_ptr[j]..l_ptr[j + 1];
+                let d_j = l_values[l_ptr[j]];
+                if let Some(p) = column.skip(1).find(|&p| l_idx[p] == position) {
+                    d -= l_values[p] * l_values[p] * d_j;
+                }
+            }
+            Some(d)
+        }
+    }
+}
+
 /// Iterates the diagonal `D` of an LDLᵀ factor (simplicial: first entry of each column of
 /// L; supernodal: diagonal of each supernode's dense diagonal block), giving each pivot
 /// with its column (in the permuted order) to `each_pivot`.
@@ -1188,6 +1246,10 @@ macro_rules! backend {
 
             fn zero_pivot_row(&self) -> Option<usize> {
                 self.core.zero_pivot_row
+            }
+
+            fn pivot_overflow(&self) -> bool {
+                self.core.pivot_overflow
             }
         }
     };

@@ -169,11 +169,11 @@ fn all_solve_at_n20() {
 
 /// LV rosenbrock's KKT matrices are nonsingular, but LDLᵀ's static order eliminates each
 /// constraint `c_k` right after `x_{k+2}` (Jacobian entry `2 − sin 2x_{k+2}`, against
-/// `x_{k+1}`'s ≈ 13–17): without δ_c the pivots grow ~75-fold per constraint and overflow
-/// after ~145 of them (rows `N − 146 …`, at every N ≥ 200). The least-squares multiplier
-/// system's overflow turns δ_c on at once: 2 factorizations there and one per iteration,
-/// 8 in all (Ipopt's three-iteration Jacobian test spent 11: the overflow again without
-/// δ_c in iterations 0–2), with the same iterates.
+/// `x_{k+1}`'s ≈ 13–17): without δ_c the pivots grow ~135-fold per constraint and overflow
+/// after ~145 of them (from N ≈ 150 on; rows `N − 146 …` at N ≥ 200). The least-squares
+/// multiplier system's overflow turns δ_c on at once: 2 factorizations there and one per
+/// iteration, 8 in all (Ipopt's three-iteration Jacobian test spent 11: the overflow again
+/// without δ_c in iterations 0–2), with the same iterates.
 #[cfg(feature = "solver")]
 #[test]
 fn rosenbrock_pivot_overflow_turns_delta_c_on_at_once() {

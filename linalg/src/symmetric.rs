@@ -96,7 +96,7 @@ pub trait SymmetricSolver: Send {
     /// but non-finite: element growth along a static elimination order overflowed. The
     /// leading block of the ordered matrix is then numerically singular, not necessarily
     /// the matrix (a chain of constraints each eliminated after its variable with the small
-    /// Jacobian entry: LV rosenbrock's `[[H, Jᵀ], [J, 0]]`, whose pivots grow ~75-fold per
+    /// Jacobian entry: LV rosenbrock's `[[H, Jᵀ], [J, 0]]`, whose pivots grow ~135-fold per
     /// constraint and overflow after ~145 of them). `false` when it stopped at an exact
     /// zero, did not stop, or the backend does not tell (the default).
     fn pivot_overflow(&self) -> bool {

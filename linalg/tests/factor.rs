@@ -801,7 +801,7 @@ fn growing_chain(m: usize, l: f64, s: f64) -> SymCoo {
 }
 
 #[test]
-fn pivot_overflow_is_told_from_an_exact_zero_pivot() {
+fn stopped_by_growth_is_told_from_an_exact_zero_pivot() {
     // Growth 1e8 per link overflows f64 after ~39 links; the matrix itself has the
     // inertia (m + 1, m, 0) and σ_min ≈ 1.
     let m = 60;
@@ -820,8 +820,8 @@ fn pivot_overflow_is_told_from_an_exact_zero_pivot() {
     assert_eq!(ldlt.factorize(&vals).unwrap(), FactorStatus::Singular);
     assert!(ldlt.zero_pivot_row().is_some());
     assert!(
-        ldlt.pivot_overflow(),
-        "the stop was an overflow, not a zero"
+        ldlt.stopped_by_growth(),
+        "the stop was an overflow, growth's"
     );
     // With -δc on the constraint diagonal the pivots stay bounded: no stop, no flag.
     let mut reg = a.clone();
@@ -832,16 +832,16 @@ fn pivot_overflow_is_told_from_an_exact_zero_pivot() {
     ldlt.analyze(asm_reg.n(), asm_reg.col_ptr(), asm_reg.row_idx())
         .unwrap();
     assert_eq!(ldlt.factorize(&vals_reg).unwrap(), FactorStatus::Success);
-    assert!(!ldlt.pivot_overflow());
+    assert!(!ldlt.stopped_by_growth());
     // A short chain grows without overflowing: factorized (badly), no flag.
     let short = growing_chain(10, 1e4, 1.0);
     let (asm_short, vals_short) = short.to_csc();
     ldlt.analyze(asm_short.n(), asm_short.col_ptr(), asm_short.row_idx())
         .unwrap();
     assert_eq!(ldlt.factorize(&vals_short).unwrap(), FactorStatus::Success);
-    assert!(!ldlt.pivot_overflow());
+    assert!(!ldlt.stopped_by_growth());
 
-    // An exact zero pivot (a rank-one block) is a zero, not an overflow: simplicial path…
+    // An exact zero pivot (a rank-one block) is a zero, not growth's: simplicial path…
     let mut z = SymCoo::new(5);
     z.push(0, 0, 2.0);
     z.push(1, 1, 1.0);
@@ -856,7 +856,7 @@ fn pivot_overflow_is_told_from_an_exact_zero_pivot() {
     assert_eq!(ldlt.factorize(&vals_z).unwrap(), FactorStatus::Singular);
     assert_eq!(ldlt.is_supernodal(), Some(false));
     assert!(ldlt.zero_pivot_row().is_some());
-    assert!(!ldlt.pivot_overflow());
+    assert!(!ldlt.stopped_by_growth());
     // …and supernodal (a dense matrix of rank one: the second pivot is 1 − 1 = 0).
     let n = 160;
     let mut d = SymCoo::new(n);
@@ -870,7 +870,7 @@ fn pivot_overflow_is_told_from_an_exact_zero_pivot() {
         .unwrap();
     assert_eq!(ldlt.factorize(&vals_d).unwrap(), FactorStatus::Singular);
     assert_eq!(ldlt.is_supernodal(), Some(true));
-    assert!(!ldlt.pivot_overflow());
+    assert!(!ldlt.stopped_by_growth());
     // …where an overflow is read from the pivot left in the diagonal block: the same
     // dense pattern, first pivot 1e-300 coupled by 1e10 to every other row.
     let mut o = SymCoo::new(n);
@@ -890,5 +890,5 @@ fn pivot_overflow_is_told_from_an_exact_zero_pivot() {
         .unwrap();
     assert_eq!(ldlt.factorize(&vals_o).unwrap(), FactorStatus::Singular);
     assert_eq!(ldlt.is_supernodal(), Some(true));
-    assert!(ldlt.pivot_overflow());
+    assert!(ldlt.stopped_by_growth());
 }

@@ -183,10 +183,10 @@ struct Core {
     /// Row (input order) of the exact zero pivot at which the last LDLᵀ factorization
     /// stopped (`None`: it did not stop at one).
     zero_pivot_row: Option<usize>,
-    /// The pivot at which the last LDLᵀ factorization stopped was lost to element growth
-    /// along the static order (non-finite, or cancelled to zero among terms beyond
-    /// `max|A_ij| / ε`), see [`FailedPivot::lost_to_growth`].
-    stopped_by_growth: bool,
+    /// Where the last LDLᵀ factorization stopped at a zero or non-finite pivot: its
+    /// position (permuted order) and the matrix's `max|A_ij|`, for
+    /// [`Core::stopped_by_growth`] (`None`: it did not stop).
+    stop: Option<(usize, f64)>,
 }
 
 impl std::fmt::Debug for Core {
@@ -319,7 +319,7 @@ impl Core {
             static_pivoting_started: false,
             perturbed_pivots: 0,
             zero_pivot_row: None,
-            stopped_by_growth: false,
+            stop: None,
         }
     }
 
@@ -490,7 +490,7 @@ impl Core {
         self.inertia = None;
         self.perturbed_pivots = 0;
         self.zero_pivot_row = None;
-        self.stopped_by_growth = false;
+        self.stop = None;
         if !self.analyzed {
             return Err(LinalgError::InvalidState(
                 "factorize called before analyze".into(),
@@ -608,14 +608,7 @@ impl Core {
                         Err(LdltError::ZeroPivot { index }) => {
                             let position = zero_pivot_position(symbolic, index);
                             self.zero_pivot_row = self.fill_fwd.get(position).copied();
-                            self.stopped_by_growth = failed_pivot(
-                                symbolic,
-                                &self.l_values,
-                                permuted.rb(),
-                                &self.permuted_values,
-                                position,
-                            )
-                            .is_some_and(|p| p.lost_to_growth(scale));
+                            self.stop = Some((position, scale));
                             return Ok(FactorStatus::Singular);
                         }
                     }
@@ -663,6 +656,26 @@ impl Core {
     }
 
     /// Records the inertia (or its absence when the factor is non-finite) and the status.
+    /// Whether the last LDLᵀ factorization stopped at a pivot lost to element growth
+    /// ([`FailedPivot::lost_to_growth`]). Computed on demand from the factor that the stop
+    /// left (on the simplicial path a pass over the columns of `L` before the stop), so
+    /// that stops nobody asks about cost nothing.
+    fn stopped_by_growth(&self) -> bool {
+        let (Some((position, scale)), Some(symbolic), Some(permuted)) =
+            (self.stop, self.symbolic.as_ref(), self.permuted.as_ref())
+        else {
+            return false;
+        };
+        failed_pivot(
+            symbolic,
+            &self.l_values,
+            permuted.rb(),
+            &self.permuted_values,
+            position,
+        )
+        .is_some_and(|p| p.lost_to_growth(scale))
+    }
+
     fn finish(&mut self, inertia: Option<Inertia>) -> Result<FactorStatus, LinalgError> {
         match inertia {
             None => Ok(FactorStatus::Singular),
@@ -1279,7 +1292,7 @@ macro_rules! backend {
             }
 
             fn stopped_by_growth(&self) -> bool {
-                self.core.stopped_by_growth
+                self.core.stopped_by_growth()
             }
         }
     };

@@ -327,7 +327,8 @@ pub trait Backend {
     /// matrix's leading block is numerically singular, the matrix need not be) rather than
     /// at a zero pivot of the matrix's scale. Only δ_c > 0 bounds that growth, and it recurs
     /// at nearby iterates, so the inertia correction keeps δ_c on from then on instead of
-    /// re-testing the Jacobian for three iterations. `false` by default.
+    /// re-testing the Jacobian for three iterations. Only asked after a factorization at
+    /// δ_c = 0 (an implementation may answer `false` for any other). `false` by default.
     fn kkt_stopped_by_growth(&self) -> bool {
         false
     }

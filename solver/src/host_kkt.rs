@@ -98,8 +98,8 @@ pub struct HostKktBackend<D: Device + HostBuffers> {
     /// A confirmation found the inertia correct where LDLᵀ's was not (at least once in
     /// this backend's life), see [`InertiaConfirmation::MultifrontalBeforeDeltaW`].
     ldlt_disputed: bool,
-    /// The last [`Backend::kkt_factorize`] was `Singular` at a pivot lost to element growth
-    /// along the static order, not at a zero pivot of the matrix's scale.
+    /// The last [`Backend::kkt_factorize`] was `Singular` at δ_c = 0 at a pivot lost to
+    /// element growth along the static order, not at a zero pivot of the matrix's scale.
     stopped_by_growth: bool,
     /// What `solver` last factorized in this step: `(δ_w, δ_c, hessian)` and the status it
     /// gave (`None` when its factor is not of this step or not valid). Within a step Σ, the
@@ -972,7 +972,10 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
             let (inertia, perturbed) = (factor.inertia(), factor.perturbed_pivots());
             let delayed = factor.delayed_pivots();
             let status = verdict(st, factor, nk);
-            let growth = status == KktStatus::Singular && factor.stopped_by_growth();
+            // asked only where the inertia correction reads it (δ_c = 0): the answer costs
+            // a pass over the factor on the simplicial path
+            let growth =
+                status == KktStatus::Singular && delta_c == 0.0 && factor.stopped_by_growth();
             s.eval.counts.delayed_pivots += delayed;
             tracing::trace!(
                 ?st,

@@ -167,6 +167,39 @@ fn all_solve_at_n20() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
+/// LV rosenbrock's KKT matrices are nonsingular, but LDLᵀ's static order eliminates each
+/// constraint `c_k` right after `x_{k+2}` (Jacobian entry `2 − sin 2x_{k+2}`, against
+/// `x_{k+1}`'s ≈ 13–17): without δ_c the pivots grow ~135-fold per constraint and overflow
+/// after ~145 of them (from N ≈ 150 on; rows `N − 146 …` at N ≥ 200); at N = 20 the
+/// least-squares system's pivot of row 1 cancels to an exact zero among terms of ~1e30.
+/// Either stop is growth's and turns δ_c on at once: 2 factorizations for the multipliers
+/// and one per iteration, 8 in all with the same iterates (Ipopt's three-iteration Jacobian
+/// test spent 11 at N = 200, the overflow again in iterations 0–2; at N = 20 the steps
+/// without δ_c met inaccurate solves and wrong inertia counts: 17).
+#[cfg(feature = "solver")]
+#[test]
+fn rosenbrock_pivot_growth_turns_delta_c_on_at_once() {
+    use simdnlp_solver::{Options, PrintLevel, solve};
+    let opts = Options {
+        print_level: PrintLevel::None,
+        ..Options::default()
+    };
+    for n in [20, 200] {
+        let m = lv::rosenbrock(n).unwrap();
+        let r = solve(&m, &opts).unwrap();
+        println!(
+            "N = {n}: {:?} {} iterations, {:?}",
+            r.status, r.iterations, r.counts
+        );
+        assert!(r.status.is_success(), "{:?}", r.status);
+        assert_eq!(r.iterations, 6);
+        assert!((r.objective - 6.2324586324).abs() < 1e-8, "{}", r.objective);
+        assert_eq!(r.counts.factorizations, 8, "N = {n}");
+        assert_eq!(r.counts.factorizations_inertia, 1, "N = {n}");
+        assert_eq!(r.counts.factorizations_pivoting, 0, "N = {n}");
+    }
+}
+
 #[test]
 fn rosenbrock_matches_handcoded() {
     use simdnlp_bench::handcoded::RosenbrockModel;

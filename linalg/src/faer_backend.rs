@@ -35,8 +35,10 @@
 //! [`FactorStatus::Singular`] and [`SymmetricSolver::inertia`] still reports the counts
 //! (including `zero`); solving with such a factorization is allowed but meaningless. When
 //! faer's LDLᵀ meets an *exact* zero (or non-finite) pivot it stops: the status is
-//! `Singular` and the inertia is unavailable (`None`), unless a zero-pivot perturbation is
-//! set ([`FaerLdlt::set_zero_pivot_perturbation`]): then an exact zero pivot is replaced by
+//! `Singular` and the inertia is unavailable (`None`; [`SymmetricSolver::stopped_by_growth`]
+//! tells a pivot lost to element growth along the order from a zero of the matrix), unless a
+//! zero-pivot perturbation is set ([`FaerLdlt::set_zero_pivot_perturbation`]): then an
+//! exact zero pivot is replaced by
 //! `+perturbation · max|A_ij|` (static pivoting) and counted positive, the factor is that of
 //! a slightly perturbed matrix, and iterative refinement against the true matrix recovers
 //! the solution. Non-finite factor values from LBLᵀ also give `Singular` with no inertia.
@@ -181,6 +183,10 @@ struct Core {
     /// Row (input order) of the exact zero pivot at which the last LDLᵀ factorization
     /// stopped (`None`: it did not stop at one).
     zero_pivot_row: Option<usize>,
+    /// Where the last LDLᵀ factorization stopped at a zero or non-finite pivot: its
+    /// position (permuted order) and the matrix's `max|A_ij|`, for
+    /// [`Core::stopped_by_growth`] (`None`: it did not stop).
+    stop: Option<(usize, f64)>,
 }
 
 impl std::fmt::Debug for Core {
@@ -313,6 +319,7 @@ impl Core {
             static_pivoting_started: false,
             perturbed_pivots: 0,
             zero_pivot_row: None,
+            stop: None,
         }
     }
 
@@ -483,6 +490,7 @@ impl Core {
         self.inertia = None;
         self.perturbed_pivots = 0;
         self.zero_pivot_row = None;
+        self.stop = None;
         if !self.analyzed {
             return Err(LinalgError::InvalidState(
                 "factorize called before analyze".into(),
@@ -598,10 +606,9 @@ impl Core {
                             self.static_pivoting_started = true;
                         }
                         Err(LdltError::ZeroPivot { index }) => {
-                            self.zero_pivot_row = self
-                                .fill_fwd
-                                .get(zero_pivot_position(symbolic, index))
-                                .copied();
+                            let position = zero_pivot_position(symbolic, index);
+                            self.zero_pivot_row = self.fill_fwd.get(position).copied();
+                            self.stop = Some((position, scale));
                             return Ok(FactorStatus::Singular);
                         }
                     }
@@ -649,6 +656,26 @@ impl Core {
     }
 
     /// Records the inertia (or its absence when the factor is non-finite) and the status.
+    /// Whether the last LDLᵀ factorization stopped at a pivot lost to element growth
+    /// ([`FailedPivot::lost_to_growth`]). Computed on demand from the factor that the stop
+    /// left (on the simplicial path a pass over the columns of `L` before the stop), so
+    /// that stops nobody asks about cost nothing.
+    fn stopped_by_growth(&self) -> bool {
+        let (Some((position, scale)), Some(symbolic), Some(permuted)) =
+            (self.stop, self.symbolic.as_ref(), self.permuted.as_ref())
+        else {
+            return false;
+        };
+        failed_pivot(
+            symbolic,
+            &self.l_values,
+            permuted.rb(),
+            &self.permuted_values,
+            position,
+        )
+        .is_some_and(|p| p.lost_to_growth(scale))
+    }
+
     fn finish(&mut self, inertia: Option<Inertia>) -> Result<FactorStatus, LinalgError> {
         match inertia {
             None => Ok(FactorStatus::Singular),
@@ -912,6 +939,80 @@ fn zero_pivot_position(symbolic: &SymbolicCholesky<usize>, index: usize) -> usiz
     match symbolic.raw() {
         SymbolicCholeskyRaw::Simplicial(_) => index.saturating_sub(1),
         SymbolicCholeskyRaw::Supernodal(_) => index,
+    }
+}
+
+/// The pivot at `position` (permuted order) where faer's LDLᵀ stopped with `ZeroPivot`:
+/// an exact zero, or a non-finite value when element growth along the static order
+/// overflowed (tiny pivots followed by huge multipliers; the matrix itself need not be
+/// singular). The supernodal path leaves the pivot in its diagonal block (its terms are
+/// not known there); the simplicial one does not store it, but it has written the failing
+/// row `k` of `L`, so the pivot is recomputed as `d_k = a_kk − Σ_j l_kj² d_j` with its
+/// largest term (the terms in another order: an exact zero may come out as a round-off
+/// residue, an overflow stays non-finite). `None` when `position` is outside the factor.
+fn failed_pivot(
+    symbolic: &SymbolicCholesky<usize>,
+    l_values: &[f64],
+    permuted: SymbolicSparseColMatRef<'_, usize>,
+    permuted_values: &[f64],
+    position: usize,
+) -> Option<FailedPivot> {
+    match symbolic.raw() {
+        SymbolicCholeskyRaw::Supernodal(s) => {
+            let sn = s.supernode_end().partition_point(|&end| end <= position);
+            let begin = *s.supernode_begin().get(sn)?;
+            let (ncols, vals) = supernode_block(s, l_values, sn);
+            let nrows = vals.len() / ncols.max(1);
+            let j = position - begin;
+            vals.get(j * nrows + j).map(|&value| FailedPivot {
+                value,
+                largest_term: 0.0,
+            })
+        }
+        SymbolicCholeskyRaw::Simplicial(s) => {
+            // the simplicial path factorizes the upper triangle: column k holds rows <= k
+            let (a_ptr, a_idx) = (permuted.col_ptr(), permuted.row_idx());
+            let column = *a_ptr.get(position)?..*a_ptr.get(position + 1)?;
+            let mut d = column
+                .into_iter()
+                .find(|&p| a_idx[p] == position)
+                .map_or(0.0, |p| permuted_values[p]);
+            let mut largest_term = d.abs();
+            let (l_ptr, l_idx) = (s.col_ptr(), s.row_idx());
+            for j in 0..position {
+                let column = l_ptr[j]..l_ptr[j + 1];
+                let d_j = l_values[l_ptr[j]];
+                if let Some(p) = column.skip(1).find(|&p| l_idx[p] == position) {
+                    let term = l_values[p] * l_values[p] * d_j;
+                    largest_term = largest_term.max(term.abs());
+                    d -= term;
+                }
+            }
+            Some(FailedPivot {
+                value: d,
+                largest_term,
+            })
+        }
+    }
+}
+
+/// The pivot at which faer's LDLᵀ stopped, see [`failed_pivot`].
+#[derive(Clone, Copy, Debug)]
+struct FailedPivot {
+    /// Its value (exact zero or non-finite as faer met it; recomputed on the simplicial
+    /// path, where a zero may come out as a round-off residue).
+    value: f64,
+    /// The largest magnitude among `a_kk` and the update terms `l_kj² d_j` it was summed
+    /// from (simplicial path; `0` where they are not known).
+    largest_term: f64,
+}
+
+impl FailedPivot {
+    /// Whether the pivot was lost to element growth rather than being a zero of the
+    /// matrix's scale: it overflowed, or it cancelled to zero among terms beyond
+    /// `scale / ε` (`scale = max|A_ij|`), so that its true value is below their round-off.
+    fn lost_to_growth(self, scale: f64) -> bool {
+        !self.value.is_finite() || self.largest_term > scale / f64::EPSILON
     }
 }
 
@@ -1188,6 +1289,10 @@ macro_rules! backend {
 
             fn zero_pivot_row(&self) -> Option<usize> {
                 self.core.zero_pivot_row
+            }
+
+            fn stopped_by_growth(&self) -> bool {
+                self.core.stopped_by_growth()
             }
         }
     };
@@ -1476,5 +1581,23 @@ mod tests {
         assert_eq!(pair_eigenvalues(-3.0, 0.0, 2.0), (-3.0, 2.0));
         assert_eq!(pair_eigenvalues(1.0, 1.0, 1.0), (2.0, 0.0));
         assert_eq!(pair_eigenvalues(0.0, 0.0, 0.0), (0.0, 0.0));
+    }
+
+    /// A stop is growth's when the pivot is non-finite or cancelled among terms beyond
+    /// `max|A_ij| / ε` (its zero is round-off); a zero among terms of the matrix's scale,
+    /// or one whose terms are unknown (supernodal path: `0`), is a zero.
+    #[test]
+    fn pivots_lost_to_growth() {
+        let pivot = |value, largest_term| FailedPivot {
+            value,
+            largest_term,
+        };
+        assert!(pivot(f64::INFINITY, 0.0).lost_to_growth(1.0));
+        assert!(pivot(f64::NAN, 0.0).lost_to_growth(1.0));
+        assert!(pivot(0.0, 2f64.powi(70)).lost_to_growth(1.0));
+        assert!(pivot(-3.0e5, 2f64.powi(70)).lost_to_growth(1.0));
+        assert!(!pivot(0.0, 2f64.powi(70)).lost_to_growth(1e6));
+        assert!(!pivot(0.0, 1.0).lost_to_growth(1.0));
+        assert!(!pivot(0.0, 0.0).lost_to_growth(1.0));
     }
 }

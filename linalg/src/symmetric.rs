@@ -85,9 +85,25 @@ pub trait SymmetricSolver: Send {
     /// it did not stop at an exact zero pivot or the backend does not tell (the default).
     /// For a KKT matrix `[[H, Jᵀ], [J, −δc I]]` a row of the primal block means a variable
     /// without curvature eliminated before any of its constraints, which says nothing about
-    /// the singularity of the matrix itself; a constraint row, a rank-deficient `J`.
+    /// the singularity of the matrix itself; a constraint row, a rank-deficient `J`. The
+    /// stop may also be at a pivot lost to element growth (see
+    /// [`SymmetricSolver::stopped_by_growth`]).
     fn zero_pivot_row(&self) -> Option<usize> {
         None
+    }
+
+    /// Whether the pivot at which the last factorization stopped with
+    /// [`FactorStatus::Singular`] (see [`SymmetricSolver::zero_pivot_row`]) was lost to
+    /// element growth along a static elimination order rather than a zero of the matrix's
+    /// scale: it overflowed, or it cancelled to an exact zero among update terms beyond
+    /// `max|A_ij| / ε` (its true value is below their round-off). The leading block of the
+    /// ordered matrix is then numerically singular, not necessarily the matrix (a chain of
+    /// constraints each eliminated after its variable with the small Jacobian entry: LV
+    /// rosenbrock's `[[H, Jᵀ], [J, 0]]`, whose pivots grow ~135-fold per constraint and
+    /// overflow after ~145 of them). `false` when it stopped at a zero among terms of the
+    /// matrix's scale, did not stop, or the backend does not tell (the default).
+    fn stopped_by_growth(&self) -> bool {
+        false
     }
 
     /// Delayed pivots of the last factorization, for a backend that passes fully summed

@@ -780,3 +780,115 @@ fn zero_pivot_perturbation_replaces_primal_zero_pivots_only() {
     assert!(ldlt.set_zero_pivot_perturbation(-1.0, 1).is_err());
     assert!(ldlt.set_zero_pivot_perturbation(f64::NAN, 1).is_err());
 }
+
+/// The KKT matrix `[[I, Jᵀ], [J, 0]]` of a chain `c_k = l·x_k + s·x_{k+1}` (`k < m`, `m + 1`
+/// variables, rows `0..=m` variables, `m + 1..` constraints): nonsingular (`J` has full
+/// row rank, `σ_min(J) ≥ l − s`), but AMD eliminates the path from its `x_m` end, so each
+/// constraint comes right after its variable with the small entry `s`: the constraint
+/// pivots shrink and the variable pivots grow by `(l/s)²` per link (LV rosenbrock's
+/// pattern, whose chain overflows after ~145 links).
+fn growing_chain(m: usize, l: f64, s: f64) -> SymCoo {
+    let nv = m + 1;
+    let mut a = SymCoo::new(nv + m);
+    for v in 0..nv {
+        a.push(v, v, 1.0);
+    }
+    for k in 0..m {
+        a.push(nv + k, k, l);
+        a.push(nv + k, k + 1, s);
+    }
+    a
+}
+
+#[test]
+fn stopped_by_growth_is_told_from_an_exact_zero_pivot() {
+    // Growth 1e8 per link overflows f64 after ~39 links; the matrix itself has the
+    // inertia (m + 1, m, 0) and σ_min ≈ 1.
+    let m = 60;
+    let a = growing_chain(m, 1e4, 1.0);
+    assert_eq!(
+        dense_inertia(&a.dense(), 1e-12),
+        Inertia {
+            positive: m + 1,
+            negative: m,
+            zero: 0
+        }
+    );
+    let (asm, vals) = a.to_csc();
+    let mut ldlt = FaerLdlt::new(Parallelism::Sequential);
+    ldlt.analyze(asm.n(), asm.col_ptr(), asm.row_idx()).unwrap();
+    assert_eq!(ldlt.factorize(&vals).unwrap(), FactorStatus::Singular);
+    assert!(ldlt.zero_pivot_row().is_some());
+    assert!(
+        ldlt.stopped_by_growth(),
+        "the stop was an overflow, growth's"
+    );
+    // With -δc on the constraint diagonal the pivots stay bounded: no stop, no flag.
+    let mut reg = a.clone();
+    for k in 0..m {
+        reg.push(m + 1 + k, m + 1 + k, -1e-8);
+    }
+    let (asm_reg, vals_reg) = reg.to_csc();
+    ldlt.analyze(asm_reg.n(), asm_reg.col_ptr(), asm_reg.row_idx())
+        .unwrap();
+    assert_eq!(ldlt.factorize(&vals_reg).unwrap(), FactorStatus::Success);
+    assert!(!ldlt.stopped_by_growth());
+    // A short chain grows without overflowing: factorized (badly), no flag.
+    let short = growing_chain(10, 1e4, 1.0);
+    let (asm_short, vals_short) = short.to_csc();
+    ldlt.analyze(asm_short.n(), asm_short.col_ptr(), asm_short.row_idx())
+        .unwrap();
+    assert_eq!(ldlt.factorize(&vals_short).unwrap(), FactorStatus::Success);
+    assert!(!ldlt.stopped_by_growth());
+
+    // An exact zero pivot (a rank-one block) is a zero, not growth's: simplicial path…
+    let mut z = SymCoo::new(5);
+    z.push(0, 0, 2.0);
+    z.push(1, 1, 1.0);
+    z.push(2, 2, -1.0);
+    z.push(3, 3, 1.0);
+    z.push(4, 3, 1.0);
+    z.push(4, 4, 1.0);
+    let (asm_z, vals_z) = z.to_csc();
+    let mut ldlt = FaerLdlt::new(Parallelism::Sequential);
+    ldlt.analyze(asm_z.n(), asm_z.col_ptr(), asm_z.row_idx())
+        .unwrap();
+    assert_eq!(ldlt.factorize(&vals_z).unwrap(), FactorStatus::Singular);
+    assert_eq!(ldlt.is_supernodal(), Some(false));
+    assert!(ldlt.zero_pivot_row().is_some());
+    assert!(!ldlt.stopped_by_growth());
+    // …and supernodal (a dense matrix of rank one: the second pivot is 1 − 1 = 0).
+    let n = 160;
+    let mut d = SymCoo::new(n);
+    for j in 0..n {
+        for i in j..n {
+            d.push(i, j, 1.0);
+        }
+    }
+    let (asm_d, vals_d) = d.to_csc();
+    ldlt.analyze(asm_d.n(), asm_d.col_ptr(), asm_d.row_idx())
+        .unwrap();
+    assert_eq!(ldlt.factorize(&vals_d).unwrap(), FactorStatus::Singular);
+    assert_eq!(ldlt.is_supernodal(), Some(true));
+    assert!(!ldlt.stopped_by_growth());
+    // …where an overflow is read from the pivot left in the diagonal block: the same
+    // dense pattern, first pivot 1e-300 coupled by 1e10 to every other row.
+    let mut o = SymCoo::new(n);
+    for j in 0..n {
+        for i in j..n {
+            let v = match (i, j) {
+                (0, 0) => 1e-300,
+                (_, 0) => 1e10,
+                _ if i == j => 1.0,
+                _ => 0.0,
+            };
+            o.push(i, j, v);
+        }
+    }
+    let (asm_o, vals_o) = o.to_csc();
+    ldlt.analyze(asm_o.n(), asm_o.col_ptr(), asm_o.row_idx())
+        .unwrap();
+    assert_eq!(ldlt.factorize(&vals_o).unwrap(), FactorStatus::Singular);
+    assert_eq!(ldlt.is_supernodal(), Some(true));
+    assert!(ldlt.stopped_by_growth());
+}

@@ -321,6 +321,17 @@ pub trait Backend {
         delta_c: f64,
         hessian: bool,
     ) -> Result<KktStatus, SolverError>;
+    /// Whether the last [`Backend::kkt_factorize`] was [`KktStatus::Singular`] because LDLᵀ
+    /// without pivoting lost a pivot to element growth along its static order (it
+    /// overflowed, or cancelled to zero far below the round-off of its terms; the ordered
+    /// matrix's leading block is numerically singular, the matrix need not be) rather than
+    /// at a zero pivot of the matrix's scale. Only δ_c > 0 bounds that growth, and it recurs
+    /// at nearby iterates, so the inertia correction keeps δ_c on from then on instead of
+    /// re-testing the Jacobian for three iterations. Only asked after a factorization at
+    /// δ_c = 0 (an implementation may answer `false` for any other). `false` by default.
+    fn kkt_stopped_by_growth(&self) -> bool {
+        false
+    }
     /// Ipopt's `IncreaseQuality`: make the following factorizations more stable (the CPU
     /// backend switches an LDLᵀ without pivoting to Bunch–Kaufman LBLᵀ) after a solve
     /// stayed inaccurate. Returns `false` when there is nothing more stable to switch to.

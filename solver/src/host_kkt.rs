@@ -98,6 +98,9 @@ pub struct HostKktBackend<D: Device + HostBuffers> {
     /// A confirmation found the inertia correct where LDLᵀ's was not (at least once in
     /// this backend's life), see [`InertiaConfirmation::MultifrontalBeforeDeltaW`].
     ldlt_disputed: bool,
+    /// The last [`Backend::kkt_factorize`] was `Singular` at δ_c = 0 at a pivot lost to
+    /// element growth along the static order, not at a zero pivot of the matrix's scale.
+    stopped_by_growth: bool,
     /// What `solver` last factorized in this step: `(δ_w, δ_c, hessian)` and the status it
     /// gave (`None` when its factor is not of this step or not valid). Within a step Σ, the
     /// Hessian and the Jacobian values are fixed ([`Backend::kkt_reset_quality`] starts a
@@ -200,6 +203,7 @@ impl<D: Device + HostBuffers> HostKktBackend<D> {
             confirmed_steps: 0,
             rejected_confirmations: 0,
             ldlt_disputed: false,
+            stopped_by_growth: false,
             solver_matrix: None,
             cause: FactorizationCause::default(),
             pivoting_requested: false,
@@ -767,6 +771,7 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
             s.cause.factorized(&mut s.eval.counts, s.pivoting_requested);
             s.pivoting_requested = false;
             s.use_confirmation = false;
+            s.stopped_by_growth = false;
             s.delta = (delta_w, delta_c);
             for (d, v) in s.diag_w.iter_mut().zip(sigma) {
                 *d = v + delta_w;
@@ -967,6 +972,10 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
             let (inertia, perturbed) = (factor.inertia(), factor.perturbed_pivots());
             let delayed = factor.delayed_pivots();
             let status = verdict(st, factor, nk);
+            // asked only where the inertia correction reads it (δ_c = 0): the answer costs
+            // a pass over the factor on the simplicial path
+            let growth =
+                status == KktStatus::Singular && delta_c == 0.0 && factor.stopped_by_growth();
             s.eval.counts.delayed_pivots += delayed;
             tracing::trace!(
                 ?st,
@@ -977,10 +986,16 @@ impl<D: Device + HostBuffers> Backend for HostKktBackend<D> {
                 delta_c,
                 pivoting,
                 confirmed,
+                growth,
                 "KKT factorization"
             );
+            s.stopped_by_growth = growth;
             Ok(status)
         })
+    }
+
+    fn kkt_stopped_by_growth(&self) -> bool {
+        self.stopped_by_growth
     }
 
     fn kkt_increase_quality(&mut self) -> Result<bool, SolverError> {

@@ -138,7 +138,12 @@ impl<B: Backend> Ipm<'_, B> {
         self.backend.kkt_reset_quality();
         let mut status = self.backend.kkt_factorize(&self.sigma, 0.0, 0.0, false)?;
         if status != KktStatus::Correct {
+            let growth = status == KktStatus::Singular && self.backend.kkt_stopped_by_growth();
             status = self.backend.kkt_factorize(&self.sigma, 0.0, 1e-8, false)?;
+            if growth && status == KktStatus::Correct {
+                // the same growth would stop the iterations' factorizations without δ_c
+                self.perturbation.note_growth_stop();
+            }
         }
         if status != KktStatus::Correct {
             return Ok(());

@@ -149,15 +149,34 @@ impl Perturbation {
     }
 
     /// Count consecutive iterations that needed δ_c; switch to "always δ_c" after
-    /// [`DEGEN_ITERS_MAX`] of them.
-    fn note_degeneracy(&mut self, needed_dc: bool) {
+    /// [`DEGEN_ITERS_MAX`] of them, or at once when the singular verdict without δ_c was
+    /// a pivot lost to element growth (see [`Perturbation::note_growth_stop`]).
+    fn note_degeneracy(&mut self, needed_dc: bool, growth: bool) {
         if self.jac_degenerate {
+            return;
+        }
+        if needed_dc && growth {
+            self.note_growth_stop();
             return;
         }
         self.degen_iters = if needed_dc { self.degen_iters + 1 } else { 0 };
         if self.degen_iters >= DEGEN_ITERS_MAX {
             self.jac_degenerate = true;
             tracing::debug!("Jacobian treated as rank deficient: δ_c always on");
+        }
+    }
+
+    /// A factorization without δ_c stopped at a pivot lost to element growth and one with
+    /// δ_c > 0 succeeded ([`Backend::kkt_stopped_by_growth`]): δ_c on from the first attempt
+    /// of every later factorization, without Ipopt's three-iteration test. The test exists
+    /// for a Jacobian whose rank deficiency comes and goes with the iterate; element growth
+    /// along the static elimination order does not: it needs δ_c at every nearby iterate
+    /// (LV rosenbrock: the least-squares system and iterations 0–2 each overflowed without
+    /// it, 4 factorizations of 11).
+    pub(super) fn note_growth_stop(&mut self) {
+        if !self.jac_degenerate {
+            self.jac_degenerate = true;
+            tracing::debug!("pivot lost to growth without δ_c: Jacobian treated as rank deficient");
         }
     }
 }
@@ -277,9 +296,12 @@ impl<B: Backend> Ipm<'_, B> {
             min_dc
         };
         let mut needed_dc = false;
+        // the singular verdict without δ_c was a pivot lost to growth, not a zero pivot
+        let mut growth = false;
         if self.perturbation.hessian != HessianDegeneracy::Degenerate {
             let mut status = self.backend.kkt_factorize(&self.sigma, 0.0, dc, true)?;
             if status == KktStatus::Singular && dc == 0.0 {
+                growth = self.backend.kkt_stopped_by_growth();
                 dc = reg;
                 needed_dc = true;
                 status = self.backend.kkt_factorize(&self.sigma, 0.0, dc, true)?;
@@ -287,7 +309,7 @@ impl<B: Backend> Ipm<'_, B> {
             self.perturbation
                 .note_hessian_degeneracy(status == KktStatus::Singular);
             if status == KktStatus::Correct {
-                self.perturbation.note_degeneracy(needed_dc);
+                self.perturbation.note_degeneracy(needed_dc, growth);
                 self.perturbation.note_factorized_at_zero();
                 self.last_step.regularization = 0.0;
                 return Ok(true);
@@ -307,6 +329,7 @@ impl<B: Backend> Ipm<'_, B> {
         loop {
             let status = self.backend.kkt_factorize(&self.sigma, dw, dc, true)?;
             if status == KktStatus::Singular && dc == 0.0 {
+                growth = self.backend.kkt_stopped_by_growth();
                 dc_start = reg;
                 dc = self.perturbation.delta_c_at_positive_delta_w(reg);
                 needed_dc = true;
@@ -340,7 +363,7 @@ impl<B: Backend> Ipm<'_, B> {
                 }
             }
             if status == KktStatus::Correct {
-                self.perturbation.note_degeneracy(needed_dc);
+                self.perturbation.note_degeneracy(needed_dc, growth);
                 self.perturbation.note_delta_c_used(dc, dc_start);
                 self.perturbation.delta_w_last = dw;
                 self.last_step.regularization = dw;

@@ -1324,8 +1324,9 @@ macro_rules! backend {
                 self.core.par = par;
             }
 
-            /// The parallelism of the factorizations and solves since the last analysis:
-            /// [`Self::parallelism`] when its predicted flops
+            /// The parallelism of the factorizations and solves since the last analysis (or
+            /// the switch of [`Self::set_deferred_ordering`]): [`Self::parallelism`] when
+            /// its predicted flops
             /// ([`Self::predicted_flops`]) reach [`Self::parallel_min_flops`], else
             /// [`Parallelism::Sequential`] (also before analysis).
             pub fn parallelism_in_use(&self) -> Parallelism {
@@ -1417,8 +1418,8 @@ macro_rules! backend {
                 self.core.method_used
             }
 
-            /// Predicted floating-point operations of one numeric factorization after the
-            /// last analysis (`Σ_j c_j²`, `c_j` the entries of column `j` of `L`; the
+            /// Predicted floating-point operations of one numeric factorization with the
+            /// ordering in use (`Σ_j c_j²`, `c_j` the entries of column `j` of `L`; the
             /// measure [`FillMethod::Auto`] compares); 0 before analysis.
             pub fn predicted_flops(&self) -> f64 {
                 self.core.flops

@@ -13,6 +13,13 @@
 //!   and analyzes that pattern with the identity ordering: each factorization then scatters
 //!   the values instead of letting faer permute the whole matrix again (same factor, bit
 //!   for bit), and each solve applies `P` and `Pᵀ` to the right-hand sides itself.
+//! - With a deferred [`FillMethod::Auto`] (`set_deferred_ordering(k)`, the solver's
+//!   setting), the analysis installs AMD's and, when `Auto` would try nested dissection,
+//!   computes that candidate (METIS, its symbolic analysis, its factor storage) on a
+//!   background thread; the first `k` factorizations use AMD and the next one joins the
+//!   thread and switches everything derived from the ordering (permutation, value map,
+//!   permuted pattern, symbolic factorization, storage, workspace) when `Auto` keeps nested
+//!   dissection. The switch point is a count, so the results never depend on timing.
 //! - [`SymmetricSolver::factorize`] and [`SymmetricSolver::solve_in_place`] then allocate
 //!   nothing. [`SymmetricSolver::solve_many_in_place`] grows the workspace only the first
 //!   time it sees more right-hand sides than it was sized for.
@@ -65,7 +72,10 @@ use faer::sparse::linalg::cholesky::{
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMat, SymbolicSparseColMatRef};
 use faer::{Conj, MatMut, Par, Side, Spec};
 
-use crate::ordering::{FillMethod, FillOrdering, best_candidate, candidate_ordering, invert};
+use crate::ordering::{
+    FillMethod, FillOrdering, auto_keeps_nested_dissection, auto_tries_nested_dissection,
+    best_candidate, candidate_methods, candidate_ordering, invert,
+};
 use crate::sparse::{check_csc, check_len};
 use crate::{FactorStatus, Inertia, LinalgError, SymmetricSolver};
 
@@ -133,7 +143,13 @@ struct Core {
     /// Variables with a structurally zero diagonal, for the KKT-matched orderings (see
     /// [`crate::ordering::kkt_zero_diagonal_reorder`]).
     zero_diagonal: Vec<usize>,
-    /// Base method of the ordering the last analysis used ([`FillMethod::Auto`] resolved).
+    /// Numeric factorizations that a [`FillOrdering`] on [`FillMethod::Auto`] runs on AMD
+    /// while nested dissection is computed on a background thread (`0`: both at analysis;
+    /// see [`crate::ordering::AUTO_DEFERRED_FACTORIZATIONS`]).
+    deferred_factorizations: usize,
+    /// The nested-dissection candidate being computed beside the first factorizations.
+    deferred: Option<DeferredCandidate>,
+    /// Base method of the ordering in use ([`FillMethod::Auto`] resolved).
     method_used: Option<FillMethod>,
     /// Predicted flops of one numeric factorization (see [`predicted_flops`]).
     flops: f64,
@@ -291,6 +307,8 @@ impl Core {
             zero_pivot_tol: DEFAULT_ZERO_PIVOT_TOL,
             ordering: FillOrdering::Amd,
             zero_diagonal: Vec::new(),
+            deferred_factorizations: 0,
+            deferred: None,
             method_used: None,
             flops: 0.0,
             n: 0,
@@ -323,20 +341,6 @@ impl Core {
         }
     }
 
-    fn factor_scratch(&self, symbolic: &SymbolicCholesky<usize>) -> StackReq {
-        let par = faer_par(self.par_in_use);
-        match self.kind {
-            Kind::Llt => symbolic
-                .factorize_numeric_llt_scratch::<f64>(par, Spec::<LltParams, f64>::default()),
-            Kind::Ldlt => symbolic
-                .factorize_numeric_ldlt_scratch::<f64>(par, Spec::<LdltParams, f64>::default()),
-            Kind::Lblt => symbolic.factorize_numeric_intranode_lblt_scratch::<f64>(
-                par,
-                Spec::<LbltParams, f64>::default(),
-            ),
-        }
-    }
-
     fn analyze(
         &mut self,
         n: usize,
@@ -344,6 +348,8 @@ impl Core {
         row_idx: &[usize],
     ) -> Result<(), LinalgError> {
         check_csc("analyze", n, n, col_ptr, row_idx, true)?;
+        // A candidate still computed for the previous pattern is waited for and dropped.
+        self.deferred = None;
         self.analyzed = false;
         self.factored = false;
         self.inertia = None;
@@ -359,121 +365,144 @@ impl Core {
             self.analyzed = true;
             return Ok(());
         }
-        // Pass 1: the fill-reducing ordering and faer's choice of supernodal or simplicial,
-        // exactly as faer makes them for the input pattern.
-        let pattern = SymbolicSparseColMatRef::new_checked(n, n, col_ptr, None, row_idx);
-        let params = CholeskySymbolicParams {
-            supernodal_flop_ratio_threshold: if self.kind == Kind::Lblt {
-                // Intranode Bunch–Kaufman pivoting only exists on the supernodal path. faer's
-                // FORCE_SUPERNODAL (0.0) still picks simplicial when the flop count is zero
-                // (e.g. a diagonal matrix), a negative ratio forces it always.
-                FORCE_SUPERNODAL
-            } else {
-                SupernodalThreshold::AUTO
-            },
-            ..Default::default()
+        let settings = AnalysisSettings {
+            kind: self.kind,
+            par: self.par,
+            parallel_min_flops: self.parallel_min_flops,
         };
         // One candidate ordering, or for `Auto` AMD and then, when AMD's factorization is
-        // expensive, nested dissection, kept when it predicts clearly fewer flops.
+        // expensive, nested dissection, kept when it predicts clearly fewer flops: both
+        // here, or with a deferred `Auto` nested dissection on a background thread while
+        // the first factorizations use AMD (see `DeferredCandidate`).
         let ordering = self.ordering;
-        let (method, flops, first) = best_candidate(ordering, n, |method| {
-            let custom =
-                candidate_ordering(ordering, method, n, col_ptr, row_idx, &self.zero_diagonal)?;
-            let candidate = match custom {
-                None => Candidate::FaerAmd(
-                    factorize_symbolic_cholesky(
-                        pattern,
-                        Side::Lower,
-                        SymmetricOrdering::Amd,
-                        params,
-                    )
-                    .map_err(|e| backend_err("symbolic factorization", e))?,
-                ),
-                Some(fwd) => Candidate::Permuted(PermutedAnalysis::new(
+        let zero_diagonal = &self.zero_diagonal;
+        let methods = candidate_methods(ordering);
+        let mut deferred = None;
+        let (method, flops, first) = match methods[..] {
+            [first_method, second_method] if self.deferred_factorizations > 0 => {
+                let (flops, first) = analyze_candidate(
+                    settings.kind,
+                    ordering,
+                    first_method,
                     n,
                     col_ptr,
                     row_idx,
-                    fwd,
-                    params.supernodal_flop_ratio_threshold,
-                )?),
-            };
-            Ok((predicted_flops(candidate.symbolic()), candidate))
-        })?;
+                    zero_diagonal,
+                )?;
+                if auto_tries_nested_dissection(flops, n) {
+                    let (col_ptr, row_idx) = (col_ptr.to_vec(), row_idx.to_vec());
+                    let zero_diagonal = zero_diagonal.clone();
+                    deferred = Some(DeferredCandidate::spawn(
+                        self.deferred_factorizations,
+                        flops,
+                        move || {
+                            let (flops, candidate) = analyze_candidate(
+                                settings.kind,
+                                ordering,
+                                second_method,
+                                n,
+                                &col_ptr,
+                                &row_idx,
+                                &zero_diagonal,
+                            )?;
+                            prepare(
+                                settings,
+                                n,
+                                &col_ptr,
+                                &row_idx,
+                                second_method,
+                                flops,
+                                candidate,
+                            )
+                        },
+                    )?);
+                }
+                (first_method, flops, first)
+            }
+            _ => best_candidate(ordering, n, |method| {
+                analyze_candidate(
+                    settings.kind,
+                    ordering,
+                    method,
+                    n,
+                    col_ptr,
+                    row_idx,
+                    zero_diagonal,
+                )
+            })?,
+        };
+        let prepared = prepare(settings, n, col_ptr, row_idx, method, flops, first)?;
+        self.install(prepared);
+        self.deferred = deferred;
+        self.analyzed = true;
+        Ok(())
+    }
+
+    /// Makes `prepared` the analysis the factorizations and solves use. The buffers whose
+    /// size only depends on the pattern (`n`, the stored entries) are reused when they fit,
+    /// so that switching to a deferred candidate allocates nothing here.
+    fn install(&mut self, prepared: PreparedAnalysis) {
+        let PreparedAnalysis {
+            method,
+            flops,
+            par_in_use,
+            fill_fwd,
+            fill_inv,
+            symbolic,
+            permuted,
+            value_map,
+            factor_req,
+            mem,
+            l_values,
+        } = prepared;
+        let n = self.n;
         self.method_used = Some(method);
         self.flops = flops;
-        self.par_in_use = if flops >= self.parallel_min_flops {
-            self.par
-        } else {
-            Parallelism::Sequential
-        };
-        // Pass 2: the symbolic factorization of the permuted pattern `P A Pᵀ` with the
-        // identity ordering (faer's analysis reads the upper triangle), so that each numeric
-        // factorization only scatters values instead of permuting the matrix again. A
-        // custom ordering's candidate already is that analysis; faer's own AMD is redone.
-        let analysis = match first {
-            Candidate::Permuted(analysis) => analysis,
-            Candidate::FaerAmd(first) => {
-                let supernodal = matches!(first.raw(), SymbolicCholeskyRaw::Supernodal(_));
-                let (fwd, inv) = match first.perm() {
-                    Some(perm) => {
-                        let (fwd, inv) = perm.arrays();
-                        (fwd.to_vec(), inv.to_vec())
-                    }
-                    None => ((0..n).collect(), (0..n).collect()),
-                };
-                drop(first);
-                PermutedAnalysis::with_inverse(
-                    n,
-                    col_ptr,
-                    row_idx,
-                    fwd,
-                    inv,
-                    if supernodal {
-                        FORCE_SUPERNODAL
-                    } else {
-                        SupernodalThreshold(f64::INFINITY)
-                    },
-                )?
-            }
-        };
-        let PermutedAnalysis {
-            fwd,
-            inv,
-            symbolic,
-            upper,
-            upper_map,
-        } = analysis;
-        (self.fill_fwd, self.fill_inv) = (fwd, inv);
-        let supernodal = matches!(symbolic.raw(), SymbolicCholeskyRaw::Supernodal(_));
-        let (permuted, value_map) = if supernodal {
-            drop((upper, upper_map));
-            let (lo_ptr, lo_idx, lo_map) =
-                permute_pattern(n, col_ptr, row_idx, &self.fill_inv, Side::Lower);
-            (
-                SymbolicSparseColMat::new_unsorted_checked(n, n, lo_ptr, None, lo_idx),
-                lo_map,
-            )
-        } else {
-            (upper, upper_map)
-        };
-        let par = faer_par(self.par_in_use);
-        self.factor_req = self.factor_scratch(&symbolic);
-        let solve_req = symbolic.solve_in_place_scratch::<f64>(1, par);
-        self.mem = alloc(self.factor_req.or(solve_req))?;
+        self.par_in_use = par_in_use;
+        (self.fill_fwd, self.fill_inv) = (fill_fwd, fill_inv);
+        self.factor_req = factor_req;
+        self.mem = mem;
         self.rhs_capacity = 1;
-        self.rhs_permuted = vec![0.0; n];
-        self.signs_permuted = vec![0; n];
-        self.permuted_values = vec![0.0; row_idx.len()];
+        self.rhs_permuted.resize(n, 0.0);
+        self.signs_permuted.resize(n, 0);
+        self.permuted_values.resize(self.input_nnz, 0.0);
         self.value_map = value_map;
-        self.l_values = vec![0.0; symbolic.len_val()];
+        self.l_values = l_values;
         if self.kind == Kind::Lblt {
-            self.subdiag = vec![0.0; n];
-            self.pivot_fwd = (0..n).collect();
-            self.pivot_inv = (0..n).collect();
+            self.subdiag.resize(n, 0.0);
+            self.pivot_fwd.clear();
+            self.pivot_fwd.extend(0..n);
+            self.pivot_inv.clear();
+            self.pivot_inv.extend(0..n);
         }
         self.symbolic = Some(symbolic);
         self.permuted = Some(permuted);
-        self.analyzed = true;
+    }
+
+    /// Counts a numeric factorization against a deferred candidate and, at its fixed
+    /// switch point, joins it and installs it when [`FillMethod::Auto`]'s rule keeps it.
+    ///
+    /// # Errors
+    /// The candidate's own error (METIS's [`LinalgError::Ordering`], a failed symbolic
+    /// factorization or workspace allocation), or [`LinalgError::Backend`] when its thread
+    /// panicked. The factorizations go on with the current analysis afterwards.
+    fn switch_if_due(&mut self) -> Result<(), LinalgError> {
+        match self.deferred.as_mut() {
+            None => return Ok(()),
+            Some(deferred) if deferred.factorizations_left > 0 => {
+                deferred.factorizations_left -= 1;
+                return Ok(());
+            }
+            Some(_) => {}
+        }
+        let Some(deferred) = self.deferred.take() else {
+            return Ok(());
+        };
+        let current_flops = deferred.current_flops;
+        let prepared = deferred.join()?;
+        if auto_keeps_nested_dissection(prepared.flops, current_flops) {
+            self.install(prepared);
+        }
         Ok(())
     }
 
@@ -496,6 +525,7 @@ impl Core {
                 "factorize called before analyze".into(),
             ));
         }
+        self.switch_if_due()?;
         if self.n == 0 {
             check_len("factorize values", 0, values.len())?;
             self.factored = true;
@@ -763,7 +793,250 @@ impl Core {
     }
 }
 
-/// One candidate analysis of [`FaerCore::analyze`]'s first pass.
+/// The settings of [`Core`] an analysis depends on (copied, so that a candidate can be
+/// prepared on another thread).
+#[derive(Clone, Copy, Debug)]
+struct AnalysisSettings {
+    kind: Kind,
+    par: Parallelism,
+    parallel_min_flops: f64,
+}
+
+/// Workspace of one numeric factorization of `kind` on `symbolic` with `par`.
+fn factor_scratch(kind: Kind, par: Par, symbolic: &SymbolicCholesky<usize>) -> StackReq {
+    match kind {
+        Kind::Llt => {
+            symbolic.factorize_numeric_llt_scratch::<f64>(par, Spec::<LltParams, f64>::default())
+        }
+        Kind::Ldlt => {
+            symbolic.factorize_numeric_ldlt_scratch::<f64>(par, Spec::<LdltParams, f64>::default())
+        }
+        Kind::Lblt => symbolic.factorize_numeric_intranode_lblt_scratch::<f64>(
+            par,
+            Spec::<LbltParams, f64>::default(),
+        ),
+    }
+}
+
+/// faer's supernodal threshold of the analyses of `kind`.
+fn supernodal_threshold(kind: Kind) -> SupernodalThreshold {
+    if kind == Kind::Lblt {
+        // Intranode Bunch–Kaufman pivoting only exists on the supernodal path. faer's
+        // FORCE_SUPERNODAL (0.0) still picks simplicial when the flop count is zero (e.g. a
+        // diagonal matrix), a negative ratio forces it always.
+        FORCE_SUPERNODAL
+    } else {
+        SupernodalThreshold::AUTO
+    }
+}
+
+/// The first-pass analysis of one candidate `method` of `ordering` (see
+/// [`candidate_ordering`]): the fill-reducing ordering and faer's choice of supernodal or
+/// simplicial, exactly as faer makes them for the input pattern. Returns its predicted
+/// flops and the candidate.
+fn analyze_candidate(
+    kind: Kind,
+    ordering: FillOrdering,
+    method: FillMethod,
+    n: usize,
+    col_ptr: &[usize],
+    row_idx: &[usize],
+    zero_diagonal: &[usize],
+) -> Result<(f64, Candidate), LinalgError> {
+    let threshold = supernodal_threshold(kind);
+    let custom = candidate_ordering(ordering, method, n, col_ptr, row_idx, zero_diagonal)?;
+    let candidate = match custom {
+        None => {
+            let pattern = SymbolicSparseColMatRef::new_checked(n, n, col_ptr, None, row_idx);
+            let params = CholeskySymbolicParams {
+                supernodal_flop_ratio_threshold: threshold,
+                ..Default::default()
+            };
+            Candidate::FaerAmd(
+                factorize_symbolic_cholesky(pattern, Side::Lower, SymmetricOrdering::Amd, params)
+                    .map_err(|e| backend_err("symbolic factorization", e))?,
+            )
+        }
+        Some(fwd) => {
+            Candidate::Permuted(PermutedAnalysis::new(n, col_ptr, row_idx, fwd, threshold)?)
+        }
+    };
+    Ok((predicted_flops(candidate.symbolic()), candidate))
+}
+
+/// The second pass of an analysis: the symbolic factorization of the permuted pattern
+/// `P A Pᵀ` with the identity ordering (faer's analysis reads the upper triangle), so that
+/// each numeric factorization only scatters values instead of permuting the matrix again
+/// (a custom ordering's candidate already is that analysis; faer's own AMD is redone), the
+/// pattern the numeric factorization reads with the map of the input entries to it, and
+/// the factor storage and workspace. `flops` are the candidate's predicted flops.
+fn prepare(
+    settings: AnalysisSettings,
+    n: usize,
+    col_ptr: &[usize],
+    row_idx: &[usize],
+    method: FillMethod,
+    flops: f64,
+    candidate: Candidate,
+) -> Result<PreparedAnalysis, LinalgError> {
+    let par_in_use = if flops >= settings.parallel_min_flops {
+        settings.par
+    } else {
+        Parallelism::Sequential
+    };
+    let analysis = match candidate {
+        Candidate::Permuted(analysis) => analysis,
+        Candidate::FaerAmd(first) => {
+            let supernodal = matches!(first.raw(), SymbolicCholeskyRaw::Supernodal(_));
+            let (fwd, inv) = match first.perm() {
+                Some(perm) => {
+                    let (fwd, inv) = perm.arrays();
+                    (fwd.to_vec(), inv.to_vec())
+                }
+                None => ((0..n).collect(), (0..n).collect()),
+            };
+            drop(first);
+            PermutedAnalysis::with_inverse(
+                n,
+                col_ptr,
+                row_idx,
+                fwd,
+                inv,
+                if supernodal {
+                    FORCE_SUPERNODAL
+                } else {
+                    SupernodalThreshold(f64::INFINITY)
+                },
+            )?
+        }
+    };
+    let PermutedAnalysis {
+        fwd,
+        inv,
+        symbolic,
+        upper,
+        upper_map,
+    } = analysis;
+    let supernodal = matches!(symbolic.raw(), SymbolicCholeskyRaw::Supernodal(_));
+    let (permuted, value_map) = if supernodal {
+        drop((upper, upper_map));
+        let (lo_ptr, lo_idx, lo_map) = permute_pattern(n, col_ptr, row_idx, &inv, Side::Lower);
+        (
+            SymbolicSparseColMat::new_unsorted_checked(n, n, lo_ptr, None, lo_idx),
+            lo_map,
+        )
+    } else {
+        (upper, upper_map)
+    };
+    let par = faer_par(par_in_use);
+    let factor_req = factor_scratch(settings.kind, par, &symbolic);
+    let solve_req = symbolic.solve_in_place_scratch::<f64>(1, par);
+    let mem = alloc(factor_req.or(solve_req))?;
+    let l_values = vec![0.0; symbolic.len_val()];
+    Ok(PreparedAnalysis {
+        method,
+        flops,
+        par_in_use,
+        fill_fwd: fwd,
+        fill_inv: inv,
+        symbolic,
+        permuted,
+        value_map,
+        factor_req,
+        mem,
+        l_values,
+    })
+}
+
+/// An analysis ready to be installed in [`Core`] (see [`prepare`]).
+struct PreparedAnalysis {
+    /// Base method of its ordering.
+    method: FillMethod,
+    /// Predicted flops of one numeric factorization.
+    flops: f64,
+    /// Parallelism of its factorizations and solves (by `parallel_min_flops`).
+    par_in_use: Parallelism,
+    /// Fill-reducing permutation (`fill_fwd[new] = old`) and its inverse.
+    fill_fwd: Vec<usize>,
+    fill_inv: Vec<usize>,
+    /// Symbolic factorization of `P A Pᵀ` without a permutation of its own.
+    symbolic: SymbolicCholesky<usize>,
+    /// Pattern of `P A Pᵀ` in the triangle the numeric factorization reads.
+    permuted: SymbolicSparseColMat<usize>,
+    /// Position in `permuted` of each input entry.
+    value_map: Vec<usize>,
+    /// Workspace of one numeric factorization.
+    factor_req: StackReq,
+    /// Workspace of a factorization or a one-right-hand-side solve.
+    mem: MemBuffer,
+    /// Factor storage.
+    l_values: Vec<f64>,
+}
+
+/// The nested-dissection candidate of a deferred [`FillMethod::Auto`], prepared on a
+/// background thread (METIS, the symbolic factorization, the factor storage) while the
+/// first numeric factorizations use AMD's analysis. It switches at a fixed count of
+/// factorizations, so the iterates never depend on when the thread finishes; the thread
+/// never outlives its solver: dropping the candidate (a new analysis, the solver dropped)
+/// waits for it.
+struct DeferredCandidate {
+    /// Numeric factorizations still to run on the current analysis before the join.
+    factorizations_left: usize,
+    /// Predicted flops of the current (AMD) analysis, which the keep rule compares with.
+    current_flops: f64,
+    /// The thread (`None` once joined).
+    thread: Option<std::thread::JoinHandle<Result<PreparedAnalysis, LinalgError>>>,
+}
+
+impl DeferredCandidate {
+    /// Starts `job` on a background thread; the join comes after `factorizations` numeric
+    /// factorizations on the current analysis (of `current_flops` predicted flops).
+    ///
+    /// # Errors
+    /// [`LinalgError::Backend`] when the thread cannot be started.
+    fn spawn(
+        factorizations: usize,
+        current_flops: f64,
+        job: impl FnOnce() -> Result<PreparedAnalysis, LinalgError> + Send + 'static,
+    ) -> Result<Self, LinalgError> {
+        let thread = std::thread::Builder::new()
+            .name("simdnlp-ordering".into())
+            .spawn(job)
+            .map_err(|e| backend_err("background ordering thread", e))?;
+        Ok(Self {
+            factorizations_left: factorizations,
+            current_flops,
+            thread: Some(thread),
+        })
+    }
+
+    /// Waits for the candidate.
+    ///
+    /// # Errors
+    /// The job's error, or [`LinalgError::Backend`] when its thread panicked.
+    fn join(mut self) -> Result<PreparedAnalysis, LinalgError> {
+        match self.thread.take().map(std::thread::JoinHandle::join) {
+            Some(Ok(result)) => result,
+            Some(Err(_)) => Err(LinalgError::Backend(
+                "background ordering thread panicked".into(),
+            )),
+            None => Err(LinalgError::InvalidState(
+                "background ordering already joined".into(),
+            )),
+        }
+    }
+}
+
+impl Drop for DeferredCandidate {
+    fn drop(&mut self) {
+        if let Some(thread) = self.thread.take() {
+            // Its result (or panic) is of no use any more; only its end matters.
+            let _ = thread.join();
+        }
+    }
+}
+
+/// One candidate analysis of [`analyze_candidate`] (an analysis's first pass).
 enum Candidate {
     /// faer's own AMD: the symbolic factorization carries faer's permutation and is redone
     /// on the permuted pattern for the numeric factorizations.
@@ -1152,8 +1425,9 @@ macro_rules! backend {
                 self.core.par = par;
             }
 
-            /// The parallelism of the factorizations and solves since the last analysis:
-            /// [`Self::parallelism`] when its predicted flops
+            /// The parallelism of the factorizations and solves since the last analysis (or
+            /// the switch of [`Self::set_deferred_ordering`]): [`Self::parallelism`] when
+            /// its predicted flops
             /// ([`Self::predicted_flops`]) reach [`Self::parallel_min_flops`], else
             /// [`Parallelism::Sequential`] (also before analysis).
             pub fn parallelism_in_use(&self) -> Parallelism {
@@ -1209,6 +1483,21 @@ macro_rules! backend {
                 self.core.zero_diagonal.extend_from_slice(variables);
             }
 
+            /// Defers the nested-dissection candidate of an ordering on
+            /// [`FillMethod::Auto`] (from the next [`SymmetricSolver::analyze`]): when AMD's
+            /// analysis predicts enough flops for `Auto` to try nested dissection, METIS
+            /// and its symbolic analysis run on a background thread while the first
+            /// `factorizations` numeric factorizations use AMD's analysis; the next
+            /// factorization waits for the thread, applies `Auto`'s keep rule and uses
+            /// nested dissection from then on if it is kept ([`Self::fill_method`] reports
+            /// the switch). The count is fixed, so results never depend on timing; an error
+            /// of the background ordering is returned by that factorization. `0` (the
+            /// default) computes both candidates at analysis. The solver uses
+            /// [`crate::ordering::AUTO_DEFERRED_FACTORIZATIONS`].
+            pub fn set_deferred_ordering(&mut self, factorizations: usize) {
+                self.core.deferred_factorizations = factorizations;
+            }
+
             /// The ordering the next analysis will use.
             pub fn ordering(&self) -> FillOrdering {
                 self.core.ordering
@@ -1223,15 +1512,15 @@ macro_rules! backend {
                     .map(|s| matches!(s.raw(), SymbolicCholeskyRaw::Supernodal(_)))
             }
 
-            /// Base method of the fill-reducing ordering the last analysis used
-            /// ([`FillMethod::Auto`] resolved to the method it kept; `None` before analysis
-            /// or for `n == 0`).
+            /// Base method of the fill-reducing ordering in use ([`FillMethod::Auto`]
+            /// resolved to the method it kept, AMD until the switch with
+            /// [`Self::set_deferred_ordering`]; `None` before analysis or for `n == 0`).
             pub fn fill_method(&self) -> Option<FillMethod> {
                 self.core.method_used
             }
 
-            /// Predicted floating-point operations of one numeric factorization after the
-            /// last analysis (`Σ_j c_j²`, `c_j` the entries of column `j` of `L`; the
+            /// Predicted floating-point operations of one numeric factorization with the
+            /// ordering in use (`Σ_j c_j²`, `c_j` the entries of column `j` of `L`; the
             /// measure [`FillMethod::Auto`] compares); 0 before analysis.
             pub fn predicted_flops(&self) -> f64 {
                 self.core.flops
@@ -1564,6 +1853,86 @@ mod tests {
 
     /// A 2×2 pivot whose diagonal entries differ by 21 orders of magnitude: the small
     /// eigenvalue (≈ −1e−9) survives, where `mean − rad` rounds it to exactly zero.
+    /// A core analyzed on a tridiagonal SPD matrix of order 6 (AMD), with its values.
+    fn analyzed_tridiagonal(kind: Kind) -> (Core, Vec<f64>) {
+        let n = 6;
+        let (mut col_ptr, mut row_idx, mut values) = (vec![0], Vec::new(), Vec::new());
+        for j in 0..n {
+            row_idx.push(j);
+            values.push(4.0);
+            if j + 1 < n {
+                row_idx.push(j + 1);
+                values.push(-1.0);
+            }
+            col_ptr.push(row_idx.len());
+        }
+        let mut core = Core::new(kind, Parallelism::Sequential);
+        core.analyze(n, &col_ptr, &row_idx).unwrap();
+        (core, values)
+    }
+
+    #[test]
+    fn deferred_candidate_errors_surface_at_the_switch() {
+        let (mut core, values) = analyzed_tridiagonal(Kind::Ldlt);
+        // A failing background ordering: the factorizations before the switch point run,
+        // the one at it returns the ordering's typed error, and later ones go on with the
+        // current analysis.
+        core.deferred = Some(
+            DeferredCandidate::spawn(1, core.flops, || {
+                Err(LinalgError::Ordering {
+                    method: "nested dissection".into(),
+                    detail: "METIS_ERROR_MEMORY".into(),
+                })
+            })
+            .unwrap(),
+        );
+        assert_eq!(core.factorize(&values).unwrap(), FactorStatus::Success);
+        match core.factorize(&values) {
+            Err(LinalgError::Ordering { detail, .. }) => assert_eq!(detail, "METIS_ERROR_MEMORY"),
+            other => panic!("{other:?}"),
+        }
+        assert!(core.deferred.is_none());
+        assert_eq!(core.factorize(&values).unwrap(), FactorStatus::Success);
+        assert_eq!(core.method_used, Some(FillMethod::Amd));
+        // A panicking one: a typed backend error, not a panic of the caller.
+        core.deferred = Some(
+            DeferredCandidate::spawn(0, core.flops, || panic!("injected ordering panic")).unwrap(),
+        );
+        assert!(matches!(
+            core.factorize(&values),
+            Err(LinalgError::Backend(detail)) if detail.contains("panicked")
+        ));
+        assert_eq!(core.factorize(&values).unwrap(), FactorStatus::Success);
+    }
+
+    #[test]
+    fn deferred_candidate_thread_ends_with_its_solver() {
+        use std::sync::Arc;
+        use std::sync::atomic::{AtomicBool, Ordering};
+        // Dropping the solver, or analyzing again, waits for a candidate still running: no
+        // thread outlives its solver or its pattern.
+        for reanalyze in [false, true] {
+            let (mut core, _) = analyzed_tridiagonal(Kind::Llt);
+            let finished = Arc::new(AtomicBool::new(false));
+            let flag = Arc::clone(&finished);
+            core.deferred = Some(
+                DeferredCandidate::spawn(3, core.flops, move || {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    flag.store(true, Ordering::SeqCst);
+                    Err(LinalgError::InvalidState("never joined".into()))
+                })
+                .unwrap(),
+            );
+            if reanalyze {
+                core.analyze(1, &[0, 1], &[0]).unwrap();
+                assert!(core.deferred.is_none());
+            } else {
+                drop(core);
+            }
+            assert!(finished.load(Ordering::SeqCst), "reanalyze {reanalyze}");
+        }
+    }
+
     #[test]
     fn pair_eigenvalues_keep_the_small_one() {
         let (a, b, c): (f64, f64, f64) = (1e12, 1.0, -1e-9);

@@ -11,7 +11,8 @@
 //! - [`FillMethod::Auto`]: AMD first; when its symbolic factorization predicts at least
 //!   [`AUTO_MIN_FLOPS_PER_ROW`] flops per row, nested dissection too, kept when it predicts
 //!   at most [`AUTO_MAX_FLOP_RATIO`] of AMD's flops. The analysis then costs one METIS call
-//!   and a second symbolic factorization.
+//!   and a second symbolic factorization, which the faer backends can run on a background
+//!   thread beside their first [`AUTO_DEFERRED_FACTORIZATIONS`] factorizations (on AMD).
 //!
 //! [`FillOrdering::Amd`], [`FillOrdering::NestedDissection`] and [`FillOrdering::Auto`]
 //! apply a method to the whole pattern. For KKT matrices `[[H, Jᵀ], [J, −δc I]]` with
@@ -876,6 +877,30 @@ pub const AUTO_MIN_FLOPS_PER_ROW: f64 = 300.0;
 /// bearing:320x320 0.58 and faster solves).
 pub const AUTO_MAX_FLOP_RATIO: f64 = 0.75;
 
+/// Numeric factorizations that run on AMD's analysis while nested dissection is computed
+/// on a background thread, for the faer backends with a deferred [`FillMethod::Auto`]
+/// (`set_deferred_ordering`): the first `AUTO_DEFERRED_FACTORIZATIONS` factorizations after
+/// the analysis use AMD; the next one joins the thread (waiting for it if needed), applies
+/// the keep rule of [`FillMethod::Auto`] and factorizes with nested dissection from then on
+/// if it is kept. A fixed count, never "when the thread is ready", so that the iterates do
+/// not depend on timing. The solver's augmented and condensed systems use it: METIS costs
+/// 0.3–1 s of the large set's 2–10 s solves (bench-suites/README.md, session 26), the
+/// factorizations use one core, and 4 factorizations (2–4 interior-point iterations) on AMD
+/// cover most of METIS's time where it runs.
+pub const AUTO_DEFERRED_FACTORIZATIONS: usize = 4;
+
+/// Whether [`FillMethod::Auto`] tries nested dissection after AMD predicted `amd_flops`
+/// for an `n`-row factorization (at least [`AUTO_MIN_FLOPS_PER_ROW`] flops per row).
+pub(crate) fn auto_tries_nested_dissection(amd_flops: f64, n: usize) -> bool {
+    amd_flops >= AUTO_MIN_FLOPS_PER_ROW * n as f64
+}
+
+/// Whether [`FillMethod::Auto`] keeps nested dissection predicting `nd_flops` against AMD's
+/// `amd_flops` (at most [`AUTO_MAX_FLOP_RATIO`] of them).
+pub(crate) fn auto_keeps_nested_dissection(nd_flops: f64, amd_flops: f64) -> bool {
+    nd_flops <= AUTO_MAX_FLOP_RATIO * amd_flops
+}
+
 /// The candidate ordering an analysis keeps: `analyze` computes each method of
 /// [`candidate_methods`] in turn and returns its predicted factorization flops with its
 /// analysis. For [`FillMethod::Auto`] nested dissection is tried only when AMD predicts at
@@ -892,14 +917,14 @@ pub(crate) fn best_candidate<T>(
     for method in methods {
         if best
             .as_ref()
-            .is_some_and(|(_, f, _)| *f < AUTO_MIN_FLOPS_PER_ROW * n as f64)
+            .is_some_and(|(_, f, _)| !auto_tries_nested_dissection(*f, n))
         {
             break;
         }
         let (flops, analysis) = analyze(method)?;
         let keep = match &best {
             None => true,
-            Some((_, f, _)) if auto => flops <= AUTO_MAX_FLOP_RATIO * f,
+            Some((_, f, _)) if auto => auto_keeps_nested_dissection(flops, *f),
             Some((_, f, _)) => flops < *f,
         };
         if keep {

@@ -278,6 +278,103 @@ fn nested_dissection_cuts_grid_fill_and_auto_keeps_the_cheaper() {
     assert_eq!(s.fill_method(), Some(FillMethod::Amd));
 }
 
+/// One deferred-`Auto` solver (`deferred` factorizations on AMD) against the references
+/// analyzed at analysis time: `amd` (AMD alone) and `auto` (`Auto` keeping nested
+/// dissection). Returns every solution of the deferred solver.
+fn deferred_run<S: SymmetricSolver>(
+    new: &dyn Fn(FillMethod, usize) -> S,
+    fill_method: &dyn Fn(&S) -> Option<FillMethod>,
+    (asm, vals): (&simdnlp_linalg::SymAssembly, &[f64]),
+    deferred: usize,
+) -> Vec<Vec<f64>> {
+    let n = asm.n();
+    let analyzed = |method, deferred| {
+        let mut s = new(method, deferred);
+        s.analyze(n, asm.col_ptr(), asm.row_idx()).unwrap();
+        s
+    };
+    // The matrix of the k-th factorization and its solution.
+    let values = |k: usize| -> Vec<f64> { vals.iter().map(|v| v * (1.0 + k as f64)).collect() };
+    let rhs: Vec<f64> = (0..n).map(|i| (i % 7) as f64 - 3.0).collect();
+    let solve = |s: &mut S, k: usize| {
+        assert_eq!(s.factorize(&values(k)).unwrap(), FactorStatus::Success);
+        let mut x = rhs.clone();
+        s.solve_in_place(&mut x).unwrap();
+        x
+    };
+    let (mut amd, mut auto) = (analyzed(FillMethod::Amd, 0), analyzed(FillMethod::Auto, 0));
+    assert_eq!(fill_method(&auto), Some(FillMethod::NestedDissection));
+    let mut s = analyzed(FillMethod::Auto, deferred);
+    let mut solutions = Vec::new();
+    for k in 0..deferred + 3 {
+        let x = solve(&mut s, k);
+        // Bit for bit the reference's factorization: AMD's before the switch, nested
+        // dissection's from the (deferred + 1)-th factorization on.
+        let (method, reference) = if k < deferred {
+            (FillMethod::Amd, solve(&mut amd, k))
+        } else {
+            (FillMethod::NestedDissection, solve(&mut auto, k))
+        };
+        assert_eq!(fill_method(&s), Some(method), "factorization {k}");
+        assert_eq!(x, reference, "factorization {k}");
+        solutions.push(x);
+    }
+    solutions
+}
+
+#[test]
+fn deferred_auto_switches_to_nested_dissection_at_a_fixed_factorization() {
+    // A 3-D grid, where Auto keeps nested dissection.
+    let a = grid3_laplacian(12);
+    let (asm, vals) = a.to_csc();
+    let n = asm.n();
+    let matrix = (&asm, &vals[..]);
+    for deferred in [1, 3] {
+        let llt = |method, deferred| {
+            let mut s = FaerLlt::new(Parallelism::Sequential);
+            s.set_ordering(FillOrdering::of_method(method));
+            s.set_deferred_ordering(deferred);
+            s
+        };
+        let first = deferred_run(&llt, &|s: &FaerLlt| s.fill_method(), matrix, deferred);
+        // Deterministic: a second deferred solve equals the first bit for bit.
+        let second = deferred_run(&llt, &|s: &FaerLlt| s.fill_method(), matrix, deferred);
+        assert_eq!(first, second);
+        // The KKT-matched ordering of LDLᵀ and LBLᵀ (no constraints: the grid as primal
+        // block).
+        let ldlt = |method, deferred| {
+            let mut s = FaerLdlt::new(Parallelism::Sequential);
+            s.set_ordering(FillOrdering::kkt_matched(n, method));
+            s.set_deferred_ordering(deferred);
+            s
+        };
+        deferred_run(&ldlt, &|s: &FaerLdlt| s.fill_method(), matrix, deferred);
+        let lblt = |method, deferred| {
+            let mut s = FaerLblt::new(Parallelism::Sequential);
+            s.set_ordering(FillOrdering::kkt_matched(n, method));
+            s.set_deferred_ordering(deferred);
+            s
+        };
+        deferred_run(&lblt, &|s: &FaerLblt| s.fill_method(), matrix, deferred);
+    }
+    // On a 2-D grid the deferred solver ends on the ordering Auto chooses at analysis,
+    // whichever it is.
+    let a = grid_laplacian(30);
+    let (asm, vals) = a.to_csc();
+    let mut sync = FaerLlt::new(Parallelism::Sequential);
+    sync.set_ordering(FillOrdering::Auto);
+    sync.analyze(asm.n(), asm.col_ptr(), asm.row_idx()).unwrap();
+    let mut s = FaerLlt::new(Parallelism::Sequential);
+    s.set_ordering(FillOrdering::Auto);
+    s.set_deferred_ordering(1);
+    s.analyze(asm.n(), asm.col_ptr(), asm.row_idx()).unwrap();
+    for _ in 0..3 {
+        assert_eq!(s.factorize(&vals).unwrap(), FactorStatus::Success);
+    }
+    assert_eq!(s.fill_method(), sync.fill_method());
+    assert_eq!(s.predicted_flops(), sync.predicted_flops());
+}
+
 #[test]
 fn nested_dissection_typed_errors() {
     // Malformed patterns.

@@ -25,7 +25,7 @@ use crate::options::{InertiaConfirmation, KktKind, LinearSolverKind, Options, Or
 use crate::result::{CallbackCounts, SolverError};
 use simdnlp_device::{Device, HostBuffers};
 use simdnlp_linalg::condensed::CondensedKkt;
-use simdnlp_linalg::ordering::{FillMethod, FillOrdering};
+use simdnlp_linalg::ordering::{AUTO_DEFERRED_FACTORIZATIONS, FillMethod, FillOrdering};
 use simdnlp_linalg::refine::DEFAULT_KRYLOV_DIM;
 use simdnlp_linalg::sparse::sym_lower_matvec;
 use simdnlp_linalg::{
@@ -484,6 +484,7 @@ pub(crate) fn make_solver(
     if condensed {
         let mut s = FaerLlt::new(par);
         s.set_ordering(FillOrdering::of_method(method));
+        s.set_deferred_ordering(AUTO_DEFERRED_FACTORIZATIONS);
         s.set_zero_pivot_tol(ZERO_PIVOT_TOL)?;
         return Ok(Box::new(s));
     }
@@ -492,6 +493,7 @@ pub(crate) fn make_solver(
         LinearSolverKind::Ldlt => {
             let mut s = FaerLdlt::new(par);
             s.set_ordering(ord);
+            s.set_deferred_ordering(AUTO_DEFERRED_FACTORIZATIONS);
             s.set_zero_diagonal(zero_diagonal);
             s.set_zero_pivot_tol(ZERO_PIVOT_TOL)?;
             s.set_zero_pivot_perturbation(choice.zero_pivot_perturbation, n_primal)?;
@@ -499,6 +501,7 @@ pub(crate) fn make_solver(
         }
         LinearSolverKind::Lblt | LinearSolverKind::LbltPaired => {
             let mut s = FaerLblt::new(par);
+            s.set_deferred_ordering(AUTO_DEFERRED_FACTORIZATIONS);
             s.set_ordering(if choice.kind == LinearSolverKind::LbltPaired {
                 FillOrdering::KktPaired { n_primal }
             } else {

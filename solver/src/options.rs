@@ -405,7 +405,10 @@ pub enum OrderingKind {
     /// AMD, or nested dissection when AMD's factorization is expensive (at least
     /// `simdnlp_linalg::ordering::AUTO_MIN_FLOPS_PER_ROW` predicted flops per row) and
     /// nested dissection predicts at most `AUTO_MAX_FLOP_RATIO` (0.75) of its flops: one
-    /// METIS call and one extra symbolic analysis at setup in that case (the default).
+    /// METIS call and one extra symbolic analysis in that case, on a background thread
+    /// while the first `AUTO_DEFERRED_FACTORIZATIONS` (4) factorizations use AMD; the
+    /// fifth waits for it and switches to nested dissection if it is kept (a fixed point:
+    /// the iterates do not depend on timing). The default.
     #[default]
     Auto,
 }

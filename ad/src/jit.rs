@@ -39,7 +39,8 @@
 //!   the routine `f64::powi` calls at run time (`__powidf2`), so bit-identical to it.
 //! - `exp`, `sin` and `cos` are [`crate::vmath`]'s branch-free lane functions, which the
 //!   interpreter runs over its batches too: bitwise the same results whatever the number of
-//!   points per call or the vector width, and within 1 ulp of the platform libm (which
+//!   points per call or the vector width (their fused multiply-adds are written out as
+//!   `f64::mul_add`, one rounding on every machine), and within 1 ulp of the platform libm (which
 //!   the evaluators called before; so results differ from those by at most 1 ulp per
 //!   `exp`, `sin` or `cos`). A `sin` and a `cos` of the same value (every derivative of a
 //!   `sin` or `cos` has both) are one call that returns both (the price of one); the

@@ -41,12 +41,31 @@
 //! ±0, NaN, ±∞ and the doubles nearest to multiples of π/2 up to the reduction limit, and
 //! measure the largest difference (`exp`, `sin`, `cos`: 1 ulp; most results are equal).
 //!
-//! No fused multiply-add is used (Rust never contracts `a * b + c`), every lane runs the same
-//! IEEE operations whatever the vector width, so the one-point functions ([`exp`], [`sin`],
-//! [`cos`], [`sin_cos`]), the [`LANES`]-point functions, the slice functions and their AVX2
-//! and AVX-512F copies (x86-64, chosen once at run time; the AVX-512F copies only with a
-//! compiler that accepts that target feature, Rust 1.89 or newer: `cfg(vmath_avx512)`,
-//! set by `build.rs`) are bitwise identical — on every machine.
+//! Every lane runs the same IEEE operations whatever the vector width, among them fused
+//! multiply-adds written out as `f64::mul_add` (the reductions' `x·(1/c) + MAGIC` and `x - n·c`,
+//! every Horner and Estrin step, the final `M·P + B` of each result; session 26, about 25 %
+//! faster `exp`, 11–19 % faster `sin`/`cos`): IEEE 754's `fusedMultiplyAdd`, `a·b + c`
+//! rounded once, which every implementation computes to the same bits. Nothing else is
+//! fused (Rust never contracts `a * b + c` on its own). So the one-point functions
+//! ([`exp`], [`sin`], [`cos`], [`sin_cos`]), the [`LANES`]-point functions, the slice
+//! functions and the JIT's entry points are bitwise identical — on every machine:
+//!
+//! - x86-64: the AVX2 and AVX-512F copies (slices and entry points) are compiled with
+//!   `target_feature(enable = "avx2,fma")` / `"avx512f,fma"` (packed `vfmadd…pd`) and
+//!   chosen once at run time only when the CPU has FMA too; the one-point functions have an
+//!   FMA copy (`enable = "fma"`, scalar `vfmadd…sd`) chosen per call by the cached feature
+//!   test (the AVX-512F copies only with a compiler that accepts that target feature, Rust
+//!   1.89 or newer: `cfg(vmath_avx512)`, set by `build.rs`). The baseline copies, taken on
+//!   x86-64 CPUs without FMA (those predate 2013: Intel before Haswell, AMD before
+//!   Piledriver), call the correctly rounded `fma` (compiler-builtins' libm: the
+//!   instruction where the CPU has it, software otherwise) for every fused operation: the
+//!   same bits, about 5–10× slower (`lane_timings`' baseline rows: the `exp` slice 25 ns per
+//!   point against 2.5 for the unfused SSE2 code before).
+//! - aarch64 (and other targets whose baseline has a fused multiply-add): `mul_add` is one
+//!   instruction in every copy; targets without one call libm's `fma` (same bits).
+//! - the device: [`c_source`] writes C's `fma()` at the same places (CUDA's `fma` is the
+//!   correctly rounded double instruction, glibc's `fma` for the emulated device), so the
+//!   device's `exp`/`sin`/`cos` stay bitwise the CPU's.
 
 /// Points per call of the lane functions (and per iteration of the JIT-compiled loops).
 pub(crate) const LANES: usize = 8;
@@ -130,11 +149,11 @@ fn two_sum(a: f64, b: f64) -> (f64, f64) {
 /// `e^x` for `x` in `[EXP_MIN, EXP_MAX]`.
 #[inline(always)]
 fn exp_kernel(x: f64) -> f64 {
-    let t = x * INV_LN2 + MAGIC;
+    let t = x.mul_add(INV_LN2, MAGIC);
     let n = t - MAGIC;
     let ni = (t.to_bits() as i64).wrapping_sub(MAGIC.to_bits() as i64);
     // r = x - n ln 2 as r + c: hi is exact, r rounds hi - lo, c is its rounding error
-    let hi = x - n * LN2_HI;
+    let hi = (-n).mul_add(LN2_HI, x);
     let lo = n * LN2_LO;
     let r = hi - lo;
     let c = (hi - r) - lo;
@@ -143,12 +162,15 @@ fn exp_kernel(x: f64) -> f64 {
     let [p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10] = EXP_P;
     let r2 = r * r;
     let r4 = r2 * r2;
-    let tail = ((p3 + p4 * r) + (p5 + p6 * r) * r2) + ((p7 + p8 * r) + (p9 + p10 * r) * r2) * r4;
-    let p = p0 + r * (p1 + r * (p2 + r * tail));
+    let tail = p10
+        .mul_add(r, p9)
+        .mul_add(r2, p8.mul_add(r, p7))
+        .mul_add(r4, p6.mul_add(r, p5).mul_add(r2, p4.mul_add(r, p3)));
+    let p = r.mul_add(r.mul_add(r.mul_add(tail, p2), p1), p0);
     // e^(r + c) ≈ (1 + r) + (r² p + c) with 1 + r in double-double
     let one_r = 1.0 + r;
     let one_r_err = (1.0 - one_r) + r;
-    let e = one_r + (one_r_err + (r2 * p + c));
+    let e = one_r + (one_r_err + r2.mul_add(p, c));
     let scale = f64::from_bits((ni.wrapping_add(1023) as u64) << 52);
     e * scale
 }
@@ -164,21 +186,24 @@ fn exp_kernel(x: f64) -> f64 {
 /// `|x| ≤ TRIG_SHORT_MAX` is nearer than 2⁻⁶⁰·⁴⁹ to a multiple of π/2, the nearest being at
 /// `29 π/2`), six operations less, relative error below 2⁻⁵⁶·⁵ (the largest, at the double
 /// nearest to `29 π/2`, simulated in IEEE doubles against 100-digit values at the doubles
-/// nearest to every `k π/2` up to the limit and at random points).
+/// nearest to every `k π/2` up to the limit and at random points). The steps `x·(2/π) +
+/// MAGIC`, `x - n·PIO2_1` and the tail's `- n·PIO2_3`, `- n·PIO2_4` are fused multiply-adds
+/// (one rounding each where the simulation rounded twice: `x - n·PIO2_1` is exact either
+/// way; the tests check the fused form against the full reduction and libm).
 #[inline(always)]
 fn trig_reduce<const SHORT: bool>(x: f64) -> (f64, f64, u64) {
-    let t = x * TWO_OVER_PI + MAGIC;
+    let t = x.mul_add(TWO_OVER_PI, MAGIC);
     let n = t - MAGIC;
     let quadrant = t.to_bits() & 3;
-    let a = x - n * PIO2_1;
+    let a = (-n).mul_add(PIO2_1, x);
     let (s1, e1) = two_sum(a, -(n * PIO2_2));
     let (hi, lo) = if SHORT {
-        let tail = (e1 - n * PIO2_3) - n * PIO2_4;
+        let tail = (-n).mul_add(PIO2_4, (-n).mul_add(PIO2_3, e1));
         let hi = s1 + tail;
         (hi, tail - (hi - s1))
     } else {
         let (s2, e2) = two_sum(s1, -(n * PIO2_3));
-        let tail = (e1 + e2) - n * PIO2_4;
+        let tail = (-n).mul_add(PIO2_4, e1 + e2);
         let hi = s2 + tail;
         (hi, tail - (hi - s2))
     };
@@ -190,8 +215,8 @@ fn trig_reduce<const SHORT: bool>(x: f64) -> (f64, f64, u64) {
 #[inline(always)]
 fn trig_poly(k: [f64; 6], z: f64, z2: f64) -> f64 {
     let [k0, k1, k2, k3, k4, k5] = k;
-    let tail = (k2 + k3 * z) + (k4 + k5 * z) * z2;
-    k0 + z * (k1 + z * tail)
+    let tail = k5.mul_add(z, k4).mul_add(z2, k3.mul_add(z, k2));
+    z.mul_add(z.mul_add(tail, k1), k0)
 }
 
 /// The result of `sin`/`cos` at `x` from the bits `v` of the kernel's result: `tiny_value`
@@ -212,12 +237,12 @@ fn sin_cos_kernel<const SHORT: bool>(x: f64) -> (f64, f64) {
     // S(z) ≈ (sin r − r)/r³, C(z) ≈ (cos r − 1 + z/2)/z² (`SIN_S`, `COS_C`)
     let z2 = z * z;
     let s_poly = trig_poly(SIN_S, z, z2);
-    let sin_r = hi + ((hi * z) * s_poly + lo * (1.0 - 0.5 * z));
+    let sin_r = hi + (hi * z).mul_add(s_poly, lo * (1.0 - 0.5 * z));
     // cos(hi + lo) ≈ (1 - z/2) + z² C(z) - hi lo, with 1 - z/2 in double-double
     let c_poly = trig_poly(COS_C, z, z2);
     let half_z = 0.5 * z;
     let w = 1.0 - half_z;
-    let cos_r = w + (((1.0 - w) - half_z) + (z2 * c_poly - hi * lo));
+    let cos_r = w + (((1.0 - w) - half_z) + z2.mul_add(c_poly, -(hi * lo)));
     // quadrant q: sin x = (sin r, cos r, -sin r, -cos r)[q], cos x = sin(x + π/2);
     // selects and sign flips as bit masks (no per-lane branch)
     let swap = 0u64.wrapping_sub(quadrant & 1);
@@ -234,7 +259,7 @@ fn sin_cos_kernel<const SHORT: bool>(x: f64) -> (f64, f64) {
 ///
 /// `cos x = sin(x + π/2)`: with `q = n + COS (mod 4)`, the lane reads `cos r` when `q` is
 /// odd, `sin r` when even, and flips the sign when `q & 2`. Both readings are written as
-/// `L + (A + (M·P + lo·F))` and each lane picks its operands (bit masks, no branch):
+/// `L + (A + fma(M, P, lo·F))` and each lane picks its operands (bit masks, no branch):
 ///
 /// | | `L` | `A` | `M` | `P` | `F` |
 /// |---|---|---|---|---|---|
@@ -245,8 +270,8 @@ fn sin_cos_kernel<const SHORT: bool>(x: f64) -> (f64, f64) {
 /// [`trig_poly`] (the coefficients picked); `1.0 - 0.5 * z` there is `w` here (the same two
 /// operations); `-0 + v = v` for every `v` in round-to-nearest (`-0 + +0 = +0`,
 /// `-0 + -0 = -0`, nonzero and NaN `v` unchanged), so `A` adds nothing on the `sin r` side;
-/// and `z²·C + lo·(-hi)` is `z²·C - hi·lo` (IEEE defines `a - b` as `a + (-b)`, and the
-/// rounded product is odd in each factor and commutative).
+/// and `fma(z², C, lo·(-hi))` is `fma(z², C, -(hi·lo))` (the rounded product is odd in each
+/// factor and commutative).
 #[inline(always)]
 fn sin_or_cos_kernel<const COS: bool>(x: f64) -> f64 {
     let (hi, lo, quadrant) = trig_reduce::<true>(x);
@@ -265,7 +290,7 @@ fn sin_or_cos_kernel<const COS: bool>(x: f64) -> f64 {
     let head_err = pick(-0.0, (1.0 - w) - half_z);
     let scale = pick(hi * z, z2);
     let lo_factor = pick(w, -hi);
-    let r = lead + (head_err + (scale * poly + lo * lo_factor));
+    let r = lead + (head_err + scale.mul_add(poly, lo * lo_factor));
     let v = r.to_bits() ^ ((q & 2) << 62);
     trig_finish(x, v, if COS { 1.0 } else { x })
 }
@@ -291,14 +316,52 @@ fn trig_short(x: f64) -> bool {
 
 /// `(sin x, cos x)` for an `x` outside the short reduction's range: the full reduction, or
 /// libm outside `TRIG_MAX`, NaN and ±∞ (one lane; out of line, the lane loops stay short).
+/// Called from every copy, so it picks its own FMA copy on x86-64 (else each fused step
+/// would be a libm call on CPUs that have FMA).
 #[cold]
 #[inline(never)]
 fn sin_cos_wide(x: f64) -> (f64, f64) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has FMA (checked just above), the only requirement of calling a
+        // function compiled with `target_feature(enable = "fma")`.
+        return unsafe { sin_cos_wide_fma(x) };
+    }
+    sin_cos_wide_kernel(x)
+}
+
+/// [`sin_cos_wide`]'s work (inlined into its two copies).
+#[inline(always)]
+fn sin_cos_wide_kernel(x: f64) -> (f64, f64) {
     if trig_fast(x) {
         sin_cos_kernel::<false>(x)
     } else {
         x.sin_cos()
     }
+}
+
+/// [`sin_cos_wide`] compiled with FMA.
+///
+/// # Safety
+///
+/// The CPU has FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+unsafe fn sin_cos_wide_fma(x: f64) -> (f64, f64) {
+    sin_cos_wide_kernel(x)
+}
+
+/// `e^x` for an `x` outside `exp_kernel`'s range (NaN, overflow, subnormal results,
+/// underflow): libm's (one lane; out of line, like [`sin_cos_wide`]). Out of line also
+/// keeps LLVM's loop vectorizer off the slices' chunk loop: `f64::exp` inline is an
+/// intrinsic it widens, and with the fused kernels it then vectorized across chunks (eight
+/// chunks' lane `l` by gathers and scatters, every special lane's fallback a scalarized
+/// call) instead of across the lanes: 4–5 ns per point for the AVX-512 `exp` slice against
+/// 0.5 with this opaque call.
+#[cold]
+#[inline(never)]
+fn exp_outside(x: f64) -> f64 {
+    x.exp()
 }
 
 /// `e^x` lane by lane.
@@ -313,7 +376,7 @@ fn exp_n<const N: usize>(x: &[f64; N], out: &mut [f64; N]) {
     if special {
         for l in 0..N {
             if !exp_fast(x[l]) {
-                out[l] = x[l].exp();
+                out[l] = exp_outside(x[l]);
             }
         }
     }
@@ -381,33 +444,82 @@ fn cos_n<const N: usize>(x: &[f64; N], out: &mut [f64; N]) {
     sin_or_cos_n::<true, N>(x, out);
 }
 
-/// `e^x` (bitwise the lane functions' result for this point).
-pub(crate) fn exp(x: f64) -> f64 {
-    let mut out = [0.0];
-    exp_n(&[x], &mut out);
-    out[0]
+/// Whether this CPU has AVX2 and FMA (the AVX2 copies' requirement).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn has_avx2_fma() -> bool {
+    std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
 }
 
-/// `sin x` (bitwise the lane functions' result for this point).
-pub(crate) fn sin(x: f64) -> f64 {
-    let mut out = [0.0];
-    sin_n(&[x], &mut out);
-    out[0]
+/// Whether this CPU has AVX-512F and FMA (the AVX-512F copies' requirement).
+#[cfg(all(target_arch = "x86_64", vmath_avx512))]
+#[inline(always)]
+fn has_avx512_fma() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("fma")
 }
 
-/// `cos x` (bitwise the lane functions' result for this point).
-pub(crate) fn cos(x: f64) -> f64 {
-    let mut out = [0.0];
-    cos_n(&[x], &mut out);
-    out[0]
+macro_rules! one_point_fn {
+    ($(#[$m:meta])* $name:ident, $fma:ident, $base:ident, $ty:ty, |$x:ident| $body:expr) => {
+        $(#[$m])*
+        pub(crate) fn $name($x: f64) -> $ty {
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("fma") {
+                // SAFETY: the CPU has FMA (checked just above), the only requirement of
+                // calling a function compiled with `target_feature(enable = "fma")`.
+                return unsafe { $fma($x) };
+            }
+            $base($x)
+        }
+
+        /// The baseline copy (x86-64 without FMA: `mul_add` is libm's `fma`; elsewhere the
+        /// target's own fused multiply-add).
+        fn $base($x: f64) -> $ty {
+            $body
+        }
+
+        /// # Safety
+        ///
+        /// The CPU has FMA.
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "fma")]
+        unsafe fn $fma($x: f64) -> $ty {
+            $body
+        }
+    };
 }
 
-/// `(sin x, cos x)` (bitwise [`sin`] and [`cos`]).
-pub(crate) fn sin_cos(x: f64) -> (f64, f64) {
-    let (mut s, mut c) = ([0.0], [0.0]);
-    sin_cos_n(&[x], &mut s, &mut c);
-    (s[0], c[0])
-}
+one_point_fn!(
+    /// `e^x` (bitwise the lane functions' result for this point).
+    exp, exp_one_fma, exp_one_base, f64, |x| {
+        let mut out = [0.0];
+        exp_n(&[x], &mut out);
+        out[0]
+    }
+);
+one_point_fn!(
+    /// `sin x` (bitwise the lane functions' result for this point).
+    sin, sin_one_fma, sin_one_base, f64, |x| {
+        let mut out = [0.0];
+        sin_n(&[x], &mut out);
+        out[0]
+    }
+);
+one_point_fn!(
+    /// `cos x` (bitwise the lane functions' result for this point).
+    cos, cos_one_fma, cos_one_base, f64, |x| {
+        let mut out = [0.0];
+        cos_n(&[x], &mut out);
+        out[0]
+    }
+);
+one_point_fn!(
+    /// `(sin x, cos x)` (bitwise [`sin`] and [`cos`]).
+    sin_cos, sin_cos_one_fma, sin_cos_one_base, (f64, f64), |x| {
+        let (mut s, mut c) = ([0.0], [0.0]);
+        sin_cos_n(&[x], &mut s, &mut c);
+        (s[0], c[0])
+    }
+);
 
 /// Applies a [`LANES`]-point function over a slice, the remainder one point at a time.
 #[inline(always)]
@@ -441,16 +553,17 @@ macro_rules! slice_fn {
         $(#[$m])*
         pub(crate) fn $name(dst: &mut [f64], src: &[f64]) {
             #[cfg(all(target_arch = "x86_64", vmath_avx512))]
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                // SAFETY: the CPU has AVX-512F (checked just above), the only requirement
-                // of calling a function compiled with `target_feature(enable = "avx512f")`.
+            if has_avx512_fma() {
+                // SAFETY: the CPU has AVX-512F and FMA (checked just above), the only
+                // requirement of calling a function compiled with
+                // `target_feature(enable = "avx512f,fma")`.
                 unsafe { $avx512(dst, src) };
                 return;
             }
             #[cfg(target_arch = "x86_64")]
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU has AVX2 (checked just above), the only requirement of
-                // calling a function compiled with `target_feature(enable = "avx2")`.
+            if has_avx2_fma() {
+                // SAFETY: the CPU has AVX2 and FMA (checked just above), the only requirement
+                // of calling a function compiled with `target_feature(enable = "avx2,fma")`.
                 unsafe { $avx2(dst, src) };
                 return;
             }
@@ -463,18 +576,18 @@ macro_rules! slice_fn {
 
         /// # Safety
         ///
-        /// The CPU has AVX2.
+        /// The CPU has AVX2 and FMA.
         #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx2")]
+        #[target_feature(enable = "avx2,fma")]
         unsafe fn $avx2(dst: &mut [f64], src: &[f64]) {
             map_slice(dst, src, |s, d| $kernel(s, d), |s, d| $kernel(s, d));
         }
 
         /// # Safety
         ///
-        /// The CPU has AVX-512F.
+        /// The CPU has AVX-512F and FMA.
         #[cfg(all(target_arch = "x86_64", vmath_avx512))]
-        #[target_feature(enable = "avx512f")]
+        #[target_feature(enable = "avx512f,fma")]
         unsafe fn $avx512(dst: &mut [f64], src: &[f64]) {
             map_slice(dst, src, |s, d| $kernel(s, d), |s, d| $kernel(s, d));
         }
@@ -546,7 +659,7 @@ macro_rules! jit_fn {
         }
 
         #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx2")]
+        #[target_feature(enable = "avx2,fma")]
         // the pairs one by one (in registers, joined here): an array argument would be
         // stored by the caller and loaded as one vector (a store-forwarding stall);
         // `extern "sysv64"`: the four pairs in `xmm0`–`xmm3`, as the entry point got them
@@ -564,13 +677,14 @@ macro_rules! jit_fn {
             p0: Pair, p1: Pair, p2: Pair, p3: Pair, out: *mut Slot,
         ) -> *mut Slot {
             // SAFETY: as in the baseline entry point; the JIT takes this address only when
-            // the CPU has AVX2 (`LaneFn::address`), the requirement of calling `$avx2_inner`.
+            // the CPU has AVX2 and FMA (`LaneFn::address`), the requirement of calling
+            // `$avx2_inner`.
             unsafe { $avx2_inner(p0, p1, p2, p3, &mut *out) };
             out
         }
 
         #[cfg(all(target_arch = "x86_64", vmath_avx512))]
-        #[target_feature(enable = "avx512f")]
+        #[target_feature(enable = "avx512f,fma")]
         // as `$avx2_inner`
         #[allow(improper_ctypes_definitions)] // see `Entry`
         unsafe extern "sysv64" fn $avx512_inner(
@@ -586,7 +700,7 @@ macro_rules! jit_fn {
             p0: Pair, p1: Pair, p2: Pair, p3: Pair, out: *mut Slot,
         ) -> *mut Slot {
             // SAFETY: as in the baseline entry point; the JIT takes this address only when
-            // the CPU has AVX-512F (`LaneFn::address`), the requirement of calling
+            // the CPU has AVX-512F and FMA (`LaneFn::address`), the requirement of calling
             // `$avx512_inner`.
             unsafe { $avx512_inner(p0, p1, p2, p3, &mut *out) };
             out
@@ -674,7 +788,7 @@ impl LaneFn {
             LaneFn::SinCos => jit_sin_cos,
         };
         #[cfg(all(target_arch = "x86_64", vmath_avx512))]
-        if std::arch::is_x86_feature_detected!("avx512f") {
+        if has_avx512_fma() {
             let avx512: Entry = match self {
                 LaneFn::Exp => jit_exp_avx512,
                 LaneFn::Sin => jit_sin_avx512,
@@ -684,7 +798,7 @@ impl LaneFn {
             return avx512 as usize;
         }
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if has_avx2_fma() {
             let avx2: Entry = match self {
                 LaneFn::Exp => jit_exp_avx2,
                 LaneFn::Sin => jit_sin_avx2,
@@ -717,12 +831,12 @@ impl LaneFn {
         let mut v: Vec<(&'static str, Entry)> =
             vec![("base", pick([jit_exp, jit_sin, jit_cos, jit_sin_cos]))];
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if has_avx2_fma() {
             let f = pick([jit_exp_avx2, jit_sin_avx2, jit_cos_avx2, jit_sin_cos_avx2]);
             v.push(("avx2", f));
         }
         #[cfg(all(target_arch = "x86_64", vmath_avx512))]
-        if std::arch::is_x86_feature_detected!("avx512f") {
+        if has_avx512_fma() {
             let f = pick([
                 jit_exp_avx512,
                 jit_sin_avx512,
@@ -736,9 +850,11 @@ impl LaneFn {
 }
 
 /// The same functions in C for the CUDA emitter (`sn_exp`, `sn_sin`, `sn_cos`): the
-/// operations of the kernels above in the same order, with the libm fallback as a branch,
-/// so a C compiler that rounds every operation (no contraction into fused multiply-adds:
-/// g++ `-ffp-contract=off` for the emulated device) computes bitwise the same results.
+/// operations of the kernels above in the same order, each `mul_add` as C's `fma` (one
+/// rounding: CUDA's double `fma`, glibc's on the emulated device), with the libm fallback as
+/// a branch, so a C compiler that rounds every other operation (no contraction into fused
+/// multiply-adds: NVRTC `--fmad=false`, g++ `-ffp-contract=off` for the emulated device)
+/// computes bitwise the same results.
 /// `sn_sin` and `sn_cos` keep the two-polynomial kernel (the compiler drops the unused
 /// half): the CPU's one-polynomial `sin`/`cos` are bitwise its results, so the device needs
 /// no copy of them.
@@ -752,34 +868,34 @@ __device__ inline long long sn_bits(double x) {{ union {{ double d; long long i;
 __device__ inline double sn_from_bits(long long i) {{ union {{ double d; long long i; }} u; u.i = i; return u.d; }}
 __device__ inline double sn_exp(double x) {{
   if (!(x >= {exp_min} && x <= {exp_max})) return exp(x);
-  double t = x * {inv_ln2} + {magic};
+  double t = fma(x, {inv_ln2}, {magic});
   double n = t - {magic};
   long long ni = sn_bits(t) - sn_bits({magic});
-  double hi = x - n * {ln2_hi};
+  double hi = fma(-n, {ln2_hi}, x);
   double lo = n * {ln2_lo};
   double r = hi - lo;
   double c = (hi - r) - lo;
   double r2 = r * r;
   double r4 = r2 * r2;
-  double tail = (({p3} + {p4} * r) + ({p5} + {p6} * r) * r2) + (({p7} + {p8} * r) + ({p9} + {p10} * r) * r2) * r4;
-  double p = {p0} + r * ({p1} + r * ({p2} + r * tail));
+  double tail = fma(fma(fma({p10}, r, {p9}), r2, fma({p8}, r, {p7})), r4, fma(fma({p6}, r, {p5}), r2, fma({p4}, r, {p3})));
+  double p = fma(r, fma(r, fma(r, tail, {p2}), {p1}), {p0});
   double one_r = 1.0 + r;
   double one_r_err = (1.0 - one_r) + r;
-  double e = one_r + (one_r_err + (r2 * p + c));
+  double e = one_r + (one_r_err + fma(r2, p, c));
   return e * sn_from_bits((ni + 1023) << 52);
 }}
 __device__ inline void sn_sincos_kernel(double x, double* s, double* c) {{
-  double t = x * {two_over_pi} + {magic};
+  double t = fma(x, {two_over_pi}, {magic});
   double n = t - {magic};
   long long q = sn_bits(t) & 3;
-  double a = x - n * {pio2_1};
+  double a = fma(-n, {pio2_1}, x);
   double b1 = -(n * {pio2_2});
   double s1 = a + b1;
   double bb1 = s1 - a;
   double e1 = (a - (s1 - bb1)) + (b1 - bb1);
   double hi, lo;
   if (fabs(x) <= {trig_short_max}) {{
-    double tail = (e1 - n * {pio2_3}) - n * {pio2_4};
+    double tail = fma(-n, {pio2_4}, fma(-n, {pio2_3}, e1));
     hi = s1 + tail;
     lo = tail - (hi - s1);
   }} else {{
@@ -787,20 +903,20 @@ __device__ inline void sn_sincos_kernel(double x, double* s, double* c) {{
     double s2 = s1 + b2;
     double bb2 = s2 - s1;
     double e2 = (s1 - (s2 - bb2)) + (b2 - bb2);
-    double tail = (e1 + e2) - n * {pio2_4};
+    double tail = fma(-n, {pio2_4}, e1 + e2);
     hi = s2 + tail;
     lo = tail - (hi - s2);
   }}
   double z = hi * hi;
   double z2 = z * z;
-  double s_tail = ({s2} + {s3} * z) + ({s4} + {s5} * z) * z2;
-  double sp = {s0} + z * ({s1} + z * s_tail);
-  double sin_r = hi + ((hi * z) * sp + lo * (1.0 - 0.5 * z));
-  double c_tail = ({c2} + {c3} * z) + ({c4} + {c5} * z) * z2;
-  double cp = {c0} + z * ({c1} + z * c_tail);
+  double s_tail = fma(fma({s5}, z, {s4}), z2, fma({s3}, z, {s2}));
+  double sp = fma(z, fma(z, s_tail, {s1}), {s0});
+  double sin_r = hi + fma(hi * z, sp, lo * (1.0 - 0.5 * z));
+  double c_tail = fma(fma({c5}, z, {c4}), z2, fma({c3}, z, {c2}));
+  double cp = fma(z, fma(z, c_tail, {c1}), {c0});
   double half_z = 0.5 * z;
   double w = 1.0 - half_z;
-  double cos_r = w + (((1.0 - w) - half_z) + (z2 * cp - hi * lo));
+  double cos_r = w + (((1.0 - w) - half_z) + fma(z2, cp, -(hi * lo)));
   double sx = (q & 1) ? cos_r : sin_r;
   double cx = (q & 1) ? sin_r : cos_r;
   *s = (q & 2) ? -sx : sx;

@@ -10,7 +10,9 @@
 //! [`Nvrtc::compile`] turns one module source (the IPM kernels [`crate::IPM_KERNELS`] or
 //! a model's emitted pattern kernels) into PTX. The options are those of the GPU path:
 //! `--fmad=false`, so that a device computes each `a*b + c` with two roundings exactly as
-//! the CPU does, and a virtual architecture (`compute_90` for H100/H200 by default).
+//! the CPU does (the emitted `exp`/`sin`/`cos` call `fma()` where the CPU's lane functions
+//! fuse too: one rounding on both), and a virtual architecture (`compute_90` for H100/H200
+//! by default).
 //!
 //! ```no_run
 //! use simdnlp_device::{IPM_KERNELS, Nvrtc};

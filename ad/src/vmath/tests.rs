@@ -225,14 +225,35 @@ fn special_values() {
     assert_eq!(cos(1e22), 1e22f64.cos());
 }
 
-/// One point, `LANES` points (each lane alone and mixed with special lanes), slices (both
-/// copies), and the JIT entry points agree bitwise.
+/// One point (the dispatched and the baseline copies), `LANES` points (each lane alone and
+/// mixed with special lanes), slices (every copy this CPU runs), and the JIT entry points
+/// agree bitwise: the copies compiled with FMA (hardware `vfmadd`) and without (libm's
+/// correctly rounded `fma`) compute the same fused operations.
 fn check_bitwise(xs: &[f64]) {
     let one = |f: fn(f64) -> f64| xs.iter().map(|&x| f(x).to_bits()).collect::<Vec<_>>();
     let (e1, s1, c1) = (one(exp), one(sin), one(cos));
     for (k, &x) in xs.iter().enumerate() {
         let (s, c) = sin_cos(x);
         assert_eq!((s.to_bits(), c.to_bits()), (s1[k], c1[k]), "sin_cos({x:e})");
+        // the one-point baseline copies (libm's `fma` on x86-64) agree with the dispatched
+        let (s, c) = sin_cos_one_base(x);
+        assert_eq!(
+            (s.to_bits(), c.to_bits()),
+            (s1[k], c1[k]),
+            "base sin_cos({x:e})"
+        );
+        assert_eq!(exp_one_base(x).to_bits(), e1[k], "base exp({x:e})");
+        assert_eq!(sin_one_base(x).to_bits(), s1[k], "base sin({x:e})");
+        assert_eq!(cos_one_base(x).to_bits(), c1[k], "base cos({x:e})");
+        if !trig_short(x) {
+            // the wide path's baseline copy (the dispatched one runs above)
+            let (s, c) = sin_cos_wide_kernel(x);
+            assert_eq!(
+                (s.to_bits(), c.to_bits()),
+                (s1[k], c1[k]),
+                "wide sin_cos({x:e})"
+            );
+        }
     }
     type SliceFn = fn(&mut [f64], &[f64]);
     let mut fns: Vec<(&str, SliceFn, SliceFn, SliceFn)> = vec![(
@@ -243,33 +264,33 @@ fn check_bitwise(xs: &[f64]) {
     )];
     fns.push(("base", exp_slice_base, sin_slice_base, cos_slice_base));
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
+    if has_avx2_fma() {
         fn e(d: &mut [f64], s: &[f64]) {
-            // SAFETY: AVX2 was detected by the caller.
+            // SAFETY: AVX2 and FMA were detected by the caller.
             unsafe { exp_slice_avx2(d, s) }
         }
         fn si(d: &mut [f64], s: &[f64]) {
-            // SAFETY: AVX2 was detected by the caller.
+            // SAFETY: AVX2 and FMA were detected by the caller.
             unsafe { sin_slice_avx2(d, s) }
         }
         fn co(d: &mut [f64], s: &[f64]) {
-            // SAFETY: AVX2 was detected by the caller.
+            // SAFETY: AVX2 and FMA were detected by the caller.
             unsafe { cos_slice_avx2(d, s) }
         }
         fns.push(("avx2", e, si, co));
     }
     #[cfg(all(target_arch = "x86_64", vmath_avx512))]
-    if std::arch::is_x86_feature_detected!("avx512f") {
+    if has_avx512_fma() {
         fn e(d: &mut [f64], s: &[f64]) {
-            // SAFETY: AVX-512F was detected by the caller.
+            // SAFETY: AVX-512F and FMA were detected by the caller.
             unsafe { exp_slice_avx512(d, s) }
         }
         fn si(d: &mut [f64], s: &[f64]) {
-            // SAFETY: AVX-512F was detected by the caller.
+            // SAFETY: AVX-512F and FMA were detected by the caller.
             unsafe { sin_slice_avx512(d, s) }
         }
         fn co(d: &mut [f64], s: &[f64]) {
-            // SAFETY: AVX-512F was detected by the caller.
+            // SAFETY: AVX-512F and FMA were detected by the caller.
             unsafe { cos_slice_avx512(d, s) }
         }
         fns.push(("avx512", e, si, co));
@@ -505,8 +526,20 @@ fn lane_timings() {
         );
     }
     // the one-point functions (the JIT's remainder points, `Scalar for f64`)
-    for (name, g) in [("sin", sin as fn(f64) -> f64), ("cos", cos)] {
+    fn sin_plus_cos(x: f64) -> f64 {
+        let (s, c) = sin_cos(x);
+        s + c
+    }
+    for (name, g) in [
+        ("exp", exp as fn(f64) -> f64),
+        ("sin", sin),
+        ("cos", cos),
+        ("sin_cos", sin_plus_cos),
+    ] {
         for (data, xs) in [("uniform", &xs), ("mixed", &mixed), ("random", &random)] {
+            if name == "exp" && data != "uniform" {
+                continue;
+            }
             let mut best = f64::INFINITY;
             for _ in 0..5 {
                 let t = Instant::now();
@@ -521,9 +554,13 @@ fn lane_timings() {
         }
     }
     let mut out = vec![0.0; n];
+    // the dispatched slices, and the baseline copies (x86-64 without FMA: SSE2, each fused
+    // step a call of libm's `fma`)
     for (name, g) in [
         ("exp", exp_slice as fn(&mut [f64], &[f64])),
         ("sin", sin_slice),
+        ("exp baseline", exp_slice_base),
+        ("sin baseline", sin_slice_base),
     ] {
         let mut best = f64::INFINITY;
         for _ in 0..5 {

@@ -381,13 +381,21 @@ static EMU: Mutex<Option<Arc<Emu>>> = Mutex::new(None);
 /// [`SolverError::Device`] naming the device and the cause when the kernels cannot be
 /// compiled (no C++ compiler, a compile error).
 fn emulated_device() -> Result<Arc<Emu>, SolverError> {
+    open_emulated_device().map(|(emu, _)| emu)
+}
+
+/// [`emulated_device`], and the number of modules the device had built when this call
+/// opened it (its interior-point kernels; `None`: it was open already).
+fn open_emulated_device() -> Result<(Arc<Emu>, Option<usize>), SolverError> {
     let mut slot = EMU.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(emu) = slot.as_ref() {
-        return Ok(Arc::clone(emu));
+        return Ok((Arc::clone(emu), None));
     }
     let emu = Arc::new(Emu::new()?);
+    // read before the device is shared: no other thread can have loaded a module yet
+    let built = emu.module_builds().len();
     *slot = Some(Arc::clone(&emu));
-    Ok(emu)
+    Ok((emu, Some(built)))
 }
 
 /// What [`prepare_device`] did: the kernel modules it made ready and how long that took.
@@ -422,57 +430,54 @@ pub fn prepare_device(
     options: &Options,
 ) -> Result<DevicePreparation, SolverError> {
     let started = Instant::now();
-    let (before, after) = match options.device {
+    let (builds, made) = match options.device {
         DeviceKind::Cpu => (Vec::new(), Vec::new()),
         DeviceKind::Emu => {
-            let before = emulated_device_builds();
-            let device = emulated_device()?;
+            let (device, opened) = open_emulated_device()?;
+            let mut made: Vec<usize> = (0..opened.unwrap_or(0)).collect();
             if let Some(model) = model.as_pattern_model() {
-                let source = simdnlp_modeling::cuda_module_source(model)?;
-                simdnlp_device::KernelRuntime::load_module(&*device, &source)?;
+                let loaded = device.module_builds().len();
+                made.extend(load_model_module(&*device, model, loaded)?);
             }
-            (before, device.module_builds())
+            (device.module_builds(), made)
         }
         DeviceKind::Cuda => prepare_cuda(model)?,
     };
-    let new = &after[before.len().min(after.len())..];
+    let made = || made.iter().filter_map(|&m| builds.get(m));
     Ok(DevicePreparation {
         seconds: started.elapsed().as_secs_f64(),
-        compiled: new.iter().filter(|b| !b.from_disk).count(),
-        from_disk: new.iter().filter(|b| b.from_disk).count(),
+        compiled: made().filter(|b| !b.from_disk).count(),
+        from_disk: made().filter(|b| b.from_disk).count(),
     })
 }
 
-/// The module builds of the process's emulated device so far (none before it is opened).
-fn emulated_device_builds() -> Vec<simdnlp_device::ModuleBuild> {
-    EMU.lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .as_ref()
-        .map(|emu| emu.module_builds())
-        .unwrap_or_default()
+/// Loads `model`'s emitted module on `device` and returns its index among the device's
+/// module builds when this call built it: modules are numbered in load order, so a module
+/// numbered `loaded` or above was loaded after the caller counted `loaded` builds (by
+/// this call; the process's device is shared, and modules other threads load meanwhile
+/// are not this call's), while a module loaded before keeps its lower number.
+fn load_model_module<R: simdnlp_device::KernelRuntime>(
+    device: &R,
+    model: &simdnlp_modeling::Model<f64>,
+    loaded: usize,
+) -> Result<Option<usize>, SolverError> {
+    let source = simdnlp_modeling::cuda_module_source(model)?;
+    let module = device.load_module(&source)?;
+    Ok((module.0 >= loaded).then_some(module.0))
 }
 
-/// [`prepare_device`] on `cuda`: the module builds before and after.
+/// [`prepare_device`] on `cuda`: the device's module builds and the indices of those this
+/// call made (see [`load_model_module`]).
 #[cfg(feature = "cuda")]
 fn prepare_cuda(
     model: &dyn NlpModel,
-) -> Result<
-    (
-        Vec<simdnlp_device::ModuleBuild>,
-        Vec<simdnlp_device::ModuleBuild>,
-    ),
-    SolverError,
-> {
-    let before = CUDA
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .as_ref()
-        .map(|cuda| cuda.module_builds())
-        .unwrap_or_default();
-    let (device, library) = cuda_device()?;
+) -> Result<(Vec<simdnlp_device::ModuleBuild>, Vec<usize>), SolverError> {
+    let (device, opened) = open_cuda_device()?;
+    let library = cudss_library()?;
+    let mut made: Vec<usize> = (0..opened.unwrap_or(0)).collect();
     if let Some(model) = model.as_pattern_model() {
-        let source = simdnlp_modeling::cuda_module_source(model)?;
-        simdnlp_device::KernelRuntime::load_module(&*device, &source)?;
+        let loaded = device.module_builds().len();
+        made.extend(load_model_module(&*device, model, loaded)?);
     }
     // a throwaway cuDSS handle: whatever cuDSS initializes at its first handle of the
     // process (its own CUDA state) happens here rather than in the first solve
@@ -481,20 +486,14 @@ fn prepare_cuda(
         library,
         simdnlp_linalg::cudss::CudssOptions::default(),
     )?);
-    Ok((before, device.module_builds()))
+    Ok((device.module_builds(), made))
 }
 
 /// [`prepare_device`] on `cuda` without the feature: the error the solve would give.
 #[cfg(not(feature = "cuda"))]
 fn prepare_cuda(
     _model: &dyn NlpModel,
-) -> Result<
-    (
-        Vec<simdnlp_device::ModuleBuild>,
-        Vec<simdnlp_device::ModuleBuild>,
-    ),
-    SolverError,
-> {
+) -> Result<(Vec<simdnlp_device::ModuleBuild>, Vec<usize>), SolverError> {
     Err(no_cuda())
 }
 
@@ -561,14 +560,27 @@ fn cuda_device() -> Result<
     ),
     SolverError,
 > {
-    let cuda = {
-        let mut slot = CUDA.lock().unwrap_or_else(PoisonError::into_inner);
-        match slot.as_ref() {
-            Some(cuda) => Arc::clone(cuda),
-            None => Arc::clone(slot.insert(Arc::new(simdnlp_device::Cuda::new(0)?))),
-        }
-    };
+    let (cuda, _) = open_cuda_device()?;
     Ok((cuda, cudss_library()?))
+}
+
+/// The CUDA device of [`cuda_device`], and the number of modules it had built when this
+/// call opened it (its interior-point kernels; `None`: it was open already).
+///
+/// # Errors
+/// [`SolverError::Device`] when the driver, the GPU or NVRTC is missing or the kernels do
+/// not compile.
+#[cfg(feature = "cuda")]
+fn open_cuda_device() -> Result<(Arc<simdnlp_device::Cuda>, Option<usize>), SolverError> {
+    let mut slot = CUDA.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(cuda) = slot.as_ref() {
+        return Ok((Arc::clone(cuda), None));
+    }
+    let cuda = Arc::new(simdnlp_device::Cuda::new(0)?);
+    // read before the device is shared: no other thread can have loaded a module yet
+    let built = cuda.module_builds().len();
+    *slot = Some(Arc::clone(&cuda));
+    Ok((cuda, Some(built)))
 }
 
 /// The cuDSS library of this process (`SIMDNLP_CUDSS_LIB` or the usual names), loaded by

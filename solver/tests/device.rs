@@ -910,9 +910,13 @@ fn kernels_are_prepared_before_the_solve() {
         kkt: KktKind::Condensed,
         ..on(DeviceKind::Emu, &quiet())
     };
+    // the process's device opened first (by this call or another test's: either way its
+    // interior-point kernels are not counted below), by a model without kernels of its own
+    simdnlp_solver::prepare_device(&hs6().model, &o).unwrap();
     // patterns no other test uses: its module is new to this process (another size of
     // `chained_patterns` would not do: the module source does not depend on the size, and
-    // the tests run in parallel, so the module may already be loaded)
+    // the tests run in parallel, so the module may already be loaded); modules other tests
+    // load meanwhile are not counted
     let model = chained_patterns_with(17, true);
     let first = simdnlp_solver::prepare_device(&model, &o).unwrap();
     assert_eq!(first.compiled + first.from_disk, 1, "{first:?}");

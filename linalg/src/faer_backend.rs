@@ -196,12 +196,9 @@ struct Core {
     static_pivoting_started: bool,
     /// Pivots of the last LDLᵀ factorization replaced by the zero-pivot perturbation.
     perturbed_pivots: usize,
-    /// Row (input order) of the exact zero pivot at which the last LDLᵀ factorization
-    /// stopped (`None`: it did not stop at one).
-    zero_pivot_row: Option<usize>,
     /// Where the last LDLᵀ factorization stopped at a zero or non-finite pivot: its
     /// position (permuted order) and the matrix's `max|A_ij|`, for
-    /// [`Core::stopped_by_growth`] (`None`: it did not stop).
+    /// [`Core::zero_pivot_row`] and [`Core::stopped_by_growth`] (`None`: it did not stop).
     stop: Option<(usize, f64)>,
 }
 
@@ -336,7 +333,6 @@ impl Core {
             static_pivot_rows: 0,
             static_pivoting_started: false,
             perturbed_pivots: 0,
-            zero_pivot_row: None,
             stop: None,
         }
     }
@@ -353,6 +349,7 @@ impl Core {
         self.analyzed = false;
         self.factored = false;
         self.inertia = None;
+        self.stop = None;
         self.symbolic = None;
         self.permuted = None;
         self.method_used = None;
@@ -518,7 +515,6 @@ impl Core {
         self.factored = false;
         self.inertia = None;
         self.perturbed_pivots = 0;
-        self.zero_pivot_row = None;
         self.stop = None;
         if !self.analyzed {
             return Err(LinalgError::InvalidState(
@@ -636,9 +632,7 @@ impl Core {
                             self.static_pivoting_started = true;
                         }
                         Err(LdltError::ZeroPivot { index }) => {
-                            let position = zero_pivot_position(symbolic, index);
-                            self.zero_pivot_row = self.fill_fwd.get(position).copied();
-                            self.stop = Some((position, scale));
+                            self.stop = Some((zero_pivot_position(symbolic, index), scale));
                             return Ok(FactorStatus::Singular);
                         }
                     }
@@ -685,7 +679,13 @@ impl Core {
         }
     }
 
-    /// Records the inertia (or its absence when the factor is non-finite) and the status.
+    /// Row (input order) of the zero or non-finite pivot at which the last LDLᵀ
+    /// factorization stopped (`None`: it did not stop at one).
+    fn zero_pivot_row(&self) -> Option<usize> {
+        self.stop
+            .and_then(|(position, _)| self.fill_fwd.get(position).copied())
+    }
+
     /// Whether the last LDLᵀ factorization stopped at a pivot lost to element growth
     /// ([`FailedPivot::lost_to_growth`]). Computed on demand from the factor that the stop
     /// left (on the simplicial path a pass over the columns of `L` before the stop), so
@@ -706,6 +706,7 @@ impl Core {
         .is_some_and(|p| p.lost_to_growth(scale))
     }
 
+    /// Records the inertia (or its absence when the factor is non-finite) and the status.
     fn finish(&mut self, inertia: Option<Inertia>) -> Result<FactorStatus, LinalgError> {
         match inertia {
             None => Ok(FactorStatus::Singular),
@@ -1577,7 +1578,7 @@ macro_rules! backend {
             }
 
             fn zero_pivot_row(&self) -> Option<usize> {
-                self.core.zero_pivot_row
+                self.core.zero_pivot_row()
             }
 
             fn stopped_by_growth(&self) -> bool {
@@ -1851,8 +1852,6 @@ mod tests {
         }
     }
 
-    /// A 2×2 pivot whose diagonal entries differ by 21 orders of magnitude: the small
-    /// eigenvalue (≈ −1e−9) survives, where `mean − rad` rounds it to exactly zero.
     /// A core analyzed on a tridiagonal SPD matrix of order 6 (AMD), with its values.
     fn analyzed_tridiagonal(kind: Kind) -> (Core, Vec<f64>) {
         let n = 6;
@@ -1933,6 +1932,8 @@ mod tests {
         }
     }
 
+    /// A 2×2 pivot whose diagonal entries differ by 21 orders of magnitude: the small
+    /// eigenvalue (≈ −1e−9) survives, where `mean − rad` rounds it to exactly zero.
     #[test]
     fn pair_eigenvalues_keep_the_small_one() {
         let (a, b, c): (f64, f64, f64) = (1e12, 1.0, -1e-9);

@@ -110,6 +110,22 @@ fn specials() -> Vec<f64> {
     v
 }
 
+/// Knuth's MMIX linear congruential generator from `seed`: each call returns the next state.
+fn lcg(seed: u64) -> impl FnMut() -> u64 {
+    let mut state = seed;
+    move || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        state
+    }
+}
+
+/// The top 53 bits of `bits` as a double in `[0, 1)`.
+fn unit(bits: u64) -> f64 {
+    (bits >> 11) as f64 / (1u64 << 53) as f64
+}
+
 /// Doubles nearest to `k π/2` (and a few ulps either side) for `k` up to the reduction
 /// limit: the arguments whose reduced value cancels most.
 fn near_multiples_of_half_pi() -> Vec<f64> {
@@ -121,12 +137,9 @@ fn near_multiples_of_half_pi() -> Vec<f64> {
     }
     // the largest k inside the fast path and a spread of pseudo-random ones
     ks.extend([524_287, 524_288, 524_200, 300_007, 99_991, 65_536, 65_535]);
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = lcg(0x9e37_79b9_7f4a_7c15);
     for _ in 0..2000 {
-        state = state
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        ks.push((state >> 33) % 524_000 + 1);
+        ks.push((next() >> 33) % 524_000 + 1);
     }
     let mut v = Vec::new();
     for k in ks {
@@ -370,10 +383,7 @@ fn sin_and_cos_alone_match_the_two_polynomial_kernel() {
         state
     };
     for scale in [1.0, 10.0, 1_000.0, 2_000.0, 1e6] {
-        xs.extend((0..4_000).map(|_| {
-            let unit = (bits() >> 11) as f64 / (1u64 << 53) as f64;
-            scale * (2.0 * unit - 1.0)
-        }));
+        xs.extend((0..4_000).map(|_| scale * (2.0 * unit(bits()) - 1.0)));
     }
     // any double (all exponents, NaNs with payloads)
     xs.extend((0..4_000).map(|_| f64::from_bits(bits())));
@@ -475,15 +485,8 @@ fn lane_timings() {
         .enumerate()
         .map(|(k, &x)| x + (k % 2) as f64 * std::f64::consts::FRAC_PI_2)
         .collect();
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let random: Vec<f64> = (0..n)
-        .map(|_| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            -10.0 + 20.0 * ((state >> 11) as f64 / (1u64 << 53) as f64)
-        })
-        .collect();
+    let mut next = lcg(0x9e37_79b9_7f4a_7c15);
+    let random: Vec<f64> = (0..n).map(|_| -10.0 + 20.0 * unit(next())).collect();
     let mut runs = vec![(LaneFn::Exp, "uniform", &xs)];
     for f in [LaneFn::Sin, LaneFn::Cos, LaneFn::SinCos] {
         runs.extend([

@@ -9,7 +9,10 @@
 //! - range reduction by Cody–Waite: the nearest integer `n` of `x / ln 2` (or `x / (π/2)`)
 //!   comes from adding and subtracting `1.5 · 2⁵²` (round to nearest, no `round()` call), and
 //!   `x - n c` is computed with the constant `c` split into parts whose products with `n`
-//!   are exact, the remainder kept as a double-double `hi + lo`;
+//!   are exact, the remainder kept as a double-double `hi + lo` (`sin`/`cos` up to 1608:
+//!   `π/2` in three 53-bit parts, the first product exact in a fused multiply-add, `lo`
+//!   from the exact error of `hi` in two more; 5 operations after `n` where the two-sum
+//!   form took 12, session 27: see `trig_reduce`);
 //! - a polynomial on the reduced argument, fitted to the function (Chebyshev interpolation
 //!   in 60-digit arithmetic, coefficients rounded to doubles: fewer terms than the Taylor
 //!   series for the same error; `|r| ≤ ln 2 / 2`: terms to `r¹²`; `|r| ≤ π/4`: to `r¹³`

@@ -7,9 +7,7 @@ mpmath.mp.dps = 100
 PI2 = mpmath.pi/2
 def bits(v): return struct.unpack('<Q', struct.pack('<d', v))[0]
 def fb(b): return struct.unpack('<d', struct.pack('<Q', b))[0]
-def rn(q):  # Fraction -> nearest double (ties to even)
-    return float(q) if not isinstance(q, F) else q.numerator / q.denominator if False else float(q)
-def fma(a,b,c): return float(F(a)*F(b)+F(c))
+def fma(a,b,c): return float(F(a)*F(b)+F(c))  # exact a*b+c, rounded once (Fraction -> float rounds to nearest)
 P1 = float(PI2)  # mpmath -> nearest double
 P2 = float(PI2 - mpmath.mpf(P1))
 P3 = float(PI2 - mpmath.mpf(P1) - mpmath.mpf(P2))

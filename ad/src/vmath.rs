@@ -9,7 +9,10 @@
 //! - range reduction by Cody–Waite: the nearest integer `n` of `x / ln 2` (or `x / (π/2)`)
 //!   comes from adding and subtracting `1.5 · 2⁵²` (round to nearest, no `round()` call), and
 //!   `x - n c` is computed with the constant `c` split into parts whose products with `n`
-//!   are exact, the remainder kept as a double-double `hi + lo`;
+//!   are exact, the remainder kept as a double-double `hi + lo` (`sin`/`cos` up to 1608:
+//!   `π/2` in three 53-bit parts, the first product exact in a fused multiply-add, `lo`
+//!   from the exact error of `hi` in two more; 5 operations after `n` where the two-sum
+//!   form took 12, session 27: see `trig_reduce`);
 //! - a polynomial on the reduced argument, fitted to the function (Chebyshev interpolation
 //!   in 60-digit arithmetic, coefficients rounded to doubles: fewer terms than the Taylor
 //!   series for the same error; `|r| ≤ ln 2 / 2`: terms to `r¹²`; `|r| ≤ π/4`: to `r¹³`
@@ -91,6 +94,11 @@ const PIO2_1: f64 = f64::from_bits(0x3ff9_21fb_5440_0000);
 const PIO2_2: f64 = f64::from_bits(0x3dd0_b461_1a60_0000);
 const PIO2_3: f64 = f64::from_bits(0x3ba3_198a_2e00_0000);
 const PIO2_4: f64 = f64::from_bits(0x397b_839a_2520_49c1);
+/// `π/2` in three doubles for the short reduction: `HALF_PI_HI` rounded to 53 bits, then
+/// the next 53 bits twice (`π/2 − HALF_PI_HI − HALF_PI_MID − HALF_PI_LO` is about 2⁻¹⁶¹)
+const HALF_PI_HI: f64 = f64::from_bits(0x3ff9_21fb_5444_2d18);
+const HALF_PI_MID: f64 = f64::from_bits(0x3c91_a626_3314_5c07);
+const HALF_PI_LO: f64 = f64::from_bits(0xb91f_1976_b7ed_8fbc);
 /// largest `|x|` of the `sin`/`cos` fast path (`≈ 2¹⁹ π/2`, so `|n| ≤ 2¹⁹`)
 const TRIG_MAX: f64 = 823_549.0;
 /// largest `|x|` of the short reduction (`≈ 1024 π/2`, so `|n| ≤ 1024`); larger arguments up
@@ -178,30 +186,49 @@ fn exp_kernel(x: f64) -> f64 {
 /// The reduced argument of `x` and its quadrant: `x - n π/2` as `hi + lo` (`|hi| ≤ π/4`
 /// up to rounding) and `n mod 4`, for `|x| ≤ TRIG_SHORT_MAX` (`SHORT`) or `|x| ≤ TRIG_MAX`.
 ///
-/// `n·PIO2_1..3` are exact (`|n| < 2²⁰`), `x - n·PIO2_1` is exact (Sterbenz),
-/// `a - n·PIO2_2` is a two-sum. The full reduction subtracts `n·PIO2_3` with a second
-/// two-sum (relative error of `hi + lo` below 2⁻⁹⁵ in the simulation below); the short one
-/// adds `-n·PIO2_3 - n·PIO2_4` to the first sum's error term and that tail to the sum with a
-/// fast two-sum (valid: the tail is below `2⁻⁵³|s| + 2⁻⁵⁸`, and no double
-/// `|x| ≤ TRIG_SHORT_MAX` is nearer than 2⁻⁶⁰·⁴⁹ to a multiple of π/2, the nearest being at
-/// `29 π/2`), six operations less, relative error below 2⁻⁵⁶·⁵ (the largest, at the double
-/// nearest to `29 π/2`, simulated in IEEE doubles against 100-digit values at the doubles
-/// nearest to every `k π/2` up to the limit and at random points). The steps `x·(2/π) +
-/// MAGIC`, `x - n·PIO2_1` and the tail's `- n·PIO2_3`, `- n·PIO2_4` are fused multiply-adds
-/// (one rounding each where the simulation rounded twice: `x - n·PIO2_1` is exact either
-/// way; the tests check the fused form against the full reduction and libm).
+/// The short reduction (`|n| ≤ 1024`; session 27, 5 floating-point operations after `n`
+/// where the two-sum form took 12) splits π/2 into three 53-bit doubles:
+///
+/// - `a = x − n·HALF_PI_HI` (one fused multiply-add) is exact: for `n ≠ 0`, `|x| > π/4`, so
+///   `x` and `n·HALF_PI_HI` are multiples of 2⁻⁵³, and `|a| < 1` needs at most 53 bits;
+/// - `hi = a − p` with `p = n·HALF_PI_MID` rounded (`|p| < 2⁻⁴³`), and `a − hi` is exact:
+///   where `|a| ≥ |p|` by Dekker's fast two-sum; else `a` (a multiple of 2⁻⁵³) is a
+///   multiple of `ulp(p)` (at most 2⁻⁹⁶), so are `hi` and `hi − a`, and `|hi − a|` stays
+///   below twice `p`'s binade;
+/// - `lo = fma(−n, HALF_PI_LO, fma(−n, HALF_PI_MID, a − hi))`: the inner step is the exact
+///   error of `hi` against `a − n·HALF_PI_MID` (not just `a − p`), rounded once, and the
+///   outer adds the third part of π/2.
+///
+/// So `hi + lo` is off by two roundings of terms below `ulp(hi)/2 + 2⁻⁹⁷` and by
+/// `n·(π/2 − HALF_PI_HI − HALF_PI_MID − HALF_PI_LO)` (2⁻¹⁵¹): at most about 2⁻¹⁰⁵·|hi| +
+/// 2⁻¹⁴⁸ absolute, 2⁻⁸⁷ relative where `x − nπ/2` is smallest (no double `|x| ≤
+/// TRIG_SHORT_MAX` is nearer than 2⁻⁶⁰·⁴⁹ to a multiple of π/2, the nearest being at
+/// `29 π/2`). Simulated in IEEE doubles (exact fused multiply-adds) against 100-digit values
+/// at the doubles nearest to every `k π/2`, `k ≤ 1100` (three either side) and 40 000 random
+/// points: the exactness of both steps holds at every point, relative error at most
+/// 2⁻⁹⁵·⁶ (at `29 π/2`; the two-sum form before reached 2⁻⁵⁶·⁶). `lo` is not normalized
+/// against `hi`: `|lo| ≤ 2⁻⁵³|hi| + 2⁻⁹⁶`, so `|lo|` exceeds `ulp(hi)` only where `|hi| <
+/// 2⁻⁴³` (at `29 π/2`, `|lo| = 2⁻⁴²·⁴|hi|`), where the kernels' `z = hi²` terms are below
+/// 2⁻⁸⁶ of their results; `lo` itself enters only in first-order terms (`lo·w`, `−hi·lo`).
+///
+/// The full reduction (`|n| < 2²⁰`, lane by lane out of line) keeps the 33-bit split:
+/// `n·PIO2_1..3` are exact, `x - n·PIO2_1` is exact (Sterbenz), and `hi + lo` comes from two
+/// two-sums with `n·PIO2_2` and `n·PIO2_3` plus the `n·PIO2_4` tail and a fast two-sum
+/// (relative error below 2⁻⁹⁵ in the same kind of simulation). The steps `x·(2/π) + MAGIC`,
+/// `x - n·PIO2_1` and the tail's `- n·PIO2_4` are fused multiply-adds.
 #[inline(always)]
 fn trig_reduce<const SHORT: bool>(x: f64) -> (f64, f64, u64) {
     let t = x.mul_add(TWO_OVER_PI, MAGIC);
     let n = t - MAGIC;
     let quadrant = t.to_bits() & 3;
-    let a = (-n).mul_add(PIO2_1, x);
-    let (s1, e1) = two_sum(a, -(n * PIO2_2));
     let (hi, lo) = if SHORT {
-        let tail = (-n).mul_add(PIO2_4, (-n).mul_add(PIO2_3, e1));
-        let hi = s1 + tail;
-        (hi, tail - (hi - s1))
+        let a = (-n).mul_add(HALF_PI_HI, x);
+        let hi = a - n * HALF_PI_MID;
+        let lo = (-n).mul_add(HALF_PI_LO, (-n).mul_add(HALF_PI_MID, a - hi));
+        (hi, lo)
     } else {
+        let a = (-n).mul_add(PIO2_1, x);
+        let (s1, e1) = two_sum(a, -(n * PIO2_2));
         let (s2, e2) = two_sum(s1, -(n * PIO2_3));
         let tail = (-n).mul_add(PIO2_4, e1 + e2);
         let hi = s2 + tail;
@@ -888,17 +915,17 @@ __device__ inline void sn_sincos_kernel(double x, double* s, double* c) {{
   double t = fma(x, {two_over_pi}, {magic});
   double n = t - {magic};
   long long q = sn_bits(t) & 3;
-  double a = fma(-n, {pio2_1}, x);
-  double b1 = -(n * {pio2_2});
-  double s1 = a + b1;
-  double bb1 = s1 - a;
-  double e1 = (a - (s1 - bb1)) + (b1 - bb1);
   double hi, lo;
   if (fabs(x) <= {trig_short_max}) {{
-    double tail = fma(-n, {pio2_4}, fma(-n, {pio2_3}, e1));
-    hi = s1 + tail;
-    lo = tail - (hi - s1);
+    double a = fma(-n, {half_pi_hi}, x);
+    hi = a - n * {half_pi_mid};
+    lo = fma(-n, {half_pi_lo}, fma(-n, {half_pi_mid}, a - hi));
   }} else {{
+    double a = fma(-n, {pio2_1}, x);
+    double b1 = -(n * {pio2_2});
+    double s1 = a + b1;
+    double bb1 = s1 - a;
+    double e1 = (a - (s1 - bb1)) + (b1 - bb1);
     double b2 = -(n * {pio2_3});
     double s2 = s1 + b2;
     double bb2 = s2 - s1;
@@ -949,6 +976,9 @@ __device__ inline double sn_cos(double x) {{
         pio2_2 = c(PIO2_2),
         pio2_3 = c(PIO2_3),
         pio2_4 = c(PIO2_4),
+        half_pi_hi = c(HALF_PI_HI),
+        half_pi_mid = c(HALF_PI_MID),
+        half_pi_lo = c(HALF_PI_LO),
         trig_max = c(TRIG_MAX),
         trig_short_max = c(TRIG_SHORT_MAX),
         trig_tiny = c(TRIG_TINY),

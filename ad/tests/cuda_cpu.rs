@@ -230,7 +230,8 @@ fn rosenbrock_kernels_agree() {
 
 /// `exp`, `sin` and `cos` of the emitted C are bitwise the CPU evaluators' (the same
 /// operations in the same order, see the crate's `vmath`), over a sweep, the fast paths'
-/// limits and arguments that take the libm fallback.
+/// limits and arguments that take the libm fallback, and the doubles nearest to `k π/2`
+/// (where the `sin`/`cos` reduction cancels most; `29 π/2` the nearest of all up to 1608).
 #[test]
 fn transcendentals_bitwise() {
     let mut x: Vec<f64> = (0..600).map(|k| -30.0 + 0.1 * k as f64 + 0.0137).collect();
@@ -261,6 +262,13 @@ fn transcendentals_bitwise() {
         102943.70807973,
         -51471.85403986,
     ]);
+    for k in (1..=40).chain([29 * 9, 513, 1023, 1024, 1025]) {
+        let near = k as f64 * std::f64::consts::FRAC_PI_2;
+        for d in -1i64..=1 {
+            let v = f64::from_bits((near.to_bits() as i64 + d) as u64);
+            x.extend([v, -v]);
+        }
+    }
     let n = x.len();
     let idx: Vec<i64> = (0..n as i64).collect();
     let w = vec![0.75; n];

@@ -210,6 +210,39 @@ fn short_reduction_matches_the_full_one() {
     }
 }
 
+/// The short reduction's `hi + lo` against the full reduction's (whose relative error is
+/// below 2⁻⁹⁵) at the doubles nearest to `k π/2` up to the short range's end (where
+/// `x − nπ/2` cancels most: `|x − nπ/2|` down to 2⁻⁶⁰·⁵ at `29 π/2`) and over a sweep of the
+/// short range: the same quadrant, and `hi + lo` within 2⁻⁹⁰ relative (simulated against
+/// 100-digit values: 2⁻⁹⁵·⁶ at worst; the two-sum form before session 27 reached 2⁻⁵⁶·⁶).
+/// `hi − hf` is exact (both near `x − nπ/2`, Sterbenz), so the difference is computed to
+/// about 2⁻⁵³ of itself.
+#[test]
+fn short_reduction_is_within_2_pow_minus_90_of_the_full_one() {
+    let mut points: Vec<f64> = near_multiples_of_half_pi()
+        .into_iter()
+        .filter(|x| x.abs() <= TRIG_SHORT_MAX)
+        .collect();
+    points.extend(sweep(-TRIG_SHORT_MAX, TRIG_SHORT_MAX, 100_000));
+    points.extend(sweep(-2.0, 2.0, 10_000));
+    let bound = 2f64.powi(-90);
+    let mut worst = 0.0f64;
+    for &x in &points {
+        let (hi, lo, q) = trig_reduce::<true>(x);
+        let (hf, lf, qf) = trig_reduce::<false>(x);
+        assert_eq!(q, qf, "quadrant at {x:e}");
+        let diff = (hi - hf) + (lo - lf);
+        assert!(
+            diff.abs() <= bound * hf.abs(),
+            "at {x:e} ({x:?}): hi {hi:e} lo {lo:e}, full {hf:e} {lf:e}"
+        );
+        if hf != 0.0 {
+            worst = worst.max(diff.abs() / hf.abs());
+        }
+    }
+    assert!(worst < bound);
+}
+
 #[test]
 fn special_values() {
     assert_eq!(exp(0.0), 1.0);

@@ -560,7 +560,8 @@ macro_rules! exp_lanes_avx512 {
 /// AVX2 copies, bitwise [`exp_n`]: as [`exp_lanes_avx512`] in two four-lane halves, each
 /// table in four `ymm` registers, looked up by four in-register permutes and three blends
 /// (LLVM's eight loads and inserts made the AVX2 entry point 1.8 ns per point against 1.2
-/// with the degree-10 polynomial before; AVX2's gathers, `vpgatherqq`, 4.7 ns on Zen 4).
+/// with the degree-10 polynomial before; these lookups 1.3, AVX2's gathers, `vpgatherqq`,
+/// the same on Zen 4, but they are slow on Intel CPUs since the Downfall microcode).
 #[cfg(target_arch = "x86_64")]
 macro_rules! exp_lanes_avx2 {
     ($x:expr, $out:expr) => {{

@@ -6,21 +6,21 @@
 //! Each function is one straight-line kernel per lane, written without per-lane branches so
 //! that LLVM turns [`LANES`] of them into vector instructions:
 //!
-//! - range reduction by Cody–Waite: the nearest integer `n` of `x / ln 2` (or `x / (π/2)`)
-//!   comes from adding and subtracting `1.5 · 2⁵²` (round to nearest, no `round()` call), and
-//!   `x - n c` is computed with the constant `c` split into parts whose products with `n`
-//!   are exact, the remainder kept as a double-double `hi + lo` (`sin`/`cos` up to 1608:
-//!   `π/2` in three 53-bit parts, the first product exact in a fused multiply-add, `lo`
-//!   from the exact error of `hi` in two more; 5 operations after `n` where the two-sum
-//!   form took 12, session 27: see `trig_reduce`);
+//! - range reduction by Cody–Waite: the nearest integer `n` of `x / (ln 2/16)` (or
+//!   `x / (π/2)`) comes from adding and subtracting `1.5 · 2⁵²` (round to nearest, no
+//!   `round()` call), and `x - n c` is computed with the constant `c` split into parts whose
+//!   products with `n` are exact, the remainder kept as a double-double `hi + lo` (`sin`,
+//!   `cos`; `exp`'s is one double, below). `sin`/`cos` up to 1608 split `π/2` in three
+//!   53-bit parts: the first product exact in a fused multiply-add, `lo` from the exact
+//!   error of `hi` in two more (5 operations after `n` where the two-sum form took 12,
+//!   session 27: see `trig_reduce`);
 //! - a polynomial on the reduced argument, fitted to the function (Chebyshev interpolation
 //!   in 60-digit arithmetic, coefficients rounded to doubles: fewer terms than the Taylor
-//!   series for the same error; `|r| ≤ ln 2 / 2`: terms to `r¹²`; `|r| ≤ π/4`: to `r¹³`
+//!   series for the same error; `|r| ≤ ln 2 / 32`: terms to `r⁷`; `|r| ≤ π/4`: to `r¹³`
 //!   for `sin`, `r¹⁴` for `cos`), error below about 2⁻⁵⁵ relative, evaluated by Horner for
 //!   the leading terms and Estrin's scheme for the tail (short dependency chains), the
 //!   leading terms added last in double-double;
-//! - `exp`: the result scaled by `2ⁿ` built from its bits (exact: only normal results take
-//!   this path); `sin`+`cos`: both polynomials, the quadrant `n mod 4` selects and flips
+//! - `exp`: a table of `2^(j/16)` (below); `sin`+`cos`: both polynomials, the quadrant `n mod 4` selects and flips
 //!   signs with bit masks; `sin` or `cos` alone: one polynomial per lane, its coefficients,
 //!   multiplier and leading terms picked by the quadrant's parity (a lane select, no
 //!   branch), the same IEEE operations as the lane's side of `sin`+`cos`, so bitwise its
@@ -28,6 +28,26 @@
 //!   (session 26; the speed does not depend on how the lanes' quadrants mix). One point
 //!   alone (the one-point functions, the slices' remainders) still takes both polynomials:
 //!   in scalar code the picks become a branch on the parity.
+//!
+//! `exp` is table-driven (session 27): `x = (16k + j)·ln 2/16 + r` with `|r| ≤ ln 2/32`,
+//! `e^x = 2ᵏ · 2^(j/16) · eʳ`. Each of the 16 entries is `2^(j/16) = hi_j·(1 + tail_j)`, two
+//! words ([`EXP_TAIL`], [`EXP_HIGH`]; generated in 60-digit arithmetic by
+//! `ad/scripts/exp_table.py`, checked by a test); `s = 2ᵏ·hi_j` is one integer add of the
+//! reduction's bits to the entry's (exact: only normal results take this path), and
+//! `e^x ≈ s + s·(r + (tail_j + r²Q(r)))` with `Q` of degree 5 ends in one fused
+//! multiply-add (error before that rounding below 2⁻⁵⁷·², so about 0.55 ulp at most; 0.49 %
+//! of the results 1 ulp from glibc over `[-708, 709]`, 1.53 % with the degree-10 polynomial
+//! on `|r| ≤ ln 2/2` before). With AVX-512 that is 19 packed operations per 8 points, the
+//! range compares included (30 before), two of them `vpermt2q` that look the table up (each word's 16 entries in two
+//! `zmm` registers); the AVX2 copies look it up by four `vpermd` and three blends per word
+//! and four lanes. LLVM's vectorizer forms neither lookup (it loads and inserts lane by
+//! lane: slower than the old polynomial), so the AVX2 and AVX-512F copies of the 8-lane
+//! `exp` are written with intrinsics (`exp_lanes_avx2!`, `exp_lanes_avx512!`): the same
+//! IEEE operations as `exp_n`, which the baseline copies, the one-point function and the
+//! slices' remainders run (the table by loads). Per point (`lane_timings`): the AVX-512
+//! lane function 0.75–0.82 → 0.50–0.55 ns, the slice 0.47–0.48 → 0.31–0.32, one point
+//! 3.8 → 2.8–2.9; the AVX2 entry point 1.21–1.24 → 1.29–1.32 (the lookup costs more than
+//! the shorter polynomial saves there).
 //!
 //! Inputs the fast path does not cover — NaN, ±∞, `exp` arguments outside `[-708, 709]`
 //! (overflow, subnormal results, underflow), `|x| > 1608 ≈ 1024 π/2` for `sin`/`cos` —
@@ -77,11 +97,19 @@ pub(crate) const LANES: usize = 8;
 /// low bits of `v + MAGIC` are that integer in two's complement.
 const MAGIC: f64 = 6755399441055744.0;
 
-const INV_LN2: f64 = f64::from_bits(0x3ff7_1547_652b_82fe);
-/// `ln 2` to 32 bits (`n · LN2_HI` is exact for `|n| < 2²¹`)
-const LN2_HI: f64 = f64::from_bits(0x3fe6_2e42_fee0_0000);
-/// `ln 2 - LN2_HI` to 53 bits
-const LN2_LO: f64 = f64::from_bits(0x3dea_39ef_3579_3c76);
+/// `16 / ln 2` (`EXP_TABLE_LEN / ln 2`)
+const N_OVER_LN2: f64 = f64::from_bits(0x4037_1547_652b_82fe);
+/// `ln 2 / 16` rounded to a double: `x - n·LN2_OVER_N_HI` is exact for every `x` of the fast
+/// path (the exact product's ulp is 2⁻⁵⁷ or finer, the difference below 2⁻⁵)
+const LN2_OVER_N_HI: f64 = f64::from_bits(0x3fa6_2e42_fefa_39ef);
+/// `ln 2 / 16 - LN2_OVER_N_HI` rounded to a double
+const LN2_OVER_N_LO: f64 = f64::from_bits(0x3c3a_bc9e_3b39_803f);
+/// log₂ of [`EXP_TABLE_LEN`]
+const EXP_TABLE_BITS: u32 = 4;
+/// entries of `exp`'s table ([`EXP_TAIL`], [`EXP_HIGH`]): `exp` reduces to
+/// `|r| ≤ ln 2 / 32`; 16 entries are two AVX-512 registers per word, so the AVX-512 copies
+/// look them up with one two-register permute each (`vpermt2q`), no gather
+const EXP_TABLE_LEN: u64 = 1 << EXP_TABLE_BITS;
 /// smallest argument of `exp`'s fast path (`e⁻⁷⁰⁸` is normal; `2ⁿ` stays normal)
 const EXP_MIN: f64 = -708.0;
 /// largest argument of `exp`'s fast path (`e⁷⁰⁹ · 2⁻ⁿ ≤ √2`, `n ≤ 1023`)
@@ -130,19 +158,62 @@ const COS_C: [f64; 6] = [
     f64::from_bits(0x3e21_eeb6_8e8b_2372),
     f64::from_bits(0xbda9_07da_304c_e77b),
 ];
-/// `P(r) ≈ (eʳ − 1 − r) / r²` on `|r| ≤ ln 2 / 2`, degree 10 (`P(0) = 1/2`).
-const EXP_P: [f64; 11] = [
-    f64::from_bits(0x3fe0_0000_0000_0000),
-    f64::from_bits(0x3fc5_5555_5555_5557),
-    f64::from_bits(0x3fa5_5555_5555_5556),
-    f64::from_bits(0x3f81_1111_1111_00df),
-    f64::from_bits(0x3f56_c16c_16c1_62d6),
-    f64::from_bits(0x3f2a_01a0_1abe_6323),
-    f64::from_bits(0x3efa_01a0_1a6d_7831),
-    f64::from_bits(0x3ec7_1de0_2374_84cd),
-    f64::from_bits(0x3e92_7e4d_b67a_c2b0),
-    f64::from_bits(0x3e5a_f4dd_da1c_08cd),
-    f64::from_bits(0x3e21_f72f_c83b_cbc7),
+/// `Q(r) ≈ (eʳ − 1 − r) / r²` on `|r| ≤ ln 2 / 32`, degree 5 (`Q(0) = 1/2`; the error of
+/// the rounded `r²Q(r)` is below 2⁻⁶⁴ relative to `eʳ`). Generated with the table by
+/// `ad/scripts/exp_table.py`.
+const EXP_Q: [f64; 6] = [
+    f64::from_bits(0x3fe0_0000_0000_0001),
+    f64::from_bits(0x3fc5_5555_5555_5556),
+    f64::from_bits(0x3fa5_5555_554e_9468),
+    f64::from_bits(0x3f81_1111_110e_10a8),
+    f64::from_bits(0x3f56_c17e_d4cc_4834),
+    f64::from_bits(0x3f2a_01b0_c2ed_ab7c),
+];
+
+// `2^(j/16) = hi_j·(1 + tail_j)` for `j = 0..16` (to 2⁻¹⁰⁷ relative): `hi_j` the double
+// nearest to `2^(j/16)`, `tail_j` the double nearest to `(2^(j/16) − hi_j) / hi_j` (below
+// 2⁻⁵³). Generated (60-digit arithmetic) by `ad/scripts/exp_table.py`;
+// `exp_table_is_two_to_the_j_over_16` checks it.
+
+/// The bits of `tail_j`.
+static EXP_TAIL: [u64; EXP_TABLE_LEN as usize] = [
+    0x0000_0000_0000_0000,
+    0x3c97_9aa6_5d83_7b6d,
+    0xbc80_1b15_eaa5_9348,
+    0x3c96_8efd_e3a8_a894,
+    0x3c83_4d75_4db0_abb6,
+    0x3c85_9f48_a72a_4c6d,
+    0x3c76_90ce_bb7a_afb0,
+    0x3c90_63e1_e21c_5409,
+    0xbc93_b3ef_bf5e_2228,
+    0xbc7b_32dc_b94d_a51d,
+    0x3c8d_b72f_c1f0_eab4,
+    0x3c71_affc_2b91_ce27,
+    0x3c8c_1a77_92cb_3387,
+    0x3c73_6eae_30af_0cb3,
+    0x3c74_a385_a63d_07a7,
+    0xbc8f_f712_8fd3_91f0,
+];
+/// The bits of `hi_j` minus `j << 48`: adding the reduction's `n << 48` (`n = 16k + j`)
+/// gives the bits of `2ᵏ·hi_j` with one integer add (`k` in the exponent field, `j << 48`
+/// cancelled).
+static EXP_HIGH: [u64; EXP_TABLE_LEN as usize] = [
+    0x3ff0_0000_0000_0000,
+    0x3fef_b558_6cf9_890f,
+    0x3fef_72b8_3c7d_517b,
+    0x3fef_387a_6e75_6238,
+    0x3fef_06fe_0a31_b715,
+    0x3fee_dea6_4c12_3422,
+    0x3fee_bfda_d536_2a27,
+    0x3fee_ab07_dd48_5429,
+    0x3fee_a09e_667f_3bcd,
+    0x3fee_a114_73eb_0187,
+    0x3fee_ace5_422a_a0db,
+    0x3fee_c491_82a3_f090,
+    0x3fee_e89f_995a_d3ad,
+    0x3fef_199b_dd85_529c,
+    0x3fef_5818_dcfb_a487,
+    0x3fef_a4af_a2a4_90da,
 ];
 
 /// `a + b` as the rounded sum and its exact error (Knuth's two-sum; no ordering needed).
@@ -154,33 +225,47 @@ fn two_sum(a: f64, b: f64) -> (f64, f64) {
     (s, e)
 }
 
-/// `e^x` for `x` in `[EXP_MIN, EXP_MAX]`.
+/// `exp`'s reduction for `x` in `[EXP_MIN, EXP_MAX]`: `x = n·ln 2/16 + r` with `n = 16k + j`
+/// the integer nearest to `x·16/ln 2` and `|r| ≤ ln 2/32` (up to rounding); returns `r` and
+/// the bits of `x·16/ln 2 + MAGIC` (their low bits are `n` in two's complement, so `j` is
+/// the low four).
 #[inline(always)]
-fn exp_kernel(x: f64) -> f64 {
-    let t = x.mul_add(INV_LN2, MAGIC);
+fn exp_reduce(x: f64) -> (f64, u64) {
+    let t = x.mul_add(N_OVER_LN2, MAGIC);
     let n = t - MAGIC;
-    let ni = (t.to_bits() as i64).wrapping_sub(MAGIC.to_bits() as i64);
-    // r = x - n ln 2 as r + c: hi is exact, r rounds hi - lo, c is its rounding error
-    let hi = (-n).mul_add(LN2_HI, x);
-    let lo = n * LN2_LO;
-    let r = hi - lo;
-    let c = (hi - r) - lo;
-    // p = P(r) ≈ (eʳ − 1 − r)/r²: Horner for the three leading terms, Estrin's scheme for
-    // the rest (shorter dependency chains; the tail is below 1/100 of the result)
-    let [p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10] = EXP_P;
+    // the first step is exact, the second rounds once (relative error of r below 2⁻⁵⁴)
+    let r = (-n).mul_add(LN2_OVER_N_LO, (-n).mul_add(LN2_OVER_N_HI, x));
+    (r, t.to_bits())
+}
+
+/// The index of `exp`'s table entry for the reduction's bits `t_bits`: `j = n mod 16`.
+#[inline(always)]
+fn exp_index(t_bits: u64) -> usize {
+    (t_bits & (EXP_TABLE_LEN - 1)) as usize
+}
+
+/// `e^x` from [`exp_reduce`]'s `r` and `t_bits` and the table entry `j`'s bits `tail`
+/// (`EXP_TAIL[j]`) and `high` (`EXP_HIGH[j]`).
+///
+/// `e^x = 2ᵏ·hi_j·(1 + tail_j)·eʳ ≈ s + s·v` with `s = 2ᵏ·hi_j` (from the bits, exact: only
+/// normal results take this path) and `v = r + (tail_j + r²Q(r))`, one fused multiply-add at
+/// the end. Dropped or rounded before that final rounding, relative to `e^x`: the term
+/// `tail_j·(eʳ − 1)` and the rounding of `v` (each below 2⁻⁵⁸·⁵), the rounding of `r`
+/// (2⁻⁵⁹·⁵), `Q`'s fit (2⁻⁶⁴): below 2⁻⁵⁷·², so at most about 0.555 ulp from `e^x`.
+#[inline(always)]
+fn exp_finish(r: f64, t_bits: u64, tail: u64, high: u64) -> f64 {
+    // n << 48 is k << 52 plus j << 48, which `high` has subtracted (wrapping: the high bits
+    // of t and the sign of n shift out of the word)
+    let scale = f64::from_bits(high.wrapping_add(t_bits << (52 - EXP_TABLE_BITS)));
+    // Q(r) = (q0 + q1·r) + r²·((q2 + q3·r) + r²·(q4 + q5·r)): short chains
+    let [q0, q1, q2, q3, q4, q5] = EXP_Q;
     let r2 = r * r;
-    let r4 = r2 * r2;
-    let tail = p10
-        .mul_add(r, p9)
-        .mul_add(r2, p8.mul_add(r, p7))
-        .mul_add(r4, p6.mul_add(r, p5).mul_add(r2, p4.mul_add(r, p3)));
-    let p = r.mul_add(r.mul_add(r.mul_add(tail, p2), p1), p0);
-    // e^(r + c) ≈ (1 + r) + (r² p + c) with 1 + r in double-double
-    let one_r = 1.0 + r;
-    let one_r_err = (1.0 - one_r) + r;
-    let e = one_r + (one_r_err + r2.mul_add(p, c));
-    let scale = f64::from_bits((ni.wrapping_add(1023) as u64) << 52);
-    e * scale
+    let q = q5
+        .mul_add(r, q4)
+        .mul_add(r2, q3.mul_add(r, q2))
+        .mul_add(r2, q1.mul_add(r, q0));
+    let v = r + r2.mul_add(q, f64::from_bits(tail));
+    scale.mul_add(v, scale)
 }
 
 /// The reduced argument of `x` and its quadrant: `x - n π/2` as `hi + lo` (`|hi| ≤ π/4`
@@ -322,7 +407,7 @@ fn sin_or_cos_kernel<const COS: bool>(x: f64) -> f64 {
     trig_finish(x, v, if COS { 1.0 } else { x })
 }
 
-/// Whether `exp_kernel` covers `x` (false for NaN; `&`, not `&&`: no branch).
+/// Whether `exp`'s fast path ([`exp_reduce`], [`exp_finish`]) covers `x` (false for NaN; `&`, not `&&`: no branch).
 #[inline(always)]
 #[allow(clippy::manual_range_contains)] // `contains` short-circuits: a branch per lane
 fn exp_fast(x: f64) -> bool {
@@ -378,7 +463,7 @@ unsafe fn sin_cos_wide_fma(x: f64) -> (f64, f64) {
     sin_cos_wide_kernel(x)
 }
 
-/// `e^x` for an `x` outside `exp_kernel`'s range (NaN, overflow, subnormal results,
+/// `e^x` for an `x` outside the fast path's range (NaN, overflow, subnormal results,
 /// underflow): libm's (one lane; out of line, like [`sin_cos_wide`]). Out of line also
 /// keeps LLVM's loop vectorizer off the slices' chunk loop: `f64::exp` inline is an
 /// intrinsic it widens, and with the fused kernels it then vectorized across chunks (eight
@@ -391,6 +476,14 @@ fn exp_outside(x: f64) -> f64 {
     x.exp()
 }
 
+/// `e^x` for `x` in `[EXP_MIN, EXP_MAX]` ([`exp_reduce`], the table by loads, [`exp_finish`]).
+#[inline(always)]
+fn exp_kernel(x: f64) -> f64 {
+    let (r, t_bits) = exp_reduce(x);
+    let j = exp_index(t_bits);
+    exp_finish(r, t_bits, EXP_TAIL[j], EXP_HIGH[j])
+}
+
 /// `e^x` lane by lane.
 #[inline(always)]
 fn exp_n<const N: usize>(x: &[f64; N], out: &mut [f64; N]) {
@@ -401,12 +494,186 @@ fn exp_n<const N: usize>(x: &[f64; N], out: &mut [f64; N]) {
         out[l] = exp_kernel(if fast { x[l] } else { 0.0 });
     }
     if special {
-        for l in 0..N {
-            if !exp_fast(x[l]) {
-                out[l] = exp_outside(x[l]);
-            }
+        exp_special(x, out);
+    }
+}
+
+/// The lanes of `x` outside `exp`'s fast path: [`exp_outside`] (the rest of `exp_n`).
+#[inline(always)]
+fn exp_special<const N: usize>(x: &[f64; N], out: &mut [f64; N]) {
+    for l in 0..N {
+        if !exp_fast(x[l]) {
+            out[l] = exp_outside(x[l]);
         }
     }
+}
+
+/// `e^x` for the [`LANES`] points `x: &[f64; LANES]` into `out: &mut [f64; LANES]` in the
+/// AVX-512F copies, bitwise [`exp_n`]: the same IEEE operations written as AVX-512F
+/// intrinsics (`fma(-n, c, x)` as `fnmadd(n, c, x)`, the same rounding of the same exact
+/// value), so that the table lookups are two-register permutes (`vpermt2q`: each 16-word
+/// table in two `zmm` registers, the index's low four bits) and not eight loads and inserts
+/// (LLVM's vectorizer does not form those). A macro, expanded in the functions compiled
+/// with `target_feature(enable = "avx512f,fma")` (where the intrinsics are safe to call): a
+/// function with that attribute cannot be `inline(always)`, and LLVM did not inline one
+/// into the JIT's entry point (a call, the points through the stack).
+#[cfg(all(target_arch = "x86_64", vmath_avx512))]
+macro_rules! exp_lanes_avx512 {
+    ($x:expr, $out:expr) => {{
+        let (x, out): (&[f64; LANES], &mut [f64; LANES]) = ($x, $out);
+        // the AVX-512F intrinsics are stable since Rust 1.89, the only compilers that build
+        // this (`cfg(vmath_avx512)`, set by `build.rs`)
+        #[allow(clippy::incompatible_msrv)]
+        let (e, fast) = {
+            use std::arch::x86_64::{
+                __m512d, __m512i, _CMP_GE_OQ, _CMP_LE_OQ, _mm512_add_epi64, _mm512_add_pd,
+                _mm512_castpd_si512, _mm512_castsi512_pd, _mm512_cmp_pd_mask, _mm512_fmadd_pd,
+                _mm512_fnmadd_pd, _mm512_maskz_mov_pd, _mm512_mul_pd, _mm512_permutex2var_epi64,
+                _mm512_set1_pd, _mm512_slli_epi64, _mm512_sub_pd,
+            };
+            let c = |v: f64| _mm512_set1_pd(v);
+            // SAFETY (the transmutes): `__m512d` and `__m512i` are 64 bytes, eight lanes in memory
+            // order (lane 0 first), as `[f64; 8]` and `[u64; 8]`; `[u64; 16]` is two of them; every
+            // bit pattern is valid for each.
+            let xv = unsafe { std::mem::transmute::<[f64; LANES], __m512d>(*x) };
+            let [tail_lo, tail_hi] =
+                unsafe { std::mem::transmute::<[u64; 16], [__m512i; 2]>(EXP_TAIL) };
+            let [high_lo, high_hi] =
+                unsafe { std::mem::transmute::<[u64; 16], [__m512i; 2]>(EXP_HIGH) };
+            // exp_fast: both comparisons false for NaN; other lanes computed at +0 (`exp_n`)
+            let fast = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(xv, c(EXP_MIN))
+                & _mm512_cmp_pd_mask::<_CMP_LE_OQ>(xv, c(EXP_MAX));
+            let xf = _mm512_maskz_mov_pd(fast, xv);
+            // exp_reduce
+            let t = _mm512_fmadd_pd(xf, c(N_OVER_LN2), c(MAGIC));
+            let n = _mm512_sub_pd(t, c(MAGIC));
+            let r = _mm512_fnmadd_pd(
+                n,
+                c(LN2_OVER_N_LO),
+                _mm512_fnmadd_pd(n, c(LN2_OVER_N_HI), xf),
+            );
+            let t_bits = _mm512_castpd_si512(t);
+            // the table: vpermt2q reads the low four bits of each index (`exp_index`)
+            let tail = _mm512_castsi512_pd(_mm512_permutex2var_epi64(tail_lo, t_bits, tail_hi));
+            let high = _mm512_permutex2var_epi64(high_lo, t_bits, high_hi);
+            // exp_finish
+            let scale = _mm512_castsi512_pd(_mm512_add_epi64(
+                high,
+                _mm512_slli_epi64::<{ 52 - EXP_TABLE_BITS }>(t_bits),
+            ));
+            let [q0, q1, q2, q3, q4, q5] = EXP_Q.map(c);
+            let r2 = _mm512_mul_pd(r, r);
+            let q = _mm512_fmadd_pd(
+                _mm512_fmadd_pd(_mm512_fmadd_pd(q5, r, q4), r2, _mm512_fmadd_pd(q3, r, q2)),
+                r2,
+                _mm512_fmadd_pd(q1, r, q0),
+            );
+            let v = _mm512_add_pd(r, _mm512_fmadd_pd(r2, q, tail));
+            let e = _mm512_fmadd_pd(scale, v, scale);
+            // SAFETY: as above
+            (
+                unsafe { std::mem::transmute::<__m512d, [f64; LANES]>(e) },
+                fast,
+            )
+        };
+        *out = e;
+        if fast != 0xff {
+            exp_special(x, out);
+        }
+    }};
+}
+
+/// `e^x` for the [`LANES`] points `x: &[f64; LANES]` into `out: &mut [f64; LANES]` in the
+/// AVX2 copies, bitwise [`exp_n`]: as [`exp_lanes_avx512`] in two four-lane halves, each
+/// table in four `ymm` registers, looked up by four in-register permutes and three blends
+/// (LLVM's eight loads and inserts made the AVX2 entry point 1.8 ns per point against 1.2
+/// with the degree-10 polynomial before; these lookups 1.3, AVX2's gathers, `vpgatherqq`,
+/// the same on Zen 4, but they are slow on Intel CPUs since the Downfall microcode).
+#[cfg(target_arch = "x86_64")]
+macro_rules! exp_lanes_avx2 {
+    ($x:expr, $out:expr) => {{
+        let (x, out): (&[f64; LANES], &mut [f64; LANES]) = ($x, $out);
+        // SAFETY: the intrinsics need AVX2 and FMA, which every function that expands this
+        // macro is compiled with (`target_feature(enable = "avx2,fma")`; Rust before 1.86
+        // declares them unsafe, later ones safe there); the transmutes: `__m256d` and
+        // `__m256i` are 32 bytes, four `f64` or `u64` lanes in memory order (lane 0 first), so
+        // two of them are `[f64; 8]` and four are `[u64; 16]`; every bit pattern is valid for
+        // each.
+        let (e, all_fast) = unsafe {
+            use std::arch::x86_64::{
+                __m256d, __m256i, _CMP_GE_OQ, _CMP_LE_OQ, _mm256_add_epi32, _mm256_add_epi64,
+                _mm256_add_pd, _mm256_and_pd, _mm256_blendv_pd, _mm256_castpd_si256,
+                _mm256_castsi256_pd, _mm256_cmp_pd, _mm256_fmadd_pd, _mm256_fnmadd_pd,
+                _mm256_movemask_pd, _mm256_mul_pd, _mm256_permutevar8x32_epi32, _mm256_set_epi32,
+                _mm256_set1_pd, _mm256_shuffle_epi32, _mm256_slli_epi64, _mm256_sub_pd,
+            };
+            let c = |v: f64| _mm256_set1_pd(v);
+            let halves = std::mem::transmute::<[f64; LANES], [__m256d; 2]>(*x);
+            let tails = std::mem::transmute::<[u64; 16], [__m256i; 4]>(EXP_TAIL);
+            let highs = std::mem::transmute::<[u64; 16], [__m256i; 4]>(EXP_HIGH);
+            let mut all_fast = true;
+            let mut e = halves;
+            // a loop, not `halves.map(..)`: LLVM kept that closure out of line (a call per half)
+            for (e, &xv) in e.iter_mut().zip(&halves) {
+                let fast = _mm256_and_pd(
+                    _mm256_cmp_pd::<_CMP_GE_OQ>(xv, c(EXP_MIN)),
+                    _mm256_cmp_pd::<_CMP_LE_OQ>(xv, c(EXP_MAX)),
+                );
+                all_fast &= _mm256_movemask_pd(fast) == 0xf;
+                let xf = _mm256_and_pd(fast, xv);
+                let t = _mm256_fmadd_pd(xf, c(N_OVER_LN2), c(MAGIC));
+                let n = _mm256_sub_pd(t, c(MAGIC));
+                let r = _mm256_fnmadd_pd(
+                    n,
+                    c(LN2_OVER_N_LO),
+                    _mm256_fnmadd_pd(n, c(LN2_OVER_N_HI), xf),
+                );
+                let t_bits = _mm256_castpd_si256(t);
+                // the table (j = n mod 16): the words 4i..4i+4 in the i-th register, the word
+                // j mod 4 picked from each by `vpermd` (dwords 2(j mod 4) and 2(j mod 4) + 1: the
+                // low three bits of 2j, and of 2j + 1 in the lane's high dword), then the register
+                // by j's bits 2 and 3 (blends on the sign bit, where the shifts put those bits)
+                let two_j = _mm256_slli_epi64::<1>(t_bits);
+                let dwords = _mm256_add_epi32(
+                    _mm256_shuffle_epi32::<0b1010_0000>(two_j),
+                    _mm256_set_epi32(1, 0, 1, 0, 1, 0, 1, 0),
+                );
+                let bit2 = _mm256_castsi256_pd(_mm256_slli_epi64::<61>(t_bits));
+                let bit3 = _mm256_castsi256_pd(_mm256_slli_epi64::<60>(t_bits));
+                let lookup = |table: [__m256i; 4]| {
+                    let [w0, w1, w2, w3] =
+                        table.map(|w| _mm256_castsi256_pd(_mm256_permutevar8x32_epi32(w, dwords)));
+                    _mm256_castpd_si256(_mm256_blendv_pd(
+                        _mm256_blendv_pd(w0, w1, bit2),
+                        _mm256_blendv_pd(w2, w3, bit2),
+                        bit3,
+                    ))
+                };
+                let (tail, high) = (lookup(tails), lookup(highs));
+                let scale = _mm256_castsi256_pd(_mm256_add_epi64(
+                    high,
+                    _mm256_slli_epi64::<{ 52 - EXP_TABLE_BITS as i32 }>(t_bits),
+                ));
+                let [q0, q1, q2, q3, q4, q5] = EXP_Q.map(c);
+                let r2 = _mm256_mul_pd(r, r);
+                let q = _mm256_fmadd_pd(
+                    _mm256_fmadd_pd(_mm256_fmadd_pd(q5, r, q4), r2, _mm256_fmadd_pd(q3, r, q2)),
+                    r2,
+                    _mm256_fmadd_pd(q1, r, q0),
+                );
+                let v = _mm256_add_pd(r, _mm256_fmadd_pd(r2, q, _mm256_castsi256_pd(tail)));
+                *e = _mm256_fmadd_pd(scale, v, scale);
+            }
+            (
+                std::mem::transmute::<[__m256d; 2], [f64; LANES]>(e),
+                all_fast,
+            )
+        };
+        *out = e;
+        if !all_fast {
+            exp_special(x, out);
+        }
+    }};
 }
 
 /// `(sin x, cos x)` lane by lane.
@@ -577,6 +844,17 @@ fn map_slice(
 
 macro_rules! slice_fn {
     ($(#[$m:meta])* $name:ident, $avx2:ident, $avx512:ident, $base:ident, $kernel:ident) => {
+        slice_fn!(
+            $(#[$m])* $name, $avx2, $avx512, $base, $kernel,
+            |s, d| $kernel(s, d), |s, d| $kernel(s, d)
+        );
+    };
+    // `$avx2_lanes`, `$avx512_lanes`: the AVX2 and AVX-512F copies' `LANES`-point
+    // functions, when they are not `$kernel`
+    (
+        $(#[$m:meta])* $name:ident, $avx2:ident, $avx512:ident, $base:ident, $kernel:ident,
+        |$s2:ident, $d2:ident| $avx2_lanes:expr, |$s:ident, $d:ident| $avx512_lanes:expr
+    ) => {
         $(#[$m])*
         pub(crate) fn $name(dst: &mut [f64], src: &[f64]) {
             #[cfg(all(target_arch = "x86_64", vmath_avx512))]
@@ -607,7 +885,7 @@ macro_rules! slice_fn {
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2,fma")]
         unsafe fn $avx2(dst: &mut [f64], src: &[f64]) {
-            map_slice(dst, src, |s, d| $kernel(s, d), |s, d| $kernel(s, d));
+            map_slice(dst, src, |$s2, $d2| $avx2_lanes, |s, d| $kernel(s, d));
         }
 
         /// # Safety
@@ -616,14 +894,15 @@ macro_rules! slice_fn {
         #[cfg(all(target_arch = "x86_64", vmath_avx512))]
         #[target_feature(enable = "avx512f,fma")]
         unsafe fn $avx512(dst: &mut [f64], src: &[f64]) {
-            map_slice(dst, src, |s, d| $kernel(s, d), |s, d| $kernel(s, d));
+            map_slice(dst, src, |$s, $d| $avx512_lanes, |s, d| $kernel(s, d));
         }
     };
 }
 
 slice_fn!(
     /// `dst[l] = e^src[l]` (over the shorter of the two).
-    exp_slice, exp_slice_avx2, exp_slice_avx512, exp_slice_base, exp_n
+    exp_slice, exp_slice_avx2, exp_slice_avx512, exp_slice_base, exp_n,
+    |s, d| exp_lanes_avx2!(s, d), |s, d| exp_lanes_avx512!(s, d)
 );
 slice_fn!(
     /// `dst[l] = sin src[l]` (over the shorter of the two).
@@ -657,6 +936,17 @@ fn points(pairs: [Pair; LANES / 2]) -> [f64; LANES] {
 
 macro_rules! jit_fn {
     ($(#[$m:meta])* $base:ident, $avx2:ident, $avx2_inner:ident, $avx512:ident, $avx512_inner:ident, |$x:ident, $out:ident| $body:expr) => {
+        jit_fn!(
+            $(#[$m])* $base, $avx2, $avx2_inner, $avx512, $avx512_inner,
+            |$x, $out| $body, |$x, $out| $body, |$x, $out| $body
+        );
+    };
+    // the second and third bodies: the AVX2 and AVX-512F copies', when they differ
+    (
+        $(#[$m:meta])* $base:ident, $avx2:ident, $avx2_inner:ident, $avx512:ident, $avx512_inner:ident,
+        |$x:ident, $out:ident| $body:expr, |$x2:ident, $out2:ident| $body2:expr,
+        |$x5:ident, $out5:ident| $body5:expr
+    ) => {
         $(#[$m])*
         #[cfg(target_arch = "x86_64")]
         #[allow(improper_ctypes_definitions)] // see `Entry`
@@ -692,10 +982,10 @@ macro_rules! jit_fn {
         // `extern "sysv64"`: the four pairs in `xmm0`–`xmm3`, as the entry point got them
         #[allow(improper_ctypes_definitions)] // see `Entry`
         unsafe extern "sysv64" fn $avx2_inner(
-            p0: Pair, p1: Pair, p2: Pair, p3: Pair, $out: &mut Slot,
+            p0: Pair, p1: Pair, p2: Pair, p3: Pair, $out2: &mut Slot,
         ) {
-            let $x = points([p0, p1, p2, p3]);
-            $body
+            let $x2 = points([p0, p1, p2, p3]);
+            $body2
         }
 
         #[cfg(target_arch = "x86_64")]
@@ -715,10 +1005,10 @@ macro_rules! jit_fn {
         // as `$avx2_inner`
         #[allow(improper_ctypes_definitions)] // see `Entry`
         unsafe extern "sysv64" fn $avx512_inner(
-            p0: Pair, p1: Pair, p2: Pair, p3: Pair, $out: &mut Slot,
+            p0: Pair, p1: Pair, p2: Pair, p3: Pair, $out5: &mut Slot,
         ) {
-            let $x = points([p0, p1, p2, p3]);
-            $body
+            let $x5 = points([p0, p1, p2, p3]);
+            $body5
         }
 
         #[cfg(all(target_arch = "x86_64", vmath_avx512))]
@@ -776,7 +1066,8 @@ const _: () = assert!(LANES == 8);
 
 jit_fn!(
     /// `out[0][l] = e^x[l]`.
-    jit_exp, jit_exp_avx2, jit_exp_avx2_inner, jit_exp_avx512, jit_exp_avx512_inner, |x, out| exp_n(&x, &mut out[0])
+    jit_exp, jit_exp_avx2, jit_exp_avx2_inner, jit_exp_avx512, jit_exp_avx512_inner, |x, out| exp_n(&x, &mut out[0]),
+    |x, out| exp_lanes_avx2!(&x, &mut out[0]), |x, out| exp_lanes_avx512!(&x, &mut out[0])
 );
 jit_fn!(
     /// `out[0][l] = sin x[l]`.
@@ -876,12 +1167,31 @@ impl LaneFn {
     }
 }
 
+/// `exp`'s table as C arrays (`sn_exp_tail`, `sn_exp_high`: [`EXP_TAIL`], [`EXP_HIGH`] as
+/// hex bit patterns), for [`c_source`].
+fn exp_table_c() -> String {
+    let mut s = String::new();
+    for (name, words) in [("sn_exp_tail", &EXP_TAIL), ("sn_exp_high", &EXP_HIGH)] {
+        s.push_str(&format!(
+            "__device__ const unsigned long long {name}[{EXP_TABLE_LEN}] = {{"
+        ));
+        for (i, w) in words.iter().enumerate() {
+            let sep = if i % 4 == 0 { "\n  " } else { " " };
+            s.push_str(&format!("{sep}0x{w:016x}ULL,"));
+        }
+        s.push_str("\n};\n");
+    }
+    s
+}
+
 /// The same functions in C for the CUDA emitter (`sn_exp`, `sn_sin`, `sn_cos`): the
 /// operations of the kernels above in the same order, each `mul_add` as C's `fma` (one
 /// rounding: CUDA's double `fma`, glibc's on the emulated device), with the libm fallback as
 /// a branch, so a C compiler that rounds every other operation (no contraction into fused
 /// multiply-adds: NVRTC `--fmad=false`, g++ `-ffp-contract=off` for the emulated device)
 /// computes bitwise the same results.
+/// `sn_exp` reads its table from two `__device__ const unsigned long long` arrays
+/// (`sn_exp_tail`, `sn_exp_high`: the bits of [`EXP_TAIL`] and [`EXP_HIGH`]).
 /// `sn_sin` and `sn_cos` keep the two-polynomial kernel (the compiler drops the unused
 /// half): the CPU's one-polynomial `sin`/`cos` are bitwise its results, so the device needs
 /// no copy of them.
@@ -893,23 +1203,18 @@ pub(crate) fn c_source() -> String {
 #define SIMDNLP_VMATH
 __device__ inline long long sn_bits(double x) {{ union {{ double d; long long i; }} u; u.d = x; return u.i; }}
 __device__ inline double sn_from_bits(long long i) {{ union {{ double d; long long i; }} u; u.i = i; return u.d; }}
-__device__ inline double sn_exp(double x) {{
+{exp_table}__device__ inline double sn_exp(double x) {{
   if (!(x >= {exp_min} && x <= {exp_max})) return exp(x);
-  double t = fma(x, {inv_ln2}, {magic});
+  double t = fma(x, {n_over_ln2}, {magic});
   double n = t - {magic};
-  long long ni = sn_bits(t) - sn_bits({magic});
-  double hi = fma(-n, {ln2_hi}, x);
-  double lo = n * {ln2_lo};
-  double r = hi - lo;
-  double c = (hi - r) - lo;
+  double r = fma(-n, {ln2_over_n_lo}, fma(-n, {ln2_over_n_hi}, x));
+  unsigned long long tb = (unsigned long long)sn_bits(t);
+  unsigned long long j = tb & {table_mask}ULL;
+  double scale = sn_from_bits((long long)(sn_exp_high[j] + (tb << {table_shift})));
   double r2 = r * r;
-  double r4 = r2 * r2;
-  double tail = fma(fma(fma({p10}, r, {p9}), r2, fma({p8}, r, {p7})), r4, fma(fma({p6}, r, {p5}), r2, fma({p4}, r, {p3})));
-  double p = fma(r, fma(r, fma(r, tail, {p2}), {p1}), {p0});
-  double one_r = 1.0 + r;
-  double one_r_err = (1.0 - one_r) + r;
-  double e = one_r + (one_r_err + fma(r2, p, c));
-  return e * sn_from_bits((ni + 1023) << 52);
+  double q = fma(fma(fma({q5}, r, {q4}), r2, fma({q3}, r, {q2})), r2, fma({q1}, r, {q0}));
+  double v = r + fma(r2, q, sn_from_bits((long long)sn_exp_tail[j]));
+  return fma(scale, v, scale);
 }}
 __device__ inline void sn_sincos_kernel(double x, double* s, double* c) {{
   double t = fma(x, {two_over_pi}, {magic});
@@ -967,10 +1272,13 @@ __device__ inline double sn_cos(double x) {{
 "#,
         exp_min = c(EXP_MIN),
         exp_max = c(EXP_MAX),
-        inv_ln2 = c(INV_LN2),
+        n_over_ln2 = c(N_OVER_LN2),
         magic = c(MAGIC),
-        ln2_hi = c(LN2_HI),
-        ln2_lo = c(LN2_LO),
+        ln2_over_n_hi = c(LN2_OVER_N_HI),
+        ln2_over_n_lo = c(LN2_OVER_N_LO),
+        exp_table = exp_table_c(),
+        table_mask = EXP_TABLE_LEN - 1,
+        table_shift = 52 - EXP_TABLE_BITS,
         two_over_pi = c(TWO_OVER_PI),
         pio2_1 = c(PIO2_1),
         pio2_2 = c(PIO2_2),
@@ -994,17 +1302,12 @@ __device__ inline double sn_cos(double x) {{
         c3 = c(COS_C[3]),
         c4 = c(COS_C[4]),
         c5 = c(COS_C[5]),
-        p0 = c(EXP_P[0]),
-        p1 = c(EXP_P[1]),
-        p2 = c(EXP_P[2]),
-        p3 = c(EXP_P[3]),
-        p4 = c(EXP_P[4]),
-        p5 = c(EXP_P[5]),
-        p6 = c(EXP_P[6]),
-        p7 = c(EXP_P[7]),
-        p8 = c(EXP_P[8]),
-        p9 = c(EXP_P[9]),
-        p10 = c(EXP_P[10]),
+        q0 = c(EXP_Q[0]),
+        q1 = c(EXP_Q[1]),
+        q2 = c(EXP_Q[2]),
+        q3 = c(EXP_Q[3]),
+        q4 = c(EXP_Q[4]),
+        q5 = c(EXP_Q[5]),
     )
 }
 

@@ -161,8 +161,57 @@ fn exp_within_one_ulp_of_libm() {
     points.extend(sweep(-746.0, -700.0, 10_000));
     points.extend(sweep(700.0, 711.0, 10_000));
     points.extend(specials());
+    // the reduction's half-way points (m + 1/2)·ln 2/16, where |r| is largest and n may
+    // round either way, a few doubles either side (every m over the fast path)
+    for m in -16_343..16_367 {
+        let x = (f64::from(m) + 0.5) * (std::f64::consts::LN_2 / 16.0);
+        for d in -2i64..=2 {
+            points.push(f64::from_bits((x.to_bits() as i64 + d) as u64));
+        }
+    }
     let (d, at) = worst(points.into_iter(), exp, libm_exp);
     assert!(d <= 1, "exp: {d} ulps at {at:e}");
+}
+
+/// `a·b` as the rounded product and its exact error (one fused multiply-add).
+fn two_prod(a: f64, b: f64) -> (f64, f64) {
+    let p = a * b;
+    (p, a.mul_add(b, -p))
+}
+
+/// The square of the double-double `hi + lo`, renormalized (relative error about 2⁻¹⁰⁴).
+fn dd_square((hi, lo): (f64, f64)) -> (f64, f64) {
+    let (p, e) = two_prod(hi, hi);
+    let e = (2.0 * hi).mul_add(lo, e);
+    let s = p + e;
+    (s, e - (s - p))
+}
+
+/// Each entry of `exp`'s table is `2^(j/16)`: `hi·(1 + tail)` (`hi` from `EXP_HIGH[j]` plus
+/// `j << 48`) raised to the 16th power in double-double (four squarings) is `2ʲ` to 2⁻⁹⁰
+/// relative (a wrong last bit of `hi` is off by 2⁻⁴⁸; the table is `hi·(1 + tail)` to
+/// 2⁻¹⁰⁷, the squarings add about 2⁻¹⁰⁰), `hi` is the double nearest to `2^(j/16)`
+/// (`|tail|` at most half its ulp) and in `[1, 2)`.
+#[test]
+fn exp_table_is_two_to_the_j_over_16() {
+    for j in 0..EXP_TABLE_LEN as usize {
+        let hi = f64::from_bits(EXP_HIGH[j].wrapping_add((j as u64) << (52 - EXP_TABLE_BITS)));
+        let tail = f64::from_bits(EXP_TAIL[j]);
+        assert!((1.0..2.0).contains(&hi), "entry {j}: hi {hi:e}");
+        assert!(tail.abs() <= f64::EPSILON / 2.0, "entry {j}: tail {tail:e}");
+        let mut dd = two_prod(hi, tail);
+        let s = hi + dd.0;
+        dd = (s, dd.1 + (dd.0 - (s - hi)));
+        for _ in 0..EXP_TABLE_BITS {
+            dd = dd_square(dd);
+        }
+        let want = 2f64.powi(j as i32);
+        let rel = ((dd.0 - want) + dd.1).abs() / want;
+        assert!(
+            rel < 2f64.powi(-90),
+            "entry {j}: (hi (1 + tail))^16 off by {rel:e}"
+        );
+    }
 }
 
 #[test]
@@ -560,6 +609,25 @@ fn lane_timings() {
             "{f:?} {data}: independent {:.2} ns/point, chained {:.2} ns/point",
             best.0, best.1
         );
+    }
+    // every `exp` entry point this CPU runs (the dispatched one is timed above), independent
+    // calls
+    for (name, entry) in LaneFn::Exp.entries() {
+        let mut best = f64::INFINITY;
+        for _ in 0..5 {
+            let mut slot = [[0.0; LANES]; 2];
+            let t = Instant::now();
+            let mut acc = 0.0;
+            for c in xs.chunks_exact(LANES) {
+                let mut a = [0.0; LANES];
+                a.copy_from_slice(c);
+                run_entry(entry, black_box(a), &mut slot);
+                acc += slot[0][0];
+            }
+            black_box(acc);
+            best = best.min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
+        }
+        eprintln!("Exp entry {name}: independent {best:.2} ns/point");
     }
     // the one-point functions (the JIT's remainder points, `Scalar for f64`)
     fn sin_plus_cos(x: f64) -> f64 {

@@ -4,7 +4,12 @@
 //! Cranelift's register allocator) and writes its outputs where the interpreter writes them.
 //!
 //! The loop runs [`LANES`] (8) points per iteration while that many are left, then one at
-//! a time: the body is the program unrolled per point, and each `exp`, `sin` and `cos` (and
+//! a time; a body that calls `exp`, `sin` or `cos` (and is at most `WIDE_MAX_INSTRUCTIONS`
+//! long) first runs a loop over two blocks of 8 points per iteration, the second block's
+//! lane-function calls emitted before the first block's outputs, so that the instructions
+//! after the first block's calls no longer stall the core until those results arrive (the
+//! same operations per point, so the same bits). The body is the program unrolled per
+//! point, and each `exp`, `sin` and `cos` (and
 //! each `sin`/`cos` pair of one value) is one call of a lane function of [`crate::vmath`]
 //! for the eight points (arguments in registers: on x86-64 the four pairs of points as four
 //! `F64X2` values in `xmm0`–`xmm3`, System V, elsewhere eight scalars; results in a stack

@@ -4,7 +4,12 @@
 //! Cranelift's register allocator) and writes its outputs where the interpreter writes them.
 //!
 //! The loop runs [`LANES`] (8) points per iteration while that many are left, then one at
-//! a time: the body is the program unrolled per point, and each `exp`, `sin` and `cos` (and
+//! a time; a body that calls `exp`, `sin` or `cos` (and is at most `WIDE_MAX_INSTRUCTIONS`
+//! long) first runs a loop over two blocks of 8 points per iteration, the second block's
+//! lane-function calls emitted before the first block's outputs, so that the instructions
+//! after the first block's calls no longer stall the core until those results arrive (the
+//! same operations per point, so the same bits). The body is the program unrolled per
+//! point, and each `exp`, `sin` and `cos` (and
 //! each `sin`/`cos` pair of one value) is one call of a lane function of [`crate::vmath`]
 //! for the eight points (arguments in registers: on x86-64 the four pairs of points as four
 //! `F64X2` values in `xmm0`–`xmm3`, System V, elsewhere eight scalars; results in a stack
@@ -169,6 +174,11 @@ pub(crate) struct JitProgram {
     pub writes_values: bool,
     /// where the outputs go
     pub output: Output,
+    /// data points per iteration of the program's widest loop: `BLOCKS * LANES` where it
+    /// calls a lane function and is short enough ([`Lower::wide`]), else [`LANES`]
+    /// (read by the tests)
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub points_per_iteration: usize,
 }
 
 impl JitProgram {
@@ -425,6 +435,7 @@ fn compile_functions(specs: Vec<FuncSpec<'_>>) -> Result<JitCode, JitError> {
     let mut fctx = FunctionBuilderContext::new();
     let mut keep = Keep::default();
     let mut ids = Vec::with_capacity(specs.len());
+    let mut widths = Vec::with_capacity(specs.len());
     for (n, spec) in specs.iter().enumerate() {
         if spec.members.is_empty() || (spec.members.len() > 1 && spec.output != Output::Members) {
             return Err(err("a function has one program, or a group's members"));
@@ -444,14 +455,18 @@ fn compile_functions(specs: Vec<FuncSpec<'_>>) -> Result<JitCode, JitError> {
             lower.sum_into = spec.sum_into;
             lower.unchecked_gathers = spec.unchecked_gathers;
             lower.slot_positions = spec.slot_positions;
-            lower.program(spec.output)?;
+            widths.push(lower.program(spec.output)?);
         }
         let disasm = std::env::var_os("SIMDNLP_JIT_DISASM").is_some();
         ctx.set_disasm(disasm);
         module.define_function(id, &mut ctx).map_err(err)?;
         if disasm {
             if let Some(v) = ctx.compiled_code().and_then(|c| c.vcode.as_ref()) {
-                eprintln!("---- program{n} ({} members)\n{v}", spec.members.len());
+                let points = widths.last().copied().unwrap_or(LANES);
+                eprintln!(
+                    "---- program{n} ({} members, {points} points per iteration)\n{v}",
+                    spec.members.len()
+                );
             }
         }
         module.clear_context(&mut ctx);
@@ -461,7 +476,8 @@ fn compile_functions(specs: Vec<FuncSpec<'_>>) -> Result<JitCode, JitError> {
     let programs = ids
         .iter()
         .zip(&specs)
-        .map(|(&id, spec)| {
+        .zip(widths)
+        .map(|((&id, spec), points_per_iteration)| {
             let ptr = module.get_finalized_function(id);
             // SAFETY: `ptr` is the finalized code of a function declared with the signature
             // `(i64, i64, i64) -> ()` in the platform's default (C) calling convention, which
@@ -471,6 +487,7 @@ fn compile_functions(specs: Vec<FuncSpec<'_>>) -> Result<JitCode, JitError> {
                 func,
                 weighted: spec.members.iter().any(|m| m.1),
                 output: spec.output,
+                points_per_iteration,
                 writes_values: spec.output != Output::Members
                     && spec.members[0]
                         .0
@@ -653,6 +670,14 @@ fn one_output_pair(pairs: &[Vec<Option<Value>>], lane: usize) -> Option<Value> {
 /// Pairs of points in a [`LANES`]-point loop body: the body's arithmetic runs on `F64X2`
 /// vectors of two points, lanes `2q` and `2q + 1` of pair `q`.
 const PAIRS: usize = LANES / 2;
+
+/// Blocks of [`LANES`] points per iteration of the wide loop ([`Lower::wide`]).
+const BLOCKS: usize = 2;
+
+/// Longest function (in program instructions, summed over a group's members) that gets the
+/// wide loop: its body is `BLOCKS` times the [`LANES`]-point one, and Cranelift's register
+/// allocation grows faster than linearly with the body (see [`MAX_FUNCTION_INSTRUCTIONS`]).
+const WIDE_MAX_INSTRUCTIONS: usize = 256;
 
 /// The arguments of one lane-function call: the [`PAIRS`] `F64X2`s of the points
 /// ([`vmath::PAIR_ARGUMENTS`], the last entries unused and equal) or the [`LANES`] scalars.
@@ -904,9 +929,31 @@ impl<'a, 'b> Lower<'a, 'b> {
         })
     }
 
+    /// Whether the function gets a loop over `BLOCKS * LANES` points per iteration before
+    /// the [`LANES`]-point one: where its body calls a lane function (`exp`, `sin`, `cos`),
+    /// so that the calls of a block's points run while the instructions after an earlier
+    /// block's calls wait for their results (a lane function takes about 25 ns from its
+    /// arguments to its results), it is at most [`WIDE_MAX_INSTRUCTIONS`] long, and its
+    /// members' outputs are not summed into one block ([`SumInto`]).
+    fn wide(&self) -> bool {
+        let calls = self.members.iter().any(|(p, _)| {
+            p.ins.iter().any(|i| {
+                matches!(
+                    i,
+                    Ins::Un {
+                        op: UnOp::B(Un::Exp | Un::Sin | Un::Cos),
+                        ..
+                    }
+                )
+            })
+        });
+        let length: usize = self.members.iter().map(|(p, _)| p.ins.len()).sum();
+        calls && length <= WIDE_MAX_INSTRUCTIONS && self.sum_into.is_none()
+    }
+
     /// The loop over `first..last` around the program's body, with its outputs put where
-    /// `output` says.
-    fn program(mut self, output: Output) -> Result<(), JitError> {
+    /// `output` says; returns the points per iteration of its widest loop.
+    fn program(mut self, output: Output) -> Result<usize, JitError> {
         let i64t = types::I64;
         let f64t = types::F64;
         let entry = self
@@ -990,7 +1037,13 @@ impl<'a, 'b> Lower<'a, 'b> {
                 self.member_wts.push(w);
             }
         }
-        // two loops: `LANES` points per iteration while that many are left, then one
+        // a loop over `BLOCKS * LANES` points per iteration where it pays ([`Lower::wide`]),
+        // then `LANES` points per iteration while that many are left, then one
+        let wide = self.wide().then(|| {
+            let header2 = self.b.create_block();
+            let k2 = self.b.append_block_param(header2, i64t);
+            (header2, k2, self.b.create_block())
+        });
         let header = self.b.create_block();
         let k = self.b.append_block_param(header, i64t);
         let body = self.b.create_block();
@@ -1001,9 +1054,13 @@ impl<'a, 'b> Lower<'a, 'b> {
         // the running sum of `Output::Sum`, carried through the loops
         let mut entry_args = vec![BlockArg::Value(first)];
         let (mut acc, mut acc1, mut acc_exit) = (None, None, None);
+        let mut acc2 = None;
         if output == Output::Sum {
             let init = self.b.ins().load(f64t, self.mem, self.out, 0);
             entry_args.push(BlockArg::Value(init));
+            if let Some((header2, _, _)) = wide {
+                acc2 = Some(self.b.append_block_param(header2, f64t));
+            }
             acc = Some(self.b.append_block_param(header, f64t));
             acc1 = Some(self.b.append_block_param(header1, f64t));
             acc_exit = Some(self.b.append_block_param(exit, f64t));
@@ -1012,7 +1069,28 @@ impl<'a, 'b> Lower<'a, 'b> {
         // the loops run while `k < end`; `end >= first`, so `end - k` never wraps (one
         // comparison per iteration instead of two and their `and`)
         let end = self.b.ins().umax(last, first);
-        self.b.ins().jump(header, &entry_args);
+        if let Some((header2, k2, body2)) = wide {
+            self.b.ins().jump(header2, &entry_args);
+            // `BLOCKS * LANES` points k..k + BLOCKS * LANES
+            self.b.switch_to_block(header2);
+            let left = self.b.ins().isub(end, k2);
+            let enough = self.b.ins().icmp_imm(
+                IntCC::UnsignedGreaterThanOrEqual,
+                left,
+                (BLOCKS * LANES) as i64,
+            );
+            let mut to_header = vec![BlockArg::Value(k2)];
+            to_header.extend(acc2.map(BlockArg::Value));
+            self.b.ins().brif(enough, body2, &[], header, &to_header);
+            self.b.switch_to_block(body2);
+            let next = self.b.ins().iadd_imm(k2, (BLOCKS * LANES) as i64);
+            let acc2 = self.lanes_body(LANES, BLOCKS, k2, first, output, acc2, scatter)?;
+            let mut next_args = vec![BlockArg::Value(next)];
+            next_args.extend(acc2.map(BlockArg::Value));
+            self.b.ins().jump(header2, &next_args);
+        } else {
+            self.b.ins().jump(header, &entry_args);
+        }
         // `LANES` points k..k + LANES
         self.b.switch_to_block(header);
         let left = self.b.ins().isub(end, k);
@@ -1025,7 +1103,7 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.b.ins().brif(enough, body, &[], header1, &to_header1);
         self.b.switch_to_block(body);
         let next = self.b.ins().iadd_imm(k, LANES as i64);
-        let acc = self.lanes_body(LANES, k, first, output, acc, scatter)?;
+        let acc = self.lanes_body(LANES, 1, k, first, output, acc, scatter)?;
         let mut next_args = vec![BlockArg::Value(next)];
         next_args.extend(acc.map(BlockArg::Value));
         self.b.ins().jump(header, &next_args);
@@ -1036,7 +1114,7 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.b.ins().brif(more, body1, &[], exit, &exit_args);
         self.b.switch_to_block(body1);
         let next = self.b.ins().iadd_imm(k1, 1);
-        let acc1 = self.lanes_body(1, k1, first, output, acc1, scatter)?;
+        let acc1 = self.lanes_body(1, 1, k1, first, output, acc1, scatter)?;
         let mut next_args = vec![BlockArg::Value(next)];
         next_args.extend(acc1.map(BlockArg::Value));
         self.b.ins().jump(header1, &next_args);
@@ -1047,22 +1125,29 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.b.ins().return_(&[]);
         self.b.seal_all_blocks();
         self.b.finalize();
-        Ok(())
+        Ok(if wide.is_some() {
+            BLOCKS * LANES
+        } else {
+            LANES
+        })
     }
 
-    /// One loop body over the `width` points `k..k + width`: the program(s), then the
-    /// outputs point by point in order; returns the running sum of [`Output::Sum`].
+    /// One loop body over the `blocks * width` points `k..k + blocks * width`: the
+    /// program(s) for each block of `width` points in turn, then the outputs point by point
+    /// in order (so the lane-function calls of a later block come before the outputs of an
+    /// earlier one, whose results they no longer wait for); returns the running sum of
+    /// [`Output::Sum`].
+    #[allow(clippy::too_many_arguments)]
     fn lanes_body(
         &mut self,
         width: usize,
+        blocks: usize,
         k: Value,
         first: Value,
         output: Output,
         mut acc: Option<Value>,
         scatter: Option<(Value, Value, Value)>,
     ) -> Result<Option<Value>, JitError> {
-        let i64t = types::I64;
-        let f64t = types::F64;
         // values of the other body do not dominate this one
         self.int_loads.clear();
         self.sincos.clear();
@@ -1070,15 +1155,57 @@ impl<'a, 'b> Lower<'a, 'b> {
         self.lane_memo.clear();
         self.sincos_lanes.clear();
         self.width = width;
-        for lane in 0..width {
-            let kl = if lane == 0 {
+        if blocks > 1 && (width != LANES || self.sum_into.is_some()) {
+            return Err(err(
+                "several blocks per body of LANES points without a summed block",
+            ));
+        }
+        let mut computed = Vec::with_capacity(blocks);
+        for h in 0..blocks {
+            let kh = if h == 0 {
                 k
             } else {
-                self.b.ins().iadd_imm(k, lane as i64)
+                self.b.ins().iadd_imm(k, (h * width) as i64)
             };
-            self.ks[lane] = kl;
-            self.rels[lane] = self.b.ins().isub(kl, first);
+            // the integer columns' entries of this block's points
+            self.int_loads.clear();
+            for lane in 0..width {
+                let kl = if lane == 0 {
+                    kh
+                } else {
+                    self.b.ins().iadd_imm(kh, lane as i64)
+                };
+                self.ks[lane] = kl;
+                self.rels[lane] = self.b.ins().isub(kl, first);
+            }
+            if self.sum_into.is_some() {
+                return self.summed_block_body(width, output, acc);
+            }
+            let mut all = Vec::with_capacity(self.members.len());
+            let mut all_pairs = Vec::with_capacity(self.members.len());
+            for m in 0..self.members.len() {
+                self.select(m);
+                all.push(self.body()?);
+                all_pairs.push(std::mem::take(&mut self.pair_outs));
+            }
+            let int_loads = std::mem::take(&mut self.int_loads);
+            computed.push((self.ks, self.rels, int_loads, all, all_pairs));
         }
+        for (ks, rels, int_loads, all, all_pairs) in computed {
+            (self.ks, self.rels, self.int_loads) = (ks, rels, int_loads);
+            acc = self.block_outputs(output, acc, scatter, all, all_pairs)?;
+        }
+        Ok(acc)
+    }
+
+    /// The body of a group function whose members' outputs are summed into one block per
+    /// point ([`SumInto`]), for the `width` points of [`Lower::ks`].
+    fn summed_block_body(
+        &mut self,
+        width: usize,
+        output: Output,
+        acc: Option<Value>,
+    ) -> Result<Option<Value>, JitError> {
         if let (Output::Members, Some(sum)) = (output, self.sum_into) {
             // each member's outputs are added into the running sums right after its body
             // (member order, then output order, as `SumInto` states), and an entry is
@@ -1125,13 +1252,22 @@ impl<'a, 'b> Lower<'a, 'b> {
             }
             return Ok(acc);
         }
-        let mut all = Vec::with_capacity(self.members.len());
-        let mut all_pairs = Vec::with_capacity(self.members.len());
-        for m in 0..self.members.len() {
-            self.select(m);
-            all.push(self.body()?);
-            all_pairs.push(std::mem::take(&mut self.pair_outs));
-        }
+        Err(err("a summed block outside a group function"))
+    }
+
+    /// Stores (or sums, or scatters) the outputs `all` of one block of points (those of
+    /// [`Lower::ks`]) computed by [`Lower::body`], `all_pairs` their vectors of lane pairs;
+    /// returns the running sum of [`Output::Sum`].
+    fn block_outputs(
+        &mut self,
+        output: Output,
+        mut acc: Option<Value>,
+        scatter: Option<(Value, Value, Value)>,
+        mut all: Vec<Vec<Vec<Value>>>,
+        all_pairs: Vec<Vec<Vec<Option<Value>>>>,
+    ) -> Result<Option<Value>, JitError> {
+        let i64t = types::I64;
+        let f64t = types::F64;
         if output == Output::Members {
             for (m, outs) in all.iter().enumerate() {
                 let step = outs.first().map_or(0, |o| o.len());
@@ -2222,5 +2358,51 @@ impl<'a, 'b> Lower<'a, 'b> {
                 )
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BLOCKS, LANES, WIDE_MAX_INSTRUCTIONS};
+    use crate::{Evaluator, Expr, Index, Pattern, SecondOrder, VarRef};
+
+    fn var(k: i64) -> Expr {
+        let f0 = Index::field(0);
+        Expr::var(VarRef::new(0, vec![f0.clone()], f0 + k))
+    }
+
+    /// Programs that call a lane function get the loop of `BLOCKS * LANES` points per
+    /// iteration (every program of such a pattern: its derivatives call `sin`/`cos` and
+    /// `exp` too), programs without one or longer than `WIDE_MAX_INSTRUCTIONS` do not.
+    #[test]
+    fn lane_function_bodies_run_blocks_per_iteration() {
+        let (a, b) = (var(0), var(1));
+        let compile = |e: &Expr, objective: bool| {
+            let p = if objective {
+                Pattern::<f64>::compile_objective_for(e, SecondOrder::default(), Evaluator::Jit)
+            } else {
+                Pattern::<f64>::compile_for(e, SecondOrder::default(), Evaluator::Jit)
+            };
+            p.unwrap().jit_points_per_iteration()
+        };
+        let calls = (&a - &b).sin() * (&a + &b).sin() - &a * (&a - &b).exp();
+        for objective in [false, true] {
+            let widths = compile(&calls, objective);
+            assert!(widths.len() >= 4, "{widths:?}");
+            assert!(widths.iter().all(|&w| w == BLOCKS * LANES), "{widths:?}");
+        }
+        let plain = &a * &a * &b + 3.0 * &b;
+        let widths = compile(&plain, true);
+        assert!(widths.len() >= 4, "{widths:?}");
+        assert!(widths.iter().all(|&w| w == LANES), "{widths:?}");
+        // a long chain of `sin`: longer than the wide loop's limit (its value program too),
+        // short enough for the JIT
+        let mut long = a.clone();
+        for k in 0..WIDE_MAX_INSTRUCTIONS / 2 {
+            long = (long + &b * (k as f64 + 0.5)).sin();
+        }
+        let widths = compile(&long, false);
+        assert!(widths.len() >= 4, "{widths:?}");
+        assert!(widths.iter().all(|&w| w == LANES), "{widths:?}");
     }
 }

@@ -325,6 +325,16 @@ impl<T: Scalar> Pattern<T> {
         self.jit.as_ref().map(|j| j.compile_time)
     }
 
+    /// Data points per iteration of each JIT-compiled program's widest loop (value,
+    /// gradient with values, gradient, Hessian, then the objective's or augmentation's
+    /// kernels); empty without JIT code (for tests).
+    #[cfg(test)]
+    pub(crate) fn jit_points_per_iteration(&self) -> Vec<usize> {
+        self.jit.as_ref().map_or_else(Vec::new, |j| {
+            j.programs.iter().map(|p| p.points_per_iteration).collect()
+        })
+    }
+
     fn build_jit(&self) -> Option<Arc<JitCode>> {
         use std::any::Any;
         fn as_f64<T: Scalar>(p: &Program<T>) -> Option<&Program<f64>> {

@@ -1381,3 +1381,61 @@ fn scatter_plan_at_slots_keeps_the_bits() {
         assert_eq!(bits(&got), bits(&want));
     }
 }
+
+/// The JIT's loops over two blocks of 8 points per iteration (bodies that call `exp`,
+/// `sin`, `cos`), then 8, then one: every split of a range's points between them (counts
+/// around 8 and 16 from 1 to 49, and the same on threads, whose chunks start inside the
+/// data) gives the interpreter's bits, for values, gradients, Hessians, and the objective's
+/// sum and gradient scatter.
+#[test]
+fn wide_loop_block_boundaries_bitwise() {
+    let total = 49;
+    let i0: Vec<i64> = (0..total as i64).map(|k| (k * 7) % 40).collect();
+    let r0: Vec<f64> = (0..total).map(|k| (k as f64 * 0.37).sin()).collect();
+    let x: Vec<f64> = (0..41).map(|k| -1.5 + 0.075 * k as f64).collect();
+    let f0 = Index::field(0);
+    let xa = Expr::var(VarRef::new(0, vec![f0.clone()], f0.clone()));
+    let xb = Expr::var(VarRef::new(0, vec![], f0.clone() + 1));
+    let e = 3.0 * xb.powi(3) + (&xa - &xb).sin() * (&xa + &xb).sin() - &xa * (&xa - &xb).exp()
+        + Expr::data(0) * xb.cos();
+    let obj =
+        Pattern::<f64>::compile_objective_for(&e, SecondOrder::default(), Evaluator::Jit).unwrap();
+    let mut interp = obj.clone();
+    interp.set_evaluator(Evaluator::Interp);
+    for n in [
+        1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33, 40, 47, 48, 49,
+    ] {
+        let ints: [&[i64]; 1] = [&i0[..n]];
+        let reals: [&[f64]; 1] = [&r0[..n]];
+        let data = DataView::new(n, &reals, &ints);
+        for par in [Parallelism::Sequential, Parallelism::rayon_batches(1)] {
+            check(&format!("{n} points"), &e, &data, &x, &[], par);
+        }
+        // the objective's sum and gradient scatter (point order)
+        let mut ws = obj.workspace();
+        let mut v = vec![0.0; n];
+        interp.eval_values(&mut ws, &EvalInputs::new(&data, &x, &[]), &mut v);
+        let want = v.iter().fold(0.25, |a, &b| a + b);
+        let mut got = 0.25;
+        assert!(obj.eval_value_sum(&mut ws, &EvalInputs::new(&data, &x, &[]), &mut got));
+        assert_eq!(got.to_bits(), want.to_bits(), "{n} points: sum");
+        let ns = obj.nslots();
+        let mut gr = vec![0.0; n * ns];
+        interp.eval_gradients(&mut ws, &EvalInputs::new(&data, &x, &[]), None, &mut gr);
+        let globals: Vec<usize> = (0..n * ns).map(|e| (e * 5) % x.len()).collect();
+        let mut want_g = vec![0.125; x.len()];
+        for (&gi, &val) in globals.iter().zip(&gr) {
+            want_g[gi] += val;
+        }
+        let mut got_g = vec![0.125; x.len()];
+        assert!(obj.eval_gradient_scatter(
+            &mut ws,
+            &EvalInputs::new(&data, &x, &[]),
+            &globals,
+            &mut got_g
+        ));
+        for (k, (a, b)) in got_g.iter().zip(&want_g).enumerate() {
+            assert_eq!(a.to_bits(), b.to_bits(), "{n} points: g[{k}]");
+        }
+    }
+}

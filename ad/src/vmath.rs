@@ -20,34 +20,33 @@
 //!   for `sin`, `r¹⁴` for `cos`), error below about 2⁻⁵⁵ relative, evaluated by Horner for
 //!   the leading terms and Estrin's scheme for the tail (short dependency chains), the
 //!   leading terms added last in double-double;
-//! - `exp`: a table of `2^(j/16)` (below); `sin`+`cos`: both polynomials, the quadrant `n mod 4` selects and flips
-//!   signs with bit masks; `sin` or `cos` alone: one polynomial per lane, its coefficients,
-//!   multiplier and leading terms picked by the quadrant's parity (a lane select, no
-//!   branch), the same IEEE operations as the lane's side of `sin`+`cos`, so bitwise its
-//!   result (the argument is in `sin_or_cos_kernel`'s docs), about 11 % faster per point
-//!   (session 26; the speed does not depend on how the lanes' quadrants mix). One point
-//!   alone (the one-point functions, the slices' remainders) still takes both polynomials:
-//!   in scalar code the picks become a branch on the parity.
+//! - `exp`: a table of `2^(j/16)` (below); `sin`+`cos`: both polynomials, the quadrant
+//!   `n mod 4` selects and flips signs with bit masks; `sin` or `cos` alone: one polynomial per
+//!   lane, its coefficients, multiplier and leading terms picked by the quadrant's parity (a
+//!   lane select, no branch), the same IEEE operations as the lane's side of `sin`+`cos`, so
+//!   bitwise its result (the argument is in `sin_or_cos_kernel`'s docs), about 11 % faster per
+//!   point (session 26; the speed does not depend on how the lanes' quadrants mix). One point
+//!   alone (the one-point functions, the slices' remainders) still takes both polynomials: in
+//!   scalar code the picks become a branch on the parity.
 //!
 //! `exp` is table-driven (session 27): `x = (16k + j)·ln 2/16 + r` with `|r| ≤ ln 2/32`,
 //! `e^x = 2ᵏ · 2^(j/16) · eʳ`. Each of the 16 entries is `2^(j/16) = hi_j·(1 + tail_j)`, two
 //! words ([`EXP_TAIL`], [`EXP_HIGH`]; generated in 60-digit arithmetic by
 //! `ad/scripts/exp_table.py`, checked by a test); `s = 2ᵏ·hi_j` is one integer add of the
 //! reduction's bits to the entry's (exact: only normal results take this path), and
-//! `e^x ≈ s + s·(r + (tail_j + r²Q(r)))` with `Q` of degree 5 ends in one fused
-//! multiply-add (error before that rounding below 2⁻⁵⁷·², so about 0.55 ulp at most; 0.49 %
-//! of the results 1 ulp from glibc over `[-708, 709]`, 1.53 % with the degree-10 polynomial
-//! on `|r| ≤ ln 2/2` before). With AVX-512 that is 19 packed operations per 8 points, the
-//! range compares included (30 before), two of them `vpermt2q` that look the table up (each word's 16 entries in two
-//! `zmm` registers); the AVX2 copies look it up by four `vpermd` and three blends per word
-//! and four lanes. LLVM's vectorizer forms neither lookup (it loads and inserts lane by
-//! lane: slower than the old polynomial), so the AVX2 and AVX-512F copies of the 8-lane
-//! `exp` are written with intrinsics (`exp_lanes_avx2!`, `exp_lanes_avx512!`): the same
-//! IEEE operations as `exp_n`, which the baseline copies, the one-point function and the
-//! slices' remainders run (the table by loads). Per point (`lane_timings`): the AVX-512
-//! lane function 0.75–0.82 → 0.50–0.55 ns, the slice 0.47–0.48 → 0.31–0.32, one point
-//! 3.8 → 2.8–2.9; the AVX2 entry point 1.21–1.24 → 1.29–1.32 (the lookup costs more than
-//! the shorter polynomial saves there).
+//! `e^x ≈ s + s·(r + (tail_j + r²Q(r)))` with `Q` of degree 5 ends in one fused multiply-add
+//! (error before that rounding below 2⁻⁵⁷·², so about 0.55 ulp at most; 0.49 % of the results 1
+//! ulp from glibc over `[-708, 709]`, 1.53 % with the degree-10 polynomial on `|r| ≤ ln 2/2`
+//! before). With AVX-512 that is 19 packed operations per 8 points, the range compares included
+//! (30 before), two of them `vpermt2q` that look the table up (each word's 16 entries in two
+//! `zmm` registers); the AVX2 copies look it up by four `vpermd` and three blends per word and
+//! four lanes. LLVM's vectorizer forms neither lookup (it loads and inserts lane by lane:
+//! slower than the old polynomial), so the AVX2 and AVX-512F copies of the 8-lane `exp` are
+//! written with intrinsics (`exp_lanes_avx2!`, `exp_lanes_avx512!`): the same IEEE operations
+//! as `exp_n`, which the baseline copies, the one-point function and the slices' remainders run
+//! (the table by loads). Per point (`lane_timings`): the AVX-512 lane function 0.75–0.82 →
+//! 0.50–0.55 ns, the slice 0.47–0.48 → 0.31–0.32, one point 3.8 → 2.8–2.9; the AVX2 entry point
+//! 1.21–1.24 → 1.29–1.32 (the lookup costs more than the shorter polynomial saves there).
 //!
 //! Inputs the fast path does not cover — NaN, ±∞, `exp` arguments outside `[-708, 709]`
 //! (overflow, subnormal results, underflow), `|x| > 1608 ≈ 1024 π/2` for `sin`/`cos` —
@@ -407,7 +406,8 @@ fn sin_or_cos_kernel<const COS: bool>(x: f64) -> f64 {
     trig_finish(x, v, if COS { 1.0 } else { x })
 }
 
-/// Whether `exp`'s fast path ([`exp_reduce`], [`exp_finish`]) covers `x` (false for NaN; `&`, not `&&`: no branch).
+/// Whether `exp`'s fast path ([`exp_reduce`], [`exp_finish`]) covers `x` (false for NaN;
+/// `&`, not `&&`: no branch).
 #[inline(always)]
 #[allow(clippy::manual_range_contains)] // `contains` short-circuits: a branch per lane
 fn exp_fast(x: f64) -> bool {

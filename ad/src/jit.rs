@@ -5,11 +5,13 @@
 //!
 //! The loop runs [`LANES`] (8) points per iteration while that many are left, then one at
 //! a time; a body that calls `exp`, `sin` or `cos` (and is at most `WIDE_MAX_INSTRUCTIONS`
-//! long) first runs a loop over two blocks of 8 points per iteration, the second block's
-//! lane-function calls emitted before the first block's outputs, so that the instructions
-//! after the first block's calls no longer stall the core until those results arrive (the
-//! same operations per point, so the same bits). The body is the program unrolled per
-//! point, and each `exp`, `sin` and `cos` (and
+//! long) runs two blocks of 8 points per iteration instead, the second block's lane-function
+//! calls emitted before the first block's outputs, so that the instructions after the first
+//! block's calls no longer stall the core until those results arrive (the same operations
+//! per point, so the same bits); where it stores its outputs, that loop runs down to the
+//! last 8 points, its second block clamped to them (no 8-point loop: one copy of the body
+//! less to compile), where it sums or scatters them, the 8-point loop follows. The body is
+//! the program unrolled per point, and each `exp`, `sin` and `cos` (and
 //! each `sin`/`cos` pair of one value) is one call of a lane function of [`crate::vmath`]
 //! for the eight points (arguments in registers: on x86-64 the four pairs of points as four
 //! `F64X2` values in `xmm0`–`xmm3`, System V, elsewhere eight scalars; results in a stack
@@ -174,11 +176,16 @@ pub(crate) struct JitProgram {
     pub writes_values: bool,
     /// where the outputs go
     pub output: Output,
-    /// data points per iteration of the program's widest loop: `BLOCKS * LANES` where it
+    /// data points per iteration of the program's vector loop: `BLOCKS * LANES` where it
     /// calls a lane function and is short enough ([`Lower::wide`]), else [`LANES`]
     /// (read by the tests)
     #[cfg_attr(not(test), allow(dead_code))]
     pub points_per_iteration: usize,
+    /// copies of the program's body in the function, one per block of points: `BLOCKS` or
+    /// one in the vector loop's body, one in the one-point loop's (the compile time grows
+    /// with them; read by the tests)
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub bodies: usize,
 }
 
 impl JitProgram {
@@ -462,7 +469,7 @@ fn compile_functions(specs: Vec<FuncSpec<'_>>) -> Result<JitCode, JitError> {
         module.define_function(id, &mut ctx).map_err(err)?;
         if disasm {
             if let Some(v) = ctx.compiled_code().and_then(|c| c.vcode.as_ref()) {
-                let points = widths.last().copied().unwrap_or(LANES);
+                let points = widths.last().map_or(LANES, |&(points, _)| points);
                 eprintln!(
                     "---- program{n} ({} members, {points} points per iteration)\n{v}",
                     spec.members.len()
@@ -477,7 +484,7 @@ fn compile_functions(specs: Vec<FuncSpec<'_>>) -> Result<JitCode, JitError> {
         .iter()
         .zip(&specs)
         .zip(widths)
-        .map(|((&id, spec), points_per_iteration)| {
+        .map(|((&id, spec), (points_per_iteration, bodies))| {
             let ptr = module.get_finalized_function(id);
             // SAFETY: `ptr` is the finalized code of a function declared with the signature
             // `(i64, i64, i64) -> ()` in the platform's default (C) calling convention, which
@@ -488,6 +495,7 @@ fn compile_functions(specs: Vec<FuncSpec<'_>>) -> Result<JitCode, JitError> {
                 weighted: spec.members.iter().any(|m| m.1),
                 output: spec.output,
                 points_per_iteration,
+                bodies,
                 writes_values: spec.output != Output::Members
                     && spec.members[0]
                         .0
@@ -671,7 +679,23 @@ fn one_output_pair(pairs: &[Vec<Option<Value>>], lane: usize) -> Option<Value> {
 /// vectors of two points, lanes `2q` and `2q + 1` of pair `q`.
 const PAIRS: usize = LANES / 2;
 
-/// Blocks of [`LANES`] points per iteration of the wide loop ([`Lower::wide`]).
+/// One vector loop of a function ([`Lower::vector_loops`]).
+#[derive(Clone, Copy)]
+struct VectorLoop {
+    /// blocks of [`LANES`] points per iteration
+    blocks: usize,
+    /// the loop runs while at least this many points are left
+    least: usize,
+    /// the blocks after the first start at most at the range's last [`LANES`] points (an
+    /// iteration with fewer than `blocks * LANES` points left computes some points twice
+    /// and stores their outputs twice, the same bits), so that the loop takes every point
+    /// once at least `least` (= [`LANES`]) are left; for functions that store their outputs
+    clamped: bool,
+}
+
+/// Blocks of [`LANES`] points per iteration of the wide loop ([`Lower::wide`]). Three and
+/// four were measured (session 27, bench-suites/README.md): no faster on rosenbrock, slower
+/// Hessians on the OPF cases, and each block more to compile.
 const BLOCKS: usize = 2;
 
 /// Longest function (in program instructions, summed over a group's members) that gets the
@@ -776,6 +800,11 @@ struct Lower<'a, 'b> {
     /// the lane functions' signature: `extern "sysv64" fn(F64X2 × 4, *mut vmath::Slot)`
     /// ([`vmath::PAIR_ARGUMENTS`]) or `fn(f64 × 8, *mut vmath::Slot)`, returning the slot
     p_v: SigRef,
+    /// copies of the body emitted so far, one per block of points ([`JitProgram::bodies`])
+    bodies: usize,
+    /// the first points of the blocks after the first of the body being emitted where they
+    /// are its block's parameters ([`VectorLoop::clamped`]), else `k + LANES·h`
+    block_starts: Option<Vec<Value>>,
 }
 
 impl<'a, 'b> Lower<'a, 'b> {
@@ -926,15 +955,17 @@ impl<'a, 'b> Lower<'a, 'b> {
             sincos: HashMap::new(),
             sincos_slot: None,
             p_v,
+            bodies: 0,
+            block_starts: None,
         })
     }
 
-    /// Whether the function gets a loop over `BLOCKS * LANES` points per iteration before
-    /// the [`LANES`]-point one: where its body calls a lane function (`exp`, `sin`, `cos`),
-    /// so that the calls of a block's points run while the instructions after an earlier
-    /// block's calls wait for their results (a lane function takes about 25 ns from its
-    /// arguments to its results), it is at most [`WIDE_MAX_INSTRUCTIONS`] long, and its
-    /// members' outputs are not summed into one block ([`SumInto`]).
+    /// Whether the function's vector loop runs `BLOCKS` blocks of [`LANES`] points per
+    /// iteration ([`Lower::vector_loops`]): where its body calls a lane function (`exp`,
+    /// `sin`, `cos`), so that the calls of a block's points run while the instructions after
+    /// an earlier block's calls wait for their results (a lane function takes about 25 ns
+    /// from its arguments to its results), it is at most [`WIDE_MAX_INSTRUCTIONS`] long, and
+    /// its members' outputs are not summed into one block ([`SumInto`]).
     fn wide(&self) -> bool {
         let calls = self.members.iter().any(|(p, _)| {
             p.ins.iter().any(|i| {
@@ -951,9 +982,42 @@ impl<'a, 'b> Lower<'a, 'b> {
         calls && length <= WIDE_MAX_INSTRUCTIONS && self.sum_into.is_none()
     }
 
-    /// The loop over `first..last` around the program's body, with its outputs put where
-    /// `output` says; returns the points per iteration of its widest loop.
-    fn program(mut self, output: Output) -> Result<usize, JitError> {
+    /// The function's vector loops, in the order they run (the one-point loop follows):
+    /// [`LANES`] points per iteration; or, where the body calls a lane function
+    /// ([`Lower::wide`]), `BLOCKS` blocks of [`LANES`] points, which a function that stores
+    /// its outputs runs down to the range's last [`LANES`] points ([`VectorLoop::clamped`]:
+    /// no [`LANES`]-point loop beside it, one copy of the body less to compile), and a
+    /// function that sums or scatters its outputs (where a point's outputs must be added
+    /// once) while `BLOCKS * LANES` points are left, then the [`LANES`]-point loop.
+    fn vector_loops(&self, output: Output) -> Vec<VectorLoop> {
+        let plain = VectorLoop {
+            blocks: 1,
+            least: LANES,
+            clamped: false,
+        };
+        if !self.wide() {
+            vec![plain]
+        } else if matches!(output, Output::Store | Output::Members) {
+            vec![VectorLoop {
+                blocks: BLOCKS,
+                least: LANES,
+                clamped: true,
+            }]
+        } else {
+            let wide = VectorLoop {
+                blocks: BLOCKS,
+                least: BLOCKS * LANES,
+                clamped: false,
+            };
+            vec![wide, plain]
+        }
+    }
+
+    /// The loops over `first..last` around the program's body, with its outputs put where
+    /// `output` says: the vector loop (see [`Lower::wide`]), then the one-point loop;
+    /// returns the points per iteration of the vector loop and the copies of the body
+    /// ([`JitProgram::bodies`]).
+    fn program(mut self, output: Output) -> Result<(usize, usize), JitError> {
         let i64t = types::I64;
         let f64t = types::F64;
         let entry = self
@@ -1037,76 +1101,98 @@ impl<'a, 'b> Lower<'a, 'b> {
                 self.member_wts.push(w);
             }
         }
-        // a loop over `BLOCKS * LANES` points per iteration where it pays ([`Lower::wide`]),
-        // then `LANES` points per iteration while that many are left, then one
-        let wide = self.wide().then(|| {
-            let header2 = self.b.create_block();
-            let k2 = self.b.append_block_param(header2, i64t);
-            (header2, k2, self.b.create_block())
-        });
-        let header = self.b.create_block();
-        let k = self.b.append_block_param(header, i64t);
-        let body = self.b.create_block();
+        let loops = self.vector_loops(output);
+        let per = loops[0].blocks * LANES;
+        let headers: Vec<(ir::Block, Value, ir::Block)> = loops
+            .iter()
+            .map(|_| {
+                let header = self.b.create_block();
+                let k = self.b.append_block_param(header, i64t);
+                (header, k, self.b.create_block())
+            })
+            .collect();
         let header1 = self.b.create_block();
         let k1 = self.b.append_block_param(header1, i64t);
         let body1 = self.b.create_block();
         let exit = self.b.create_block();
         // the running sum of `Output::Sum`, carried through the loops
         let mut entry_args = vec![BlockArg::Value(first)];
-        let (mut acc, mut acc1, mut acc_exit) = (None, None, None);
-        let mut acc2 = None;
+        let (mut accs, mut acc1, mut acc_exit) = (Vec::new(), None, None);
         if output == Output::Sum {
             let init = self.b.ins().load(f64t, self.mem, self.out, 0);
             entry_args.push(BlockArg::Value(init));
-            if let Some((header2, _, _)) = wide {
-                acc2 = Some(self.b.append_block_param(header2, f64t));
+            for &(header, _, _) in &headers {
+                accs.push(self.b.append_block_param(header, f64t));
             }
-            acc = Some(self.b.append_block_param(header, f64t));
             acc1 = Some(self.b.append_block_param(header1, f64t));
             acc_exit = Some(self.b.append_block_param(exit, f64t));
         }
         self.hoist_constants();
         // the loops run while `k < end`; `end >= first`, so `end - k` never wraps (one
-        // comparison per iteration instead of two and their `and`)
+        // comparison per iteration instead of two and their `and`; a clamped loop's last
+        // `k + per` may pass `end`, and it compares signed)
         let end = self.b.ins().umax(last, first);
-        if let Some((header2, k2, body2)) = wide {
-            self.b.ins().jump(header2, &entry_args);
-            // `BLOCKS * LANES` points k..k + BLOCKS * LANES
-            self.b.switch_to_block(header2);
-            let left = self.b.ins().isub(end, k2);
-            let enough = self.b.ins().icmp_imm(
-                IntCC::UnsignedGreaterThanOrEqual,
-                left,
-                (BLOCKS * LANES) as i64,
-            );
-            let mut to_header = vec![BlockArg::Value(k2)];
-            to_header.extend(acc2.map(BlockArg::Value));
-            self.b.ins().brif(enough, body2, &[], header, &to_header);
-            self.b.switch_to_block(body2);
-            let next = self.b.ins().iadd_imm(k2, (BLOCKS * LANES) as i64);
-            let acc2 = self.lanes_body(LANES, BLOCKS, k2, first, output, acc2, scatter)?;
+        // the first point of the range's last `LANES` points (used where at least `LANES`
+        // points are left)
+        let last_block = self.b.ins().iadd_imm(end, -(LANES as i64));
+        let first_header = headers.first().map_or(header1, |h| h.0);
+        self.b.ins().jump(first_header, &entry_args);
+        for (n, (spec, &(header, k, body))) in loops.iter().zip(&headers).enumerate() {
+            let acc = accs.get(n).copied();
+            let per = spec.blocks * LANES;
+            // `per` points k..k + per
+            self.b.switch_to_block(header);
+            let (next_header, _, _) = headers.get(n + 1).copied().unwrap_or((header1, k1, body1));
+            let mut to_next = vec![BlockArg::Value(k)];
+            to_next.extend(acc.map(BlockArg::Value));
+            let left = self.b.ins().isub(end, k);
+            if spec.clamped {
+                // the body gets its blocks' starts as parameters: `k + LANES·h` while `per`
+                // points are left, then, while `least`, `min(k + LANES·h, end − LANES)` (the
+                // last iteration's `k + per` passes `end`: signed comparisons)
+                let starts: Vec<Value> = (1..spec.blocks)
+                    .map(|_| self.b.append_block_param(body, i64t))
+                    .collect();
+                let full: Vec<BlockArg> = (1..spec.blocks)
+                    .map(|h| BlockArg::Value(self.b.ins().iadd_imm(k, (h * LANES) as i64)))
+                    .collect();
+                let enough =
+                    self.b
+                        .ins()
+                        .icmp_imm(IntCC::SignedGreaterThanOrEqual, left, per as i64);
+                let rest = self.b.create_block();
+                self.b.ins().brif(enough, body, &full, rest, &[]);
+                self.b.switch_to_block(rest);
+                let clamped: Vec<BlockArg> = (1..spec.blocks)
+                    .map(|h| {
+                        let kh = self.b.ins().iadd_imm(k, (h * LANES) as i64);
+                        BlockArg::Value(self.b.ins().umin(kh, last_block))
+                    })
+                    .collect();
+                let enough =
+                    self.b
+                        .ins()
+                        .icmp_imm(IntCC::SignedGreaterThanOrEqual, left, spec.least as i64);
+                self.b
+                    .ins()
+                    .brif(enough, body, &clamped, next_header, &to_next);
+                self.block_starts = Some(starts);
+            } else {
+                let enough = self.b.ins().icmp_imm(
+                    IntCC::UnsignedGreaterThanOrEqual,
+                    left,
+                    spec.least as i64,
+                );
+                self.b.ins().brif(enough, body, &[], next_header, &to_next);
+            }
+            self.b.switch_to_block(body);
+            let next = self.b.ins().iadd_imm(k, per as i64);
+            let acc = self.lanes_body(LANES, spec.blocks, k, first, output, acc, scatter)?;
+            self.block_starts = None;
             let mut next_args = vec![BlockArg::Value(next)];
-            next_args.extend(acc2.map(BlockArg::Value));
-            self.b.ins().jump(header2, &next_args);
-        } else {
-            self.b.ins().jump(header, &entry_args);
+            next_args.extend(acc.map(BlockArg::Value));
+            self.b.ins().jump(header, &next_args);
         }
-        // `LANES` points k..k + LANES
-        self.b.switch_to_block(header);
-        let left = self.b.ins().isub(end, k);
-        let enough = self
-            .b
-            .ins()
-            .icmp_imm(IntCC::UnsignedGreaterThanOrEqual, left, LANES as i64);
-        let mut to_header1 = vec![BlockArg::Value(k)];
-        to_header1.extend(acc.map(BlockArg::Value));
-        self.b.ins().brif(enough, body, &[], header1, &to_header1);
-        self.b.switch_to_block(body);
-        let next = self.b.ins().iadd_imm(k, LANES as i64);
-        let acc = self.lanes_body(LANES, 1, k, first, output, acc, scatter)?;
-        let mut next_args = vec![BlockArg::Value(next)];
-        next_args.extend(acc.map(BlockArg::Value));
-        self.b.ins().jump(header, &next_args);
         // the remaining points one at a time
         self.b.switch_to_block(header1);
         let more = self.b.ins().icmp(IntCC::UnsignedLessThan, k1, end);
@@ -1124,12 +1210,9 @@ impl<'a, 'b> Lower<'a, 'b> {
         }
         self.b.ins().return_(&[]);
         self.b.seal_all_blocks();
+        let bodies = self.bodies;
         self.b.finalize();
-        Ok(if wide.is_some() {
-            BLOCKS * LANES
-        } else {
-            LANES
-        })
+        Ok((per, bodies))
     }
 
     /// One loop body over the `blocks * width` points `k..k + blocks * width`: the
@@ -1161,11 +1244,15 @@ impl<'a, 'b> Lower<'a, 'b> {
             ));
         }
         let mut computed = Vec::with_capacity(blocks);
+        self.bodies += blocks;
         for h in 0..blocks {
             let kh = if h == 0 {
                 k
             } else {
-                self.b.ins().iadd_imm(k, (h * width) as i64)
+                match self.block_starts.as_ref().and_then(|s| s.get(h - 1)) {
+                    Some(&kh) => kh,
+                    None => self.b.ins().iadd_imm(k, (h * width) as i64),
+                }
             };
             // the integer columns' entries of this block's points
             self.int_loads.clear();
@@ -2373,7 +2460,9 @@ mod tests {
 
     /// Programs that call a lane function get the loop of `BLOCKS * LANES` points per
     /// iteration (every program of such a pattern: its derivatives call `sin`/`cos` and
-    /// `exp` too), programs without one or longer than `WIDE_MAX_INSTRUCTIONS` do not.
+    /// `exp` too), programs without one or longer than `WIDE_MAX_INSTRUCTIONS` do not. The
+    /// wide programs that store their outputs (a constraint pattern's) have no [`LANES`]-point
+    /// loop beside the wide one (`BLOCKS + 1` copies of the body, not `BLOCKS + 2`).
     #[test]
     fn lane_function_bodies_run_blocks_per_iteration() {
         let (a, b) = (var(0), var(1));
@@ -2383,26 +2472,38 @@ mod tests {
             } else {
                 Pattern::<f64>::compile_for(e, SecondOrder::default(), Evaluator::Jit)
             };
-            p.unwrap().jit_points_per_iteration()
+            let p = p.unwrap();
+            let bodies = p.jit_bodies();
+            (p.jit_points_per_iteration(), bodies)
         };
         let calls = (&a - &b).sin() * (&a + &b).sin() - &a * (&a - &b).exp();
         for objective in [false, true] {
-            let widths = compile(&calls, objective);
+            let (widths, bodies) = compile(&calls, objective);
             assert!(widths.len() >= 4, "{widths:?}");
             assert!(widths.iter().all(|&w| w == BLOCKS * LANES), "{widths:?}");
+            if objective {
+                // the objective's sum and gradient scatter keep the `LANES`-point loop
+                assert!(bodies.contains(&(BLOCKS + 1)), "{bodies:?}");
+                assert!(bodies.contains(&(BLOCKS + 2)), "{bodies:?}");
+                assert!(bodies.iter().all(|&n| n <= BLOCKS + 2), "{bodies:?}");
+            } else {
+                assert!(bodies.iter().all(|&n| n == BLOCKS + 1), "{bodies:?}");
+            }
         }
         let plain = &a * &a * &b + 3.0 * &b;
-        let widths = compile(&plain, true);
+        let (widths, bodies) = compile(&plain, true);
         assert!(widths.len() >= 4, "{widths:?}");
         assert!(widths.iter().all(|&w| w == LANES), "{widths:?}");
+        assert!(bodies.iter().all(|&n| n == 2), "{bodies:?}");
         // a long chain of `sin`: longer than the wide loop's limit (its value program too),
         // short enough for the JIT
         let mut long = a.clone();
         for k in 0..WIDE_MAX_INSTRUCTIONS / 2 {
             long = (long + &b * (k as f64 + 0.5)).sin();
         }
-        let widths = compile(&long, false);
+        let (widths, bodies) = compile(&long, false);
         assert!(widths.len() >= 4, "{widths:?}");
         assert!(widths.iter().all(|&w| w == LANES), "{widths:?}");
+        assert!(bodies.iter().all(|&n| n == 2), "{bodies:?}");
     }
 }

@@ -335,6 +335,15 @@ impl<T: Scalar> Pattern<T> {
         })
     }
 
+    /// Copies of the program's body in each JIT-compiled program's function (same order as
+    /// [`Pattern::jit_points_per_iteration`]); empty without JIT code (for tests).
+    #[cfg(test)]
+    pub(crate) fn jit_bodies(&self) -> Vec<usize> {
+        self.jit
+            .as_ref()
+            .map_or_else(Vec::new, |j| j.programs.iter().map(|p| p.bodies).collect())
+    }
+
     fn build_jit(&self) -> Option<Arc<JitCode>> {
         use std::any::Any;
         fn as_f64<T: Scalar>(p: &Program<T>) -> Option<&Program<f64>> {

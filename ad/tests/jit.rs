@@ -1383,7 +1383,8 @@ fn scatter_plan_at_slots_keeps_the_bits() {
 }
 
 /// The JIT's loops over two blocks of 8 points per iteration (bodies that call `exp`,
-/// `sin`, `cos`), then 8, then one: every split of a range's points between them (counts
+/// `sin`, `cos`), then one point at a time (up to 15 points), and the 8-point loop of the
+/// programs without lane calls: every split of a range's points between them (counts
 /// around 8 and 16 from 1 to 49, and the same on threads, whose chunks start inside the
 /// data) gives the interpreter's bits, for values, gradients, Hessians, and the objective's
 /// sum and gradient scatter.
@@ -1403,7 +1404,7 @@ fn wide_loop_block_boundaries_bitwise() {
     let mut interp = obj.clone();
     interp.set_evaluator(Evaluator::Interp);
     for n in [
-        1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33, 40, 47, 48, 49,
+        1, 2, 7, 8, 9, 14, 15, 16, 17, 18, 23, 24, 25, 30, 31, 32, 33, 40, 47, 48, 49,
     ] {
         let ints: [&[i64]; 1] = [&i0[..n]];
         let reals: [&[f64]; 1] = [&r0[..n]];

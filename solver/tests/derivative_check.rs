@@ -407,6 +407,7 @@ fn option_runs_the_check_before_the_solve() {
     }
     let lines = Lines::default();
     let writer = lines.clone();
+    let _anchor = common::log_capture::interest_anchor();
     let subscriber = tracing_subscriber::fmt()
         .with_writer(move || writer.clone())
         .with_ansi(false)

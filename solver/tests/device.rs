@@ -396,6 +396,7 @@ fn with_debug_log<T>(run: impl FnOnce() -> T) -> (T, String) {
     }
     let lines = Lines::default();
     let writer = lines.clone();
+    let _anchor = log_capture::interest_anchor();
     let subscriber = tracing_subscriber::fmt()
         .with_writer(move || writer.clone())
         .with_max_level(tracing::Level::DEBUG)

@@ -261,6 +261,7 @@ fn the_log_has_the_size_header_and_the_violation_report() {
     let model = infeasible_disk();
     let captured = Captured::default();
     let writer = captured.clone();
+    let _anchor = log_capture::interest_anchor();
     let subscriber = tracing_subscriber::fmt()
         .with_writer(move || writer.clone())
         .with_ansi(false)

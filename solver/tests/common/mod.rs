@@ -1,10 +1,13 @@
 //! Hand-written test models: a tiny dense second-order forward-mode AD type (`Hd<N>`) and an
-//! `NlpModel` over it with dense Jacobian/Hessian patterns, plus the problem set.
+//! `NlpModel` over it with dense Jacobian/Hessian patterns, plus the problem set; and
+//! [`log_capture`] for the tests that read the solver's log.
 #![allow(
     dead_code,
     clippy::needless_range_loop,
     clippy::suspicious_arithmetic_impl
 )]
+
+pub mod log_capture;
 
 use simdnlp_modeling::{NlpMeta, NlpModel};
 use std::ops::{Add, Div, Mul, Neg, Sub};

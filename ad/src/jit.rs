@@ -2472,9 +2472,7 @@ mod tests {
             } else {
                 Pattern::<f64>::compile_for(e, SecondOrder::default(), Evaluator::Jit)
             };
-            let p = p.unwrap();
-            let bodies = p.jit_bodies();
-            (p.jit_points_per_iteration(), bodies)
+            p.unwrap().jit_loop_shapes()
         };
         let calls = (&a - &b).sin() * (&a + &b).sin() - &a * (&a - &b).exp();
         for objective in [false, true] {

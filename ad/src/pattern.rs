@@ -325,23 +325,16 @@ impl<T: Scalar> Pattern<T> {
         self.jit.as_ref().map(|j| j.compile_time)
     }
 
-    /// Data points per iteration of each JIT-compiled program's widest loop (value,
-    /// gradient with values, gradient, Hessian, then the objective's or augmentation's
-    /// kernels); empty without JIT code (for tests).
+    /// Each JIT-compiled program's data points per iteration of its widest loop and copies
+    /// of its body, in program order (value, gradient with values, gradient, Hessian, then
+    /// the objective's or augmentation's kernels); empty without JIT code (for tests).
     #[cfg(test)]
-    pub(crate) fn jit_points_per_iteration(&self) -> Vec<usize> {
-        self.jit.as_ref().map_or_else(Vec::new, |j| {
-            j.programs.iter().map(|p| p.points_per_iteration).collect()
-        })
-    }
-
-    /// Copies of the program's body in each JIT-compiled program's function (same order as
-    /// [`Pattern::jit_points_per_iteration`]); empty without JIT code (for tests).
-    #[cfg(test)]
-    pub(crate) fn jit_bodies(&self) -> Vec<usize> {
-        self.jit
-            .as_ref()
-            .map_or_else(Vec::new, |j| j.programs.iter().map(|p| p.bodies).collect())
+    pub(crate) fn jit_loop_shapes(&self) -> (Vec<usize>, Vec<usize>) {
+        let programs = self.jit.as_ref().map_or(&[][..], |j| &j.programs[..]);
+        programs
+            .iter()
+            .map(|p| (p.points_per_iteration, p.bodies))
+            .unzip()
     }
 
     fn build_jit(&self) -> Option<Arc<JitCode>> {

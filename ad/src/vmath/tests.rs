@@ -232,17 +232,24 @@ fn sin_cos_within_one_ulp_of_libm() {
     }
 }
 
-/// The short reduction (`|x| ≤ TRIG_SHORT_MAX`) against the full one: the doubles nearest
-/// to `k π/2` (where `a - n·PIO2_2` cancels, the short reduction's worst case) and a sweep;
-/// both within 1 ulp of each other, and at `29 π/2`, the nearest double to a multiple of
-/// π/2 in the range, within 1 ulp of libm.
-#[test]
-fn short_reduction_matches_the_full_one() {
+/// The short reduction's test points: the doubles nearest to `k π/2` up to
+/// `TRIG_SHORT_MAX` (where `x − nπ/2` cancels most) and a sweep of the short range.
+fn short_range_points() -> Vec<f64> {
     let mut points: Vec<f64> = near_multiples_of_half_pi()
         .into_iter()
         .filter(|x| x.abs() <= TRIG_SHORT_MAX)
         .collect();
     points.extend(sweep(-TRIG_SHORT_MAX, TRIG_SHORT_MAX, 100_000));
+    points
+}
+
+/// The short reduction (`|x| ≤ TRIG_SHORT_MAX`) against the full one at
+/// [`short_range_points`] (the doubles nearest to `k π/2` are its worst case);
+/// both within 1 ulp of each other, and at `29 π/2`, the nearest double to a multiple of
+/// π/2 in the range, within 1 ulp of libm.
+#[test]
+fn short_reduction_matches_the_full_one() {
+    let points = short_range_points();
     assert!(points.len() > 100_000);
     for &x in &points {
         let (s, c) = sin_cos_kernel::<true>(x);
@@ -268,11 +275,7 @@ fn short_reduction_matches_the_full_one() {
 /// about 2⁻⁵³ of itself.
 #[test]
 fn short_reduction_is_within_2_pow_minus_90_of_the_full_one() {
-    let mut points: Vec<f64> = near_multiples_of_half_pi()
-        .into_iter()
-        .filter(|x| x.abs() <= TRIG_SHORT_MAX)
-        .collect();
-    points.extend(sweep(-TRIG_SHORT_MAX, TRIG_SHORT_MAX, 100_000));
+    let mut points = short_range_points();
     points.extend(sweep(-2.0, 2.0, 10_000));
     let bound = 2f64.powi(-90);
     let mut worst = 0.0f64;

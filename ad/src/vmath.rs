@@ -27,7 +27,16 @@
 //!   bitwise its result (the argument is in `sin_or_cos_kernel`'s docs), about 11 % faster per
 //!   point (session 26; the speed does not depend on how the lanes' quadrants mix). One point
 //!   alone (the one-point functions, the slices' remainders) still takes both polynomials: in
-//!   scalar code the picks become a branch on the parity.
+//!   scalar code the picks become a branch on the parity. The AVX-512F and AVX2 copies
+//!   (entry points and slices; `sin_or_cos_lanes_avx512!`, `sin_or_cos_lanes_avx2!`, session
+//!   28) branch once per call on the lanes' parities: where every lane reads the same side
+//!   (smooth data: neighbouring points in one quadrant), that side runs alone, without picks
+//!   and without the other side's operands, bitwise the same (AVX-512 `sin` entry 0.91 →
+//!   0.67–0.70 ns per point in `lane_timings` on such calls; calls that mix the readings keep
+//!   the picks, at the same speed as before within a few per cent; uniform calls whose
+//!   parity changes at random from call to call mispredict the branch: 1.5–1.6 ns). They are
+//!   written with intrinsics: LLVM's vectorizer did not form the branch well from the
+//!   generic code (see the AVX-512F macro). The baseline copies keep the picks.
 //!
 //! `exp` is table-driven (session 27): `x = (16k + j)·ln 2/16 + r` with `|r| ≤ ln 2/32`,
 //! `e^x = 2ᵏ · 2^(j/16) · eʳ`. Each of the 16 entries is `2^(j/16) = hi_j·(1 + tail_j)`, two
@@ -383,6 +392,11 @@ fn sin_cos_kernel<const SHORT: bool>(x: f64) -> (f64, f64) {
 /// `-0 + -0 = -0`, nonzero and NaN `v` unchanged), so `A` adds nothing on the `sin r` side;
 /// and `fma(z², C, lo·(-hi))` is `fma(z², C, -(hi·lo))` (the rounded product is odd in each
 /// factor and commutative).
+///
+/// The AVX-512F and AVX2 copies run the same operations as intrinsics
+/// (`sin_or_cos_lanes_avx512!`, `sin_or_cos_lanes_avx2!`), and where all lanes of a call
+/// read one side, that side alone (the picks constant: the `sin r` side drops `-0 + v`,
+/// which is `v`).
 #[inline(always)]
 fn sin_or_cos_kernel<const COS: bool>(x: f64) -> f64 {
     let (hi, lo, quadrant) = trig_reduce::<true>(x);
@@ -717,11 +731,18 @@ fn sin_or_cos_n<const COS: bool, const N: usize>(x: &[f64; N], out: &mut [f64; N
         out[l] = sin_or_cos_kernel::<COS>(if short { x[l] } else { 0.0 });
     }
     if wide {
-        for l in 0..N {
-            if !trig_short(x[l]) {
-                let (s, c) = sin_cos_wide(x[l]);
-                out[l] = if COS { c } else { s };
-            }
+        sin_or_cos_wide_lanes::<COS, N>(x, out);
+    }
+}
+
+/// The lanes of `x` outside the short range: [`sin_cos_wide`]'s `sin` or `cos` (the rest of
+/// [`sin_or_cos_n`]).
+#[inline(always)]
+fn sin_or_cos_wide_lanes<const COS: bool, const N: usize>(x: &[f64; N], out: &mut [f64; N]) {
+    for l in 0..N {
+        if !trig_short(x[l]) {
+            let (s, c) = sin_cos_wide(x[l]);
+            out[l] = if COS { c } else { s };
         }
     }
 }
@@ -736,6 +757,288 @@ fn sin_n<const N: usize>(x: &[f64; N], out: &mut [f64; N]) {
 #[inline(always)]
 fn cos_n<const N: usize>(x: &[f64; N], out: &mut [f64; N]) {
     sin_or_cos_n::<true, N>(x, out);
+}
+
+/// The `READ` of a call whose lanes all read `sin r` (the quadrant's parity, `q = n + COS`,
+/// even in every lane): `sin_or_cos_lanes_avx512!`, `sin_or_cos_lanes_avx2!`.
+#[cfg(target_arch = "x86_64")]
+const READ_SIN: u8 = 0;
+/// The `READ` of a call whose lanes all read `cos r` (`q` odd in every lane).
+#[cfg(target_arch = "x86_64")]
+const READ_COS: u8 = 1;
+/// The `READ` of a call whose lanes mix the readings: each lane picks by its own `q`.
+#[cfg(target_arch = "x86_64")]
+const READ_PER_LANE: u8 = 2;
+
+/// `sin x` (`$cos` false) or `cos x` (`$cos` true) for the [`LANES`] points
+/// `x: &[f64; LANES]` into `out: &mut [f64; LANES]` in the AVX-512F copies, bitwise
+/// [`sin_or_cos_n`] (session 28): the same IEEE operations as
+/// [`sin_or_cos_kernel`] written as AVX-512F intrinsics, with one branch per call on the
+/// lanes' readings. Where every lane reads `sin r` (its `q = n + COS` even) or every lane reads
+/// `cos r`, that side alone runs, its coefficients constants: no picks, and none of the other
+/// side's operands (`hi·z`, `(1 − w) − z/2`, `−hi`, the masked coefficient broadcasts). Mixed
+/// calls pick per lane as the kernel does (masked blends). Each operation equals the picked
+/// one of the kernel: `fma(−n, c, v)` is `fnmadd(n, c, v)` (the same rounding of the same exact
+/// value), `−hi` a sign flip, and on the `sin r` side the kernel's `−0 + v` is `v` (see
+/// [`sin_or_cos_kernel`]), so it is left out. The parity test is a shift and a `vptestmq` of
+/// the reduction's bits, then two compares of the mask: 73 instructions per call before, now
+/// 59 (`sin r`), 64 (`cos r`) or 77 (mixed) in the `sin` entry point. Mixed calls run as
+/// fast as before; where each call is uniform but its parity changes at random from call to
+/// call, the branch mispredicts about every other call (1.5–1.6 against 0.9 ns per point
+/// in `lane_timings`; a parity alternating call by call is predicted). LLVM's vectorizer did not form this from generic code with
+/// the branch (it split the lanes into 4 + 2 + 1 + 1, or reduced the lanes' tests in another
+/// lane order than the kernels', each path then rebuilding the points: more operations per
+/// call than the picks). A macro, as [`exp_lanes_avx512`].
+#[cfg(all(target_arch = "x86_64", vmath_avx512))]
+macro_rules! sin_or_cos_lanes_avx512 {
+    ($cos:expr, $x:expr, $out:expr) => {{
+        const COS: bool = $cos;
+        let (x, out): (&[f64; LANES], &mut [f64; LANES]) = ($x, $out);
+        // the AVX-512F intrinsics are stable since Rust 1.89, the only compilers that build
+        // this (`cfg(vmath_avx512)`, set by `build.rs`)
+        #[allow(clippy::incompatible_msrv)]
+        let (v, short) = {
+            use std::arch::x86_64::{
+                __m512d, _CMP_LE_OQ, _CMP_LT_OQ, _mm512_abs_pd, _mm512_add_epi64, _mm512_add_pd,
+                _mm512_and_si512, _mm512_castpd_si512, _mm512_castsi512_pd, _mm512_cmp_pd_mask,
+                _mm512_fmadd_pd, _mm512_fnmadd_pd, _mm512_mask_blend_pd, _mm512_maskz_mov_pd,
+                _mm512_mul_pd, _mm512_set1_epi64, _mm512_set1_pd, _mm512_slli_epi64, _mm512_sub_pd,
+                _mm512_test_epi64_mask, _mm512_xor_si512,
+            };
+            let c = |v: f64| _mm512_set1_pd(v);
+            let neg = |v: __m512d| {
+                _mm512_castsi512_pd(_mm512_xor_si512(
+                    _mm512_castpd_si512(v),
+                    _mm512_set1_epi64(i64::MIN),
+                ))
+            };
+            // SAFETY: `__m512d` is 64 bytes, eight lanes in memory order (lane 0 first), as
+            // `[f64; 8]`; every bit pattern is valid for each.
+            let xv = unsafe { std::mem::transmute::<[f64; LANES], __m512d>(*x) };
+            // trig_short (false for NaN); the other lanes computed at +0 (`sin_or_cos_n`)
+            let short = _mm512_cmp_pd_mask::<_CMP_LE_OQ>(_mm512_abs_pd(xv), c(TRIG_SHORT_MAX));
+            let x = _mm512_maskz_mov_pd(short, xv);
+            // trig_reduce::<true>
+            let t = _mm512_fmadd_pd(x, c(TWO_OVER_PI), c(MAGIC));
+            let n = _mm512_sub_pd(t, c(MAGIC));
+            let a = _mm512_fnmadd_pd(n, c(HALF_PI_HI), x);
+            let hi = _mm512_sub_pd(a, _mm512_mul_pd(n, c(HALF_PI_MID)));
+            let lo = _mm512_fnmadd_pd(
+                n,
+                c(HALF_PI_LO),
+                _mm512_fnmadd_pd(n, c(HALF_PI_MID), _mm512_sub_pd(a, hi)),
+            );
+            let q = _mm512_add_epi64(_mm512_castpd_si512(t), _mm512_set1_epi64(i64::from(COS)));
+            let reads_cos = _mm512_test_epi64_mask(q, _mm512_set1_epi64(1));
+            let z = _mm512_mul_pd(hi, hi);
+            let z2 = _mm512_mul_pd(z, z);
+            // trig_poly
+            let poly = |[k0, k1, k2, k3, k4, k5]: [__m512d; 6]| {
+                let tail =
+                    _mm512_fmadd_pd(_mm512_fmadd_pd(k5, z, k4), z2, _mm512_fmadd_pd(k3, z, k2));
+                _mm512_fmadd_pd(z, _mm512_fmadd_pd(z, tail, k1), k0)
+            };
+            let half_z = _mm512_mul_pd(c(0.5), z);
+            let w = _mm512_sub_pd(c(1.0), half_z);
+            let r = match reads_cos {
+                // every lane sin r: hi + fma(hi·z, S(z), lo·w)
+                0 => _mm512_add_pd(
+                    hi,
+                    _mm512_fmadd_pd(
+                        _mm512_mul_pd(hi, z),
+                        poly(SIN_S.map(c)),
+                        _mm512_mul_pd(lo, w),
+                    ),
+                ),
+                // every lane cos r: w + (((1 − w) − z/2) + fma(z², C(z), lo·(−hi)))
+                0xff => _mm512_add_pd(
+                    w,
+                    _mm512_add_pd(
+                        _mm512_sub_pd(_mm512_sub_pd(c(1.0), w), half_z),
+                        _mm512_fmadd_pd(z2, poly(COS_C.map(c)), _mm512_mul_pd(lo, neg(hi))),
+                    ),
+                ),
+                // the kernel's picks, lane by lane
+                _ => {
+                    let pick = |s: __m512d, c: __m512d| _mm512_mask_blend_pd(reads_cos, s, c);
+                    let k = std::array::from_fn(|i| pick(c(SIN_S[i]), c(COS_C[i])));
+                    let lead = pick(hi, w);
+                    let head_err = pick(c(-0.0), _mm512_sub_pd(_mm512_sub_pd(c(1.0), w), half_z));
+                    let scale = pick(_mm512_mul_pd(hi, z), z2);
+                    let lo_factor = pick(w, neg(hi));
+                    _mm512_add_pd(
+                        lead,
+                        _mm512_add_pd(
+                            head_err,
+                            _mm512_fmadd_pd(scale, poly(k), _mm512_mul_pd(lo, lo_factor)),
+                        ),
+                    )
+                }
+            };
+            // the sign: r ^ ((q & 2) << 62)
+            let sign = _mm512_slli_epi64::<62>(_mm512_and_si512(q, _mm512_set1_epi64(2)));
+            let v = _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(r), sign));
+            // trig_finish: `x` (sin) or 1 (cos) where |x| < TRIG_TINY
+            let tiny = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(_mm512_abs_pd(x), c(TRIG_TINY));
+            let v = _mm512_mask_blend_pd(tiny, v, if COS { c(1.0) } else { x });
+            // SAFETY: as above
+            (
+                unsafe { std::mem::transmute::<__m512d, [f64; LANES]>(v) },
+                short,
+            )
+        };
+        *out = v;
+        if short != 0xff {
+            sin_or_cos_wide_lanes::<COS, LANES>(x, out);
+        }
+    }};
+}
+
+/// `sin x` (`$cos` false) or `cos x` (`$cos` true) for the [`LANES`] points
+/// `x: &[f64; LANES]` into `out: &mut [f64; LANES]` in the AVX2 copies, bitwise
+/// [`sin_or_cos_n`]: [`sin_or_cos_lanes_avx512`] in two four-lane halves, both reduced before
+/// the one branch per call (the readings of all eight lanes from two `vmovmskpd`), the
+/// per-lane picks as `vblendvpd` on the reduction's low bit moved to the sign.
+#[cfg(target_arch = "x86_64")]
+macro_rules! sin_or_cos_lanes_avx2 {
+    ($cos:expr, $x:expr, $out:expr) => {{
+        const COS: bool = $cos;
+        let (x, out): (&[f64; LANES], &mut [f64; LANES]) = ($x, $out);
+        // SAFETY: the intrinsics need AVX2 and FMA, which every function that expands this
+        // macro is compiled with (`target_feature(enable = "avx2,fma")`; Rust before 1.86
+        // declares them unsafe, later ones safe there); the transmutes: `__m256d` is 32 bytes,
+        // four `f64` lanes in memory order (lane 0 first), so two of them are `[f64; 8]`;
+        // every bit pattern is valid for each.
+        let (v, all_short) = unsafe {
+            use std::arch::x86_64::{
+                __m256d, __m256i, _CMP_LE_OQ, _CMP_LT_OQ, _mm256_add_epi64, _mm256_add_pd,
+                _mm256_and_pd, _mm256_and_si256, _mm256_blendv_pd, _mm256_castpd_si256,
+                _mm256_castsi256_pd, _mm256_cmp_pd, _mm256_fmadd_pd, _mm256_fnmadd_pd,
+                _mm256_movemask_pd, _mm256_mul_pd, _mm256_set1_epi64x, _mm256_set1_pd,
+                _mm256_slli_epi64, _mm256_sub_pd, _mm256_xor_pd, _mm256_xor_si256,
+            };
+            let c = |v: f64| _mm256_set1_pd(v);
+            let abs =
+                |v: __m256d| _mm256_and_pd(v, _mm256_castsi256_pd(_mm256_set1_epi64x(i64::MAX)));
+            let neg = |v: __m256d| _mm256_xor_pd(v, c(-0.0));
+            let halves = std::mem::transmute::<[f64; LANES], [__m256d; 2]>(*x);
+            // per half: the points (the short range's, else +0), hi, lo and q
+            let mut reduced: [(__m256d, __m256d, __m256d, __m256i); 2] =
+                [(c(0.0), c(0.0), c(0.0), _mm256_set1_epi64x(0)); 2];
+            let (mut short_lanes, mut cos_lanes) = (0, 0);
+            // loops, not `map(..)`: LLVM kept such closures out of line (`exp_lanes_avx2`)
+            for (h, (r, &xv)) in reduced.iter_mut().zip(&halves).enumerate() {
+                // trig_short (false for NaN); the other lanes computed at +0 (`sin_or_cos_n`)
+                let short = _mm256_cmp_pd::<_CMP_LE_OQ>(abs(xv), c(TRIG_SHORT_MAX));
+                short_lanes |= _mm256_movemask_pd(short) << (4 * h);
+                let x = _mm256_and_pd(short, xv);
+                // trig_reduce::<true>
+                let t = _mm256_fmadd_pd(x, c(TWO_OVER_PI), c(MAGIC));
+                let n = _mm256_sub_pd(t, c(MAGIC));
+                let a = _mm256_fnmadd_pd(n, c(HALF_PI_HI), x);
+                let hi = _mm256_sub_pd(a, _mm256_mul_pd(n, c(HALF_PI_MID)));
+                let lo = _mm256_fnmadd_pd(
+                    n,
+                    c(HALF_PI_LO),
+                    _mm256_fnmadd_pd(n, c(HALF_PI_MID), _mm256_sub_pd(a, hi)),
+                );
+                let q =
+                    _mm256_add_epi64(_mm256_castpd_si256(t), _mm256_set1_epi64x(i64::from(COS)));
+                // reads cos r where q is odd: that bit in the sign
+                let odd = _mm256_castsi256_pd(_mm256_slli_epi64::<63>(q));
+                cos_lanes |= _mm256_movemask_pd(odd) << (4 * h);
+                *r = (x, hi, lo, q);
+            }
+            // the rest of `sin_or_cos_kernel`: `READ_SIN` or `READ_COS` that side alone,
+            // `READ_PER_LANE` its picks
+            let finish = |(x, hi, lo, q): (__m256d, __m256d, __m256d, __m256i), read: u8| {
+                let z = _mm256_mul_pd(hi, hi);
+                let z2 = _mm256_mul_pd(z, z);
+                // trig_poly
+                let poly = |[k0, k1, k2, k3, k4, k5]: [__m256d; 6]| {
+                    let tail =
+                        _mm256_fmadd_pd(_mm256_fmadd_pd(k5, z, k4), z2, _mm256_fmadd_pd(k3, z, k2));
+                    _mm256_fmadd_pd(z, _mm256_fmadd_pd(z, tail, k1), k0)
+                };
+                let half_z = _mm256_mul_pd(c(0.5), z);
+                let w = _mm256_sub_pd(c(1.0), half_z);
+                let r = match read {
+                    // sin r: hi + fma(hi·z, S(z), lo·w)
+                    READ_SIN => _mm256_add_pd(
+                        hi,
+                        _mm256_fmadd_pd(
+                            _mm256_mul_pd(hi, z),
+                            poly(SIN_S.map(c)),
+                            _mm256_mul_pd(lo, w),
+                        ),
+                    ),
+                    // cos r: w + (((1 − w) − z/2) + fma(z², C(z), lo·(−hi)))
+                    READ_COS => _mm256_add_pd(
+                        w,
+                        _mm256_add_pd(
+                            _mm256_sub_pd(_mm256_sub_pd(c(1.0), w), half_z),
+                            _mm256_fmadd_pd(z2, poly(COS_C.map(c)), _mm256_mul_pd(lo, neg(hi))),
+                        ),
+                    ),
+                    // the kernel's picks, lane by lane
+                    _ => {
+                        let odd = _mm256_castsi256_pd(_mm256_slli_epi64::<63>(q));
+                        let pick = |s: __m256d, c: __m256d| _mm256_blendv_pd(s, c, odd);
+                        let k = std::array::from_fn(|i| pick(c(SIN_S[i]), c(COS_C[i])));
+                        let lead = pick(hi, w);
+                        let head_err =
+                            pick(c(-0.0), _mm256_sub_pd(_mm256_sub_pd(c(1.0), w), half_z));
+                        let scale = pick(_mm256_mul_pd(hi, z), z2);
+                        let lo_factor = pick(w, neg(hi));
+                        _mm256_add_pd(
+                            lead,
+                            _mm256_add_pd(
+                                head_err,
+                                _mm256_fmadd_pd(scale, poly(k), _mm256_mul_pd(lo, lo_factor)),
+                            ),
+                        )
+                    }
+                };
+                // the sign: r ^ ((q & 2) << 62)
+                let sign = _mm256_slli_epi64::<62>(_mm256_and_si256(q, _mm256_set1_epi64x(2)));
+                let v = _mm256_castsi256_pd(_mm256_xor_si256(_mm256_castpd_si256(r), sign));
+                // trig_finish: `x` (sin) or 1 (cos) where |x| < TRIG_TINY
+                let tiny = _mm256_cmp_pd::<_CMP_LT_OQ>(abs(x), c(TRIG_TINY));
+                _mm256_blendv_pd(v, if COS { c(1.0) } else { x }, tiny)
+            };
+            let read = match cos_lanes {
+                0 => READ_SIN,
+                0xff => READ_COS,
+                _ => READ_PER_LANE,
+            };
+            let mut v = halves;
+            match read {
+                READ_SIN => {
+                    for (v, &r) in v.iter_mut().zip(&reduced) {
+                        *v = finish(r, READ_SIN);
+                    }
+                }
+                READ_COS => {
+                    for (v, &r) in v.iter_mut().zip(&reduced) {
+                        *v = finish(r, READ_COS);
+                    }
+                }
+                _ => {
+                    for (v, &r) in v.iter_mut().zip(&reduced) {
+                        *v = finish(r, READ_PER_LANE);
+                    }
+                }
+            }
+            (
+                std::mem::transmute::<[__m256d; 2], [f64; LANES]>(v),
+                short_lanes == 0xff,
+            )
+        };
+        *out = v;
+        if !all_short {
+            sin_or_cos_wide_lanes::<COS, LANES>(x, out);
+        }
+    }};
 }
 
 /// Whether this CPU has AVX2 and FMA (the AVX2 copies' requirement).
@@ -906,11 +1209,13 @@ slice_fn!(
 );
 slice_fn!(
     /// `dst[l] = sin src[l]` (over the shorter of the two).
-    sin_slice, sin_slice_avx2, sin_slice_avx512, sin_slice_base, sin_n
+    sin_slice, sin_slice_avx2, sin_slice_avx512, sin_slice_base, sin_n,
+    |s, d| sin_or_cos_lanes_avx2!(false, s, d), |s, d| sin_or_cos_lanes_avx512!(false, s, d)
 );
 slice_fn!(
     /// `dst[l] = cos src[l]` (over the shorter of the two).
-    cos_slice, cos_slice_avx2, cos_slice_avx512, cos_slice_base, cos_n
+    cos_slice, cos_slice_avx2, cos_slice_avx512, cos_slice_base, cos_n,
+    |s, d| sin_or_cos_lanes_avx2!(true, s, d), |s, d| sin_or_cos_lanes_avx512!(true, s, d)
 );
 
 // ---- the JIT's entry points: `LANES` points in place in a stack slot ------------------------
@@ -1071,11 +1376,13 @@ jit_fn!(
 );
 jit_fn!(
     /// `out[0][l] = sin x[l]`.
-    jit_sin, jit_sin_avx2, jit_sin_avx2_inner, jit_sin_avx512, jit_sin_avx512_inner, |x, out| sin_n(&x, &mut out[0])
+    jit_sin, jit_sin_avx2, jit_sin_avx2_inner, jit_sin_avx512, jit_sin_avx512_inner, |x, out| sin_n(&x, &mut out[0]),
+    |x, out| sin_or_cos_lanes_avx2!(false, &x, &mut out[0]), |x, out| sin_or_cos_lanes_avx512!(false, &x, &mut out[0])
 );
 jit_fn!(
     /// `out[0][l] = cos x[l]`.
-    jit_cos, jit_cos_avx2, jit_cos_avx2_inner, jit_cos_avx512, jit_cos_avx512_inner, |x, out| cos_n(&x, &mut out[0])
+    jit_cos, jit_cos_avx2, jit_cos_avx2_inner, jit_cos_avx512, jit_cos_avx512_inner, |x, out| cos_n(&x, &mut out[0]),
+    |x, out| sin_or_cos_lanes_avx2!(true, &x, &mut out[0]), |x, out| sin_or_cos_lanes_avx512!(true, &x, &mut out[0])
 );
 jit_fn!(
     /// `out[0][l], out[1][l] = sin x[l], cos x[l]`.

@@ -492,6 +492,92 @@ fn sin_and_cos_alone_match_the_two_polynomial_kernel() {
     }
 }
 
+/// `sin` and `cos` of calls whose lanes all read the same side (`q = n + COS` of one parity in
+/// every lane: the AVX-512F copies then run that side alone, without picks) and of calls
+/// that mix the readings (picked per lane), against the one-point functions (two
+/// polynomials), bitwise: every JIT entry point this CPU runs and the dispatched slices, on
+/// the same `x` in both kinds of call. Each `x` of a sweep over the short range and past it,
+/// the doubles nearest to `k π/2`, tiny arguments, ±0, ±∞ and NaN goes into a call
+/// `[x, −x, …]` (one parity in every lane where `x` is in the short range: `n` and `−n`), the
+/// same call with one lane special (∞ or NaN, computed at +0 and fixed up), a call with
+/// `0.3` (`n = 0`) and `1.9` (`n = 1`) between the copies of `x` (mixed), and two calls with
+/// `x` in one half and a point of the other parity in the other (mixed; the AVX2 copies
+/// reduce in halves).
+#[test]
+fn uniform_and_mixed_calls_agree_bitwise() {
+    let mut xs: Vec<f64> = sweep(-TRIG_SHORT_MAX - 20.0, TRIG_SHORT_MAX + 20.0, 6_000).collect();
+    xs.extend(sweep(-8.0, 8.0, 3_000));
+    xs.extend(sweep(-3.0 * TRIG_TINY, 3.0 * TRIG_TINY, 200));
+    xs.extend(specials());
+    xs.extend(
+        near_multiples_of_half_pi()
+            .into_iter()
+            .filter(|x| x.abs() < 2_000.0),
+    );
+    let mut calls: Vec<f64> = Vec::new();
+    // per function (sin, cos): uniform calls of each reading, to check that both were hit
+    let mut uniform = [[0usize; 2]; 2];
+    for &x in &xs {
+        let same = [x, -x, x, -x, -x, x, -x, x];
+        if trig_short(x) {
+            let (_, _, quadrant) = trig_reduce::<true>(x);
+            for (f, cos) in [(0, 0), (1, 1)] {
+                uniform[f][((quadrant + cos) & 1) as usize] += 1;
+            }
+        }
+        let mut special = same;
+        special[3] = if x.to_bits() & 1 == 0 {
+            f64::INFINITY
+        } else {
+            f64::NAN
+        };
+        let mixed = [x, 0.3, -x, 1.9, x, 1.9, -x, 0.3];
+        // the other parity in one half (the AVX2 copies test each half's lanes)
+        let (_, _, quadrant) = trig_reduce::<true>(if trig_short(x) { x } else { 0.0 });
+        let y = if quadrant & 1 == 0 { 1.9 } else { 0.3 };
+        let halves = [x, -x, x, -x, y, -y, y, -y];
+        let halves_swapped = [y, -y, y, -y, x, -x, x, -x];
+        calls.extend(
+            same.into_iter()
+                .chain(special)
+                .chain(mixed)
+                .chain(halves)
+                .chain(halves_swapped),
+        );
+    }
+    assert!(
+        uniform.iter().flatten().all(|&k| k > 1_000),
+        "uniform calls per function and reading: {uniform:?}"
+    );
+    let want = |f: fn(f64) -> f64| calls.iter().map(|&x| f(x).to_bits()).collect::<Vec<_>>();
+    let (want_sin, want_cos) = (want(sin), want(cos));
+    for (f, want) in [(LaneFn::Sin, &want_sin), (LaneFn::Cos, &want_cos)] {
+        for (name, entry) in f.entries() {
+            for (k, chunk) in calls.chunks_exact(LANES).enumerate() {
+                let mut slot = [[0.0; LANES]; 2];
+                run_entry(entry, chunk.try_into().unwrap(), &mut slot);
+                for l in 0..LANES {
+                    assert_eq!(
+                        slot[0][l].to_bits(),
+                        want[k * LANES + l],
+                        "{f:?} {name} lane {l} of {chunk:?}"
+                    );
+                }
+            }
+        }
+    }
+    for (name, g, want) in [
+        ("sin", sin_slice as fn(&mut [f64], &[f64]), &want_sin),
+        ("cos", cos_slice, &want_cos),
+    ] {
+        let mut out = vec![0.0; calls.len()];
+        g(&mut out, &calls);
+        for (k, (v, w)) in out.iter().zip(want.iter()).enumerate() {
+            assert_eq!(v.to_bits(), *w, "{name} slice at {:e}", calls[k]);
+        }
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -572,6 +658,24 @@ fn lane_timings() {
         .collect();
     let mut next = lcg(0x9e37_79b9_7f4a_7c15);
     let random: Vec<f64> = (0..n).map(|_| -10.0 + 20.0 * unit(next())).collect();
+    // every call's lanes in one quadrant, its parity alternating from call to call (as in
+    // rosenbrock's cons: `sin` of two arguments per row), or at random (the worst case of
+    // the AVX2 and AVX-512F copies' branch on the parity): points in [-0.7, 0.7] (n = 0) or
+    // [0.9, 2.2] (n = 1)
+    let one_quadrant = |odd: bool, u: f64| if odd { 0.9 + 1.3 * u } else { -0.7 + 1.4 * u };
+    let alternating: Vec<f64> = (0..n)
+        .map(|k| one_quadrant((k / LANES) % 2 == 1, unit(next())))
+        .collect();
+    let mut call_parity = false;
+    let calls_at_random: Vec<f64> = (0..n)
+        .map(|k| {
+            let u = next();
+            if k % LANES == 0 {
+                call_parity = u >> 63 == 1;
+            }
+            one_quadrant(call_parity, unit(u))
+        })
+        .collect();
     let mut runs = vec![(LaneFn::Exp, "uniform", &xs)];
     for f in [LaneFn::Sin, LaneFn::Cos, LaneFn::SinCos] {
         runs.extend([
@@ -579,6 +683,12 @@ fn lane_timings() {
             (f, "mixed", &mixed),
             (f, "random", &random),
         ]);
+        if f != LaneFn::SinCos {
+            runs.extend([
+                (f, "alternating", &alternating),
+                (f, "uniform, parity at random", &calls_at_random),
+            ]);
+        }
     }
     for (f, data, xs) in runs {
         let mut best = (f64::INFINITY, f64::INFINITY);
@@ -613,24 +723,39 @@ fn lane_timings() {
             best.0, best.1
         );
     }
-    // every `exp` entry point this CPU runs (the dispatched one is timed above), independent
-    // calls
-    for (name, entry) in LaneFn::Exp.entries() {
-        let mut best = f64::INFINITY;
-        for _ in 0..5 {
-            let mut slot = [[0.0; LANES]; 2];
-            let t = Instant::now();
-            let mut acc = 0.0;
-            for c in xs.chunks_exact(LANES) {
-                let mut a = [0.0; LANES];
-                a.copy_from_slice(c);
-                run_entry(entry, black_box(a), &mut slot);
-                acc += slot[0][0];
+    // every `exp`, `sin` and `cos` entry point this CPU runs (the dispatched one is timed
+    // above), independent calls
+    let mut entry_runs = vec![(LaneFn::Exp, "uniform", &xs)];
+    for f in [LaneFn::Sin, LaneFn::Cos] {
+        entry_runs.extend([
+            (f, "uniform", &xs),
+            (f, "mixed", &mixed),
+            (f, "random", &random),
+            (f, "alternating", &alternating),
+            (f, "uniform, parity at random", &calls_at_random),
+        ]);
+    }
+    for (f, data, xs) in entry_runs {
+        for (name, entry) in f.entries() {
+            if name == "base" && f != LaneFn::Exp {
+                continue;
             }
-            black_box(acc);
-            best = best.min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
+            let mut best = f64::INFINITY;
+            for _ in 0..5 {
+                let mut slot = [[0.0; LANES]; 2];
+                let t = Instant::now();
+                let mut acc = 0.0;
+                for c in xs.chunks_exact(LANES) {
+                    let mut a = [0.0; LANES];
+                    a.copy_from_slice(c);
+                    run_entry(entry, black_box(a), &mut slot);
+                    acc += slot[0][0];
+                }
+                black_box(acc);
+                best = best.min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
+            }
+            eprintln!("{f:?} entry {name} {data}: independent {best:.2} ns/point");
         }
-        eprintln!("Exp entry {name}: independent {best:.2} ns/point");
     }
     // the one-point functions (the JIT's remainder points, `Scalar for f64`)
     fn sin_plus_cos(x: f64) -> f64 {

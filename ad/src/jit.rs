@@ -705,6 +705,13 @@ struct VectorLoop {
 /// Hessians on the OPF cases, and each block more to compile.
 const BLOCKS: usize = 2;
 
+/// Fewest lane-function calls per block ([`Lower::lane_call_sites`]) for which the wide
+/// loop's two blocks are emitted in lockstep, one 16-point call for both where they call
+/// the same function ([`Lower::two_blocks_body`]); with fewer (the OPF flows' one
+/// `sin`/`cos` pair), block 1's call runs while block 0's instructions after its own call
+/// wait for the results, and one 16-point call was not faster (session 28, w16).
+const TWO_BLOCK_MIN_CALLS: usize = 2;
+
 /// Longest function (in program instructions, summed over a group's members) that gets the
 /// wide loop: its body is `BLOCKS` times the [`LANES`]-point one, and Cranelift's register
 /// allocation grows faster than linearly with the body (see [`MAX_FUNCTION_INSTRUCTIONS`]).
@@ -1024,6 +1031,41 @@ impl<'a, 'b> Lower<'a, 'b> {
         calls && length <= WIDE_MAX_INSTRUCTIONS && self.sum_into.is_none()
     }
 
+    /// The most lane-function calls one member's body makes for a block of points (a
+    /// `sin`/`cos` pair of one register counted once; calls the value numbering saves not
+    /// subtracted).
+    fn lane_call_sites(&self) -> usize {
+        let member_calls = |(m, (p, _)): (usize, &(&Program<f64>, bool))| {
+            let paired = &self.paired_all[m];
+            let mut pairs = Vec::new();
+            let mut calls = 0;
+            for (at, ins) in p.ins.iter().enumerate() {
+                if let Ins::Un {
+                    op: UnOp::B(u @ (Un::Exp | Un::Sin | Un::Cos)),
+                    a,
+                    ..
+                } = *ins
+                {
+                    if u != Un::Exp && paired.get(at) == Some(&true) {
+                        if !pairs.contains(&a) {
+                            pairs.push(a);
+                            calls += 1;
+                        }
+                    } else {
+                        calls += 1;
+                    }
+                }
+            }
+            calls
+        };
+        self.members
+            .iter()
+            .enumerate()
+            .map(member_calls)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The function's vector loops, in the order they run (the one-point loop follows):
     /// [`LANES`] points per iteration; or, where the body calls a lane function
     /// ([`Lower::wide`]), `BLOCKS` blocks of [`LANES`] points, which a function that stores
@@ -1288,7 +1330,11 @@ impl<'a, 'b> Lower<'a, 'b> {
         }
         let mut computed = Vec::with_capacity(blocks);
         self.bodies += blocks;
-        if blocks == 2 && vmath::TWO_BLOCK_ENTRIES && self.sum_into.is_none() {
+        if blocks == 2
+            && vmath::TWO_BLOCK_ENTRIES
+            && self.sum_into.is_none()
+            && self.lane_call_sites() >= TWO_BLOCK_MIN_CALLS
+        {
             return self.two_blocks_body(k, first, output, acc, scatter);
         }
         for h in 0..blocks {
@@ -2804,7 +2850,8 @@ mod tests {
     /// 16-point entry point serves both (on x86-64, `vmath::TWO_BLOCK_ENTRIES`; elsewhere
     /// none): rosenbrock's constraint calls `sin(a − b)`, `sin(a + b)` and `exp(a − b)`,
     /// its derivatives the `sin`/`cos` pairs of the same arguments and `exp(a − b)`, three
-    /// calls per wide iteration in every program; a body without lane calls has none.
+    /// calls per wide iteration in every program; a body with one call per block (fewer than
+    /// `TWO_BLOCK_MIN_CALLS`: one call per block, as lf27 emitted it) or none has none.
     #[test]
     fn both_blocks_share_each_lane_function_call() {
         let (a, b) = (var(0), var(1));
@@ -2822,5 +2869,8 @@ mod tests {
         assert!(calls.iter().all(|&n| n == want), "{calls:?}");
         let plain = calls_of(&(&a * &a * &b + 3.0 * &b));
         assert!(plain.iter().all(|&n| n == 0), "{plain:?}");
+        // `sin(a − b)`, its derivatives' `sin`/`cos` pair of `a − b`: one call per block
+        let one = calls_of(&((&a - &b).sin() * &a));
+        assert!(one.iter().all(|&n| n == 0), "{one:?}");
     }
 }

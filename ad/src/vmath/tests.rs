@@ -743,3 +743,57 @@ fn two_block_entries_match_one_block_entries() {
         }
     }
 }
+
+/// Timings of the 16-point entry points against two calls of the 8-point ones for the same
+/// points (ns per point, best of 5, independent calls, the dispatched copies); run with
+/// `cargo test --release -p simdnlp-ad --lib two_block_entry_timings -- --ignored --nocapture`.
+#[cfg(target_arch = "x86_64")]
+#[test]
+#[ignore = "a timing, not a check"]
+fn two_block_entry_timings() {
+    use std::hint::black_box;
+    use std::time::Instant;
+    let n = 200_000;
+    let xs: Vec<f64> = (0..n).map(|k| -1.2 + 2.4 * (k as f64 / n as f64)).collect();
+    let mut next = lcg(0x9e37_79b9_7f4a_7c15);
+    let random: Vec<f64> = (0..n).map(|_| -10.0 + 20.0 * unit(next())).collect();
+    for f in [LaneFn::Exp, LaneFn::Sin, LaneFn::Cos, LaneFn::SinCos] {
+        for (data, xs) in [("uniform", &xs), ("random", &random)] {
+            let Some((_, entry)) = f.entries_two_blocks().pop() else {
+                return;
+            };
+            let mut best = (f64::INFINITY, f64::INFINITY);
+            for _ in 0..5 {
+                let mut slot = [[0.0; LANES]; 2];
+                let t = Instant::now();
+                let mut acc = 0.0;
+                for c in xs.chunks_exact(2 * LANES) {
+                    let mut a = [0.0; LANES];
+                    a.copy_from_slice(&c[..LANES]);
+                    f.call(black_box(a), &mut slot);
+                    acc += slot[0][0];
+                    a.copy_from_slice(&c[LANES..]);
+                    f.call(black_box(a), &mut slot);
+                    acc += slot[0][0];
+                }
+                black_box(acc);
+                best.0 = best.0.min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
+                let mut slot = [[0.0; 2 * LANES]; 2];
+                let t = Instant::now();
+                let mut acc = 0.0;
+                for c in xs.chunks_exact(2 * LANES) {
+                    let mut a = [0.0; 2 * LANES];
+                    a.copy_from_slice(c);
+                    run_entry_two_blocks(entry, black_box(a), &mut slot);
+                    acc += slot[0][0];
+                }
+                black_box(acc);
+                best.1 = best.1.min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
+            }
+            eprintln!(
+                "{f:?} {data}: two 8-point calls {:.2} ns/point, one 16-point call {:.2} ns/point",
+                best.0, best.1
+            );
+        }
+    }
+}

@@ -10,7 +10,13 @@
 //! block's calls no longer stall the core until those results arrive (the same operations
 //! per point, so the same bits); where it stores its outputs, that loop runs down to the
 //! last 8 points, its second block clamped to them (no 8-point loop: one copy of the body
-//! less to compile), where it sums or scatters them, the 8-point loop follows. The body is
+//! less to compile), where it sums or scatters them, the 8-point loop follows. Where such a
+//! body makes at least `TWO_BLOCK_MIN_CALLS` (2) lane-function calls per block (x86-64), the
+//! two blocks are emitted in lockstep up to each call (block 0's instructions since the
+//! last call, then block 1's) and one call of the function's 16-point entry point takes
+//! both blocks' points (eight pairs in `xmm0`–`xmm7`; the per-point operations of the
+//! 8-point entry point, so the same bits): half the calls, and the lane function runs two
+//! independent 8-lane chains. The body is
 //! the program unrolled per point, and each `exp`, `sin` and `cos` (and
 //! each `sin`/`cos` pair of one value) is one call of a lane function of [`crate::vmath`]
 //! for the eight points (arguments in registers: on x86-64 the four pairs of points as four

@@ -934,6 +934,10 @@ fn points(pairs: [Pair; LANES / 2]) -> [f64; LANES] {
     unsafe { std::mem::transmute::<[Pair; LANES / 2], [f64; LANES]>(pairs) }
 }
 
+/// The [`LANES`]-point entry points of one lane function: the baseline copy, and the AVX2
+/// and AVX-512F copies (an entry point and the `target_feature` function it calls); the
+/// JIT calls one per block of points, or the 16-point one of [`jit_fn_two_blocks`] for both
+/// blocks of its wide loop where a body makes two calls or more per block.
 macro_rules! jit_fn {
     ($(#[$m:meta])* $base:ident, $avx2:ident, $avx2_inner:ident, $avx512:ident, $avx512_inner:ident, |$x:ident, $out:ident| $body:expr) => {
         jit_fn!(
@@ -1135,8 +1139,13 @@ fn blocks_of_mut(out: &mut [f64; 2 * LANES]) -> (&mut [f64; LANES], &mut [f64; L
 }
 
 /// The 16-point entry points of one lane function (x86-64 only, [`TWO_BLOCK_ENTRIES`]):
-/// as [`jit_fn`]'s, with the `2 * LANES` points of both blocks as eight [`Pair`]s in
-/// `xmm0`–`xmm7` (System V's eight vector argument registers) and a [`SlotTwoBlocks`].
+/// as [`jit_fn`]'s, with the `2 * LANES` points of both blocks of the JIT's wide loop as
+/// eight [`Pair`]s in `xmm0`–`xmm7` (System V's eight vector argument registers; block 0's
+/// four first) and a [`SlotTwoBlocks`]. The bodies call the `*_n` functions with N = 16
+/// (`exp`'s AVX2 and AVX-512F copies: their 8-lane macros once per block), so each point's
+/// result is bitwise the 8-point entry point's; one call for both blocks halves the calls
+/// (and the spills around them) and lets the kernel interleave two 8-lane chains (−8 to
+/// −18 % per point against two 8-point calls, `two_block_entry_timings`).
 #[cfg(target_arch = "x86_64")]
 macro_rules! jit_fn_two_blocks {
     (

@@ -743,6 +743,10 @@ fn lane_fn(u: Un, paired: bool) -> LaneFn {
     }
 }
 
+/// One block's part of a member's body: per point its outputs, and per lane pair the
+/// vectors of its outputs where computed as such ([`Lower::body`], [`Lower::pair_outs`]).
+type BlockBody = (Vec<Vec<Value>>, Vec<Vec<Option<Value>>>);
+
 /// The registers and points of one block of a loop body emitted with another in lockstep
 /// ([`Lower::body_two_blocks`]), swapped into [`Lower`]'s fields of the same names while
 /// that block's instructions are emitted ([`Lower::swap_block`]).
@@ -1334,7 +1338,6 @@ impl<'a, 'b> Lower<'a, 'b> {
                 "several blocks per body of LANES points without a summed block",
             ));
         }
-        let mut computed = Vec::with_capacity(blocks);
         self.bodies += blocks;
         if blocks == 2
             && vmath::TWO_BLOCK_ENTRIES
@@ -1343,6 +1346,7 @@ impl<'a, 'b> Lower<'a, 'b> {
         {
             return self.two_blocks_body(k, first, output, acc, scatter);
         }
+        let mut computed = Vec::with_capacity(blocks);
         for h in 0..blocks {
             let kh = if h == 0 {
                 k
@@ -1467,11 +1471,10 @@ impl<'a, 'b> Lower<'a, 'b> {
     /// the same function on different arguments (the 16-point entry point,
     /// [`LaneFn::address_two_blocks`]; bitwise the 8-point calls' results per point); per
     /// block, its outputs and their vectors of lane pairs ([`Lower::body`]).
-    #[allow(clippy::type_complexity)]
     fn body_two_blocks(
         &mut self,
         states: &mut [BlockState; 2],
-    ) -> Result<[(Vec<Vec<Value>>, Vec<Vec<Option<Value>>>); 2], JitError> {
+    ) -> Result<[BlockBody; 2], JitError> {
         let p = self.p;
         for state in states.iter_mut() {
             self.swap_block(state);

@@ -936,7 +936,7 @@ fn points(pairs: [Pair; LANES / 2]) -> [f64; LANES] {
 
 /// The [`LANES`]-point entry points of one lane function: the baseline copy, and the AVX2
 /// and AVX-512F copies (an entry point and the `target_feature` function it calls); the
-/// JIT calls one per block of points, or the 16-point one of [`jit_fn_two_blocks`] for both
+/// JIT calls one per block of points, or the 16-point one of `jit_fn_two_blocks!` for both
 /// blocks of its wide loop where a body makes two calls or more per block.
 macro_rules! jit_fn {
     ($(#[$m:meta])* $base:ident, $avx2:ident, $avx2_inner:ident, $avx512:ident, $avx512_inner:ident, |$x:ident, $out:ident| $body:expr) => {

@@ -10,7 +10,13 @@
 //! block's calls no longer stall the core until those results arrive (the same operations
 //! per point, so the same bits); where it stores its outputs, that loop runs down to the
 //! last 8 points, its second block clamped to them (no 8-point loop: one copy of the body
-//! less to compile), where it sums or scatters them, the 8-point loop follows. The body is
+//! less to compile), where it sums or scatters them, the 8-point loop follows. Where such a
+//! body makes at least `TWO_BLOCK_MIN_CALLS` (2) lane-function calls per block (x86-64), the
+//! two blocks are emitted in lockstep up to each call (block 0's instructions since the
+//! last call, then block 1's) and one call of the function's 16-point entry point takes
+//! both blocks' points (eight pairs in `xmm0`–`xmm7`; the per-point operations of the
+//! 8-point entry point, so the same bits): half the calls, and the lane function runs two
+//! independent 8-lane chains. The body is
 //! the program unrolled per point, and each `exp`, `sin` and `cos` (and
 //! each `sin`/`cos` pair of one value) is one call of a lane function of [`crate::vmath`]
 //! for the eight points (arguments in registers: on x86-64 the four pairs of points as four
@@ -186,6 +192,10 @@ pub(crate) struct JitProgram {
     /// with them; read by the tests)
     #[cfg_attr(not(test), allow(dead_code))]
     pub bodies: usize,
+    /// calls of the 16-point entry points of the lane functions in the function, one for
+    /// both blocks of the wide loop where both call the same function (read by the tests)
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub two_block_calls: usize,
 }
 
 impl JitProgram {
@@ -469,7 +479,7 @@ fn compile_functions(specs: Vec<FuncSpec<'_>>) -> Result<JitCode, JitError> {
         module.define_function(id, &mut ctx).map_err(err)?;
         if disasm {
             if let Some(v) = ctx.compiled_code().and_then(|c| c.vcode.as_ref()) {
-                let points = widths.last().map_or(LANES, |&(points, _)| points);
+                let points = widths.last().map_or(LANES, |&(points, ..)| points);
                 eprintln!(
                     "---- program{n} ({} members, {points} points per iteration)\n{v}",
                     spec.members.len()
@@ -484,26 +494,29 @@ fn compile_functions(specs: Vec<FuncSpec<'_>>) -> Result<JitCode, JitError> {
         .iter()
         .zip(&specs)
         .zip(widths)
-        .map(|((&id, spec), (points_per_iteration, bodies))| {
-            let ptr = module.get_finalized_function(id);
-            // SAFETY: `ptr` is the finalized code of a function declared with the signature
-            // `(i64, i64, i64) -> ()` in the platform's default (C) calling convention, which
-            // is `JitFn`'s.
-            let func = unsafe { std::mem::transmute::<*const u8, JitFn>(ptr) };
-            JitProgram {
-                func,
-                weighted: spec.members.iter().any(|m| m.1),
-                output: spec.output,
-                points_per_iteration,
-                bodies,
-                writes_values: spec.output != Output::Members
-                    && spec.members[0]
-                        .0
-                        .ins
-                        .iter()
-                        .any(|i| matches!(i, Ins::Value { .. })),
-            }
-        })
+        .map(
+            |((&id, spec), (points_per_iteration, bodies, two_block_calls))| {
+                let ptr = module.get_finalized_function(id);
+                // SAFETY: `ptr` is the finalized code of a function declared with the signature
+                // `(i64, i64, i64) -> ()` in the platform's default (C) calling convention, which
+                // is `JitFn`'s.
+                let func = unsafe { std::mem::transmute::<*const u8, JitFn>(ptr) };
+                JitProgram {
+                    func,
+                    weighted: spec.members.iter().any(|m| m.1),
+                    output: spec.output,
+                    points_per_iteration,
+                    bodies,
+                    two_block_calls,
+                    writes_values: spec.output != Output::Members
+                        && spec.members[0]
+                            .0
+                            .ins
+                            .iter()
+                            .any(|i| matches!(i, Ins::Value { .. })),
+                }
+            },
+        )
         .collect();
     let compile_time = start.elapsed();
     STATS_NANOS.fetch_add(
@@ -698,6 +711,13 @@ struct VectorLoop {
 /// Hessians on the OPF cases, and each block more to compile.
 const BLOCKS: usize = 2;
 
+/// Fewest lane-function calls per block ([`Lower::lane_call_sites`]) for which the wide
+/// loop's two blocks are emitted in lockstep, one 16-point call for both where they call
+/// the same function ([`Lower::two_blocks_body`]); with fewer (the OPF flows' one
+/// `sin`/`cos` pair), block 1's call runs while block 0's instructions after its own call
+/// wait for the results, and one 16-point call was not faster (session 28, w16).
+const TWO_BLOCK_MIN_CALLS: usize = 2;
+
 /// Longest function (in program instructions, summed over a group's members) that gets the
 /// wide loop: its body is `BLOCKS` times the [`LANES`]-point one, and Cranelift's register
 /// allocation grows faster than linearly with the body (see [`MAX_FUNCTION_INSTRUCTIONS`]).
@@ -706,6 +726,38 @@ const WIDE_MAX_INSTRUCTIONS: usize = 256;
 /// The arguments of one lane-function call: the [`PAIRS`] `F64X2`s of the points
 /// ([`vmath::PAIR_ARGUMENTS`], the last entries unused and equal) or the [`LANES`] scalars.
 type LaneArgs = [Value; LANES];
+
+/// The results of one lane-function call for the [`LANES`] points of a block, one
+/// `F64X2` per lane pair: the first output and the second ([`LaneFn::SinCos`]'s `cos`;
+/// the other functions': unused).
+type LaneResults = ([Value; PAIRS], [Value; PAIRS]);
+
+/// The lane function that computes `u` (`paired`: a `sin` or `cos` whose argument also gets
+/// the other one, both from one call).
+fn lane_fn(u: Un, paired: bool) -> LaneFn {
+    match (u, paired) {
+        (_, true) => LaneFn::SinCos,
+        (Un::Exp, _) => LaneFn::Exp,
+        (Un::Sin, _) => LaneFn::Sin,
+        _ => LaneFn::Cos,
+    }
+}
+
+/// One block's part of a member's body: per point its outputs, and per lane pair the
+/// vectors of its outputs where computed as such ([`Lower::body`], [`Lower::pair_outs`]).
+type BlockBody = (Vec<Vec<Value>>, Vec<Vec<Option<Value>>>);
+
+/// The registers and points of one block of a loop body emitted with another in lockstep
+/// ([`Lower::body_two_blocks`]), swapped into [`Lower`]'s fields of the same names while
+/// that block's instructions are emitted ([`Lower::swap_block`]).
+struct BlockState {
+    ks: [Value; LANES],
+    rels: [Value; LANES],
+    int_loads: HashMap<(u32, usize), Value>,
+    regs: Vec<Option<Value>>,
+    vregs: Vec<Option<Value>>,
+    iregs: Vec<Option<Value>>,
+}
 
 /// Lowers one program, or a group's programs, into a Cranelift function.
 struct Lower<'a, 'b> {
@@ -800,6 +852,11 @@ struct Lower<'a, 'b> {
     /// the lane functions' signature: `extern "sysv64" fn(F64X2 × 4, *mut vmath::Slot)`
     /// ([`vmath::PAIR_ARGUMENTS`]) or `fn(f64 × 8, *mut vmath::Slot)`, returning the slot
     p_v: SigRef,
+    /// the 16-point entry points' signature (`extern "sysv64" fn(F64X2 × 8, *mut
+    /// vmath::SlotTwoBlocks)`, [`vmath::TWO_BLOCK_ENTRIES`]), imported at the first call
+    p_v2: Option<SigRef>,
+    /// calls of the 16-point entry points emitted so far ([`JitProgram::two_block_calls`])
+    two_block_calls: usize,
     /// copies of the body emitted so far, one per block of points ([`JitProgram::bodies`])
     bodies: usize,
     /// the first points of the blocks after the first of the body being emitted where they
@@ -955,6 +1012,8 @@ impl<'a, 'b> Lower<'a, 'b> {
             sincos: HashMap::new(),
             sincos_slot: None,
             p_v,
+            p_v2: None,
+            two_block_calls: 0,
             bodies: 0,
             block_starts: None,
         })
@@ -980,6 +1039,41 @@ impl<'a, 'b> Lower<'a, 'b> {
         });
         let length: usize = self.members.iter().map(|(p, _)| p.ins.len()).sum();
         calls && length <= WIDE_MAX_INSTRUCTIONS && self.sum_into.is_none()
+    }
+
+    /// The most lane-function calls one member's body makes for a block of points (a
+    /// `sin`/`cos` pair of one register counted once; calls the value numbering saves not
+    /// subtracted).
+    fn lane_call_sites(&self) -> usize {
+        let member_calls = |(m, (p, _)): (usize, &(&Program<f64>, bool))| {
+            let paired = &self.paired_all[m];
+            let mut pairs = Vec::new();
+            let mut calls = 0;
+            for (at, ins) in p.ins.iter().enumerate() {
+                if let Ins::Un {
+                    op: UnOp::B(u @ (Un::Exp | Un::Sin | Un::Cos)),
+                    a,
+                    ..
+                } = *ins
+                {
+                    if u != Un::Exp && paired.get(at) == Some(&true) {
+                        if !pairs.contains(&a) {
+                            pairs.push(a);
+                            calls += 1;
+                        }
+                    } else {
+                        calls += 1;
+                    }
+                }
+            }
+            calls
+        };
+        self.members
+            .iter()
+            .enumerate()
+            .map(member_calls)
+            .max()
+            .unwrap_or(0)
     }
 
     /// The function's vector loops, in the order they run (the one-point loop follows):
@@ -1016,8 +1110,9 @@ impl<'a, 'b> Lower<'a, 'b> {
     /// The loops over `first..last` around the program's body, with its outputs put where
     /// `output` says: the vector loop (see [`Lower::wide`]), then the one-point loop;
     /// returns the points per iteration of the vector loop and the copies of the body
-    /// ([`JitProgram::bodies`]).
-    fn program(mut self, output: Output) -> Result<(usize, usize), JitError> {
+    /// ([`JitProgram::bodies`]) and its calls of 16-point entry points
+    /// ([`JitProgram::two_block_calls`]).
+    fn program(mut self, output: Output) -> Result<(usize, usize, usize), JitError> {
         let i64t = types::I64;
         let f64t = types::F64;
         let entry = self
@@ -1210,9 +1305,9 @@ impl<'a, 'b> Lower<'a, 'b> {
         }
         self.b.ins().return_(&[]);
         self.b.seal_all_blocks();
-        let bodies = self.bodies;
+        let (bodies, two_block_calls) = (self.bodies, self.two_block_calls);
         self.b.finalize();
-        Ok((per, bodies))
+        Ok((per, bodies, two_block_calls))
     }
 
     /// One loop body over the `blocks * width` points `k..k + blocks * width`: the
@@ -1243,8 +1338,15 @@ impl<'a, 'b> Lower<'a, 'b> {
                 "several blocks per body of LANES points without a summed block",
             ));
         }
-        let mut computed = Vec::with_capacity(blocks);
         self.bodies += blocks;
+        if blocks == 2
+            && vmath::TWO_BLOCK_ENTRIES
+            && self.sum_into.is_none()
+            && self.lane_call_sites() >= TWO_BLOCK_MIN_CALLS
+        {
+            return self.two_blocks_body(k, first, output, acc, scatter);
+        }
+        let mut computed = Vec::with_capacity(blocks);
         for h in 0..blocks {
             let kh = if h == 0 {
                 k
@@ -1283,6 +1385,165 @@ impl<'a, 'b> Lower<'a, 'b> {
             acc = self.block_outputs(output, acc, scatter, all, all_pairs)?;
         }
         Ok(acc)
+    }
+
+    /// [`Lower::lanes_body`] of two blocks of [`LANES`] points, `k..k + LANES` and the
+    /// second block's (`k + LANES`, or its clamped start, [`Lower::block_starts`]), each
+    /// member's two blocks emitted in lockstep ([`Lower::body_two_blocks`]: one call of the
+    /// 16-point entry point for both blocks' points where both call the same lane
+    /// function), then block 0's outputs, then block 1's.
+    fn two_blocks_body(
+        &mut self,
+        k: Value,
+        first: Value,
+        output: Output,
+        mut acc: Option<Value>,
+        scatter: Option<(Value, Value, Value)>,
+    ) -> Result<Option<Value>, JitError> {
+        let mut states = Vec::with_capacity(2);
+        for h in 0..2 {
+            let kh = if h == 0 {
+                k
+            } else {
+                match self.block_starts.as_ref().and_then(|s| s.first()) {
+                    Some(&kh) => kh,
+                    None => self.b.ins().iadd_imm(k, LANES as i64),
+                }
+            };
+            let mut ks = [kh; LANES];
+            let mut rels = [kh; LANES];
+            for lane in 0..LANES {
+                if lane > 0 {
+                    ks[lane] = self.b.ins().iadd_imm(kh, lane as i64);
+                }
+                rels[lane] = self.b.ins().isub(ks[lane], first);
+            }
+            states.push(BlockState {
+                ks,
+                rels,
+                int_loads: HashMap::new(),
+                regs: Vec::new(),
+                vregs: Vec::new(),
+                iregs: Vec::new(),
+            });
+        }
+        let mut states: [BlockState; 2] =
+            states.try_into().map_err(|_| err("two blocks expected"))?;
+        let members = self.members.len();
+        let mut computed: [_; 2] =
+            std::array::from_fn(|_| (Vec::with_capacity(members), Vec::with_capacity(members)));
+        for m in 0..members {
+            self.select(m);
+            for state in states.iter_mut() {
+                state.regs.clone_from(&self.regs);
+                state.vregs.clone_from(&self.vregs);
+                state.iregs.clone_from(&self.iregs);
+            }
+            let outs = self.body_two_blocks(&mut states);
+            // hand the pairing back for the next body
+            self.paired_all[self.member] = std::mem::take(&mut self.paired);
+            for (c, (outs, pairs)) in computed.iter_mut().zip(outs?) {
+                c.0.push(outs);
+                c.1.push(pairs);
+            }
+        }
+        for (state, (all, all_pairs)) in states.iter_mut().zip(computed) {
+            self.swap_block(state);
+            acc = self.block_outputs(output, acc, scatter, all, all_pairs)?;
+        }
+        Ok(acc)
+    }
+
+    /// Swaps the registers and points of `state` with those of [`Lower`] (entering the
+    /// block, or leaving it).
+    fn swap_block(&mut self, state: &mut BlockState) {
+        std::mem::swap(&mut self.ks, &mut state.ks);
+        std::mem::swap(&mut self.rels, &mut state.rels);
+        std::mem::swap(&mut self.int_loads, &mut state.int_loads);
+        std::mem::swap(&mut self.regs, &mut state.regs);
+        std::mem::swap(&mut self.vregs, &mut state.vregs);
+        std::mem::swap(&mut self.iregs, &mut state.iregs);
+    }
+
+    /// The current program's instructions for the two blocks of [`LANES`] points of
+    /// `states` in lockstep: up to each lane-function call, block 0's instructions since
+    /// the last one, then block 1's, then one call for both blocks' points where both call
+    /// the same function on different arguments (the 16-point entry point,
+    /// [`LaneFn::address_two_blocks`]; bitwise the 8-point calls' results per point); per
+    /// block, its outputs and their vectors of lane pairs ([`Lower::body`]).
+    fn body_two_blocks(
+        &mut self,
+        states: &mut [BlockState; 2],
+    ) -> Result<[BlockBody; 2], JitError> {
+        let p = self.p;
+        for state in states.iter_mut() {
+            self.swap_block(state);
+            let done = self.body_prologue();
+            self.swap_block(state);
+            done?;
+        }
+        let mut pending: Vec<usize> = Vec::new();
+        for (at, ins) in p.ins.iter().enumerate() {
+            let Ins::Un {
+                op: UnOp::B(u @ (Un::Exp | Un::Sin | Un::Cos)),
+                dst,
+                a,
+            } = *ins
+            else {
+                pending.push(at);
+                continue;
+            };
+            let f = lane_fn(u, self.paired[at]);
+            let mut args = [[self.nan; LANES]; 2];
+            let mut results: [Option<[Value; PAIRS]>; 2] = [None; 2];
+            for h in 0..2 {
+                self.swap_block(&mut states[h]);
+                let mut block_pending = pending.clone();
+                let done = self
+                    .flush(&mut block_pending)
+                    .and_then(|()| self.lane_args(a));
+                self.swap_block(&mut states[h]);
+                args[h] = done?;
+                results[h] = self.lane_lookup(u, &args[h]);
+            }
+            pending.clear();
+            if results == [None, None] && args[0] != args[1] {
+                let [r0, r1] = self.lane_call_two_blocks(f, &args);
+                results = [
+                    Some(self.lane_record(u, f, args[0], r0)),
+                    Some(self.lane_record(u, f, args[1], r1)),
+                ];
+            }
+            for h in 0..2 {
+                let r = match results[h] {
+                    Some(r) => r,
+                    // one block's call only, or both blocks' points the same
+                    None => match self.lane_lookup(u, &args[h]) {
+                        Some(r) => r,
+                        None => {
+                            let r = self.lane_call(f, &args[h]);
+                            self.lane_record(u, f, args[h], r)
+                        }
+                    },
+                };
+                self.swap_block(&mut states[h]);
+                let done = self.set_pairs(dst, r);
+                self.swap_block(&mut states[h]);
+                done?;
+            }
+        }
+        let mut outs = Vec::with_capacity(2);
+        for state in states.iter_mut() {
+            self.swap_block(state);
+            let mut block_pending = pending.clone();
+            let done = self
+                .flush(&mut block_pending)
+                .and_then(|()| self.body_outputs());
+            let pairs = std::mem::take(&mut self.pair_outs);
+            self.swap_block(state);
+            outs.push((done?, pairs));
+        }
+        outs.try_into().map_err(|_| err("two blocks expected"))
     }
 
     /// The body of a group function whose members' outputs are summed into one block per
@@ -1534,6 +1795,31 @@ impl<'a, 'b> Lower<'a, 'b> {
 
     fn body_instructions(&mut self) -> Result<Vec<Vec<Value>>, JitError> {
         let p = self.p;
+        self.body_prologue()?;
+        // the instructions since the last lane-function call, emitted lane by lane at the
+        // next one (fewer values live across each call than in lockstep)
+        let mut pending: Vec<usize> = Vec::new();
+        for (at, ins) in p.ins.iter().enumerate() {
+            if let Ins::Un {
+                op: UnOp::B(u @ (Un::Exp | Un::Sin | Un::Cos)),
+                dst,
+                a,
+            } = ins
+            {
+                self.flush(&mut pending)?;
+                self.transcendental(*u, self.paired[at], *dst, *a)?;
+            } else {
+                pending.push(at);
+            }
+        }
+        self.flush(&mut pending)?;
+        self.body_outputs()
+    }
+
+    /// The start of the current program's body for the points of the current body: its
+    /// constants and integer instructions.
+    fn body_prologue(&mut self) -> Result<(), JitError> {
+        let p = self.p;
         if self.output == Output::Members && p.ins.iter().any(|i| matches!(i, Ins::Value { .. })) {
             return Err(err("a group member writes values"));
         }
@@ -1563,24 +1849,14 @@ impl<'a, 'b> Lower<'a, 'b> {
                     .ok_or_else(|| err("integer register out of range"))? = Some(v);
             }
         }
-        // the instructions since the last lane-function call, emitted lane by lane at the
-        // next one (fewer values live across each call than in lockstep)
-        let mut pending: Vec<usize> = Vec::new();
-        for (at, ins) in p.ins.iter().enumerate() {
-            if let Ins::Un {
-                op: UnOp::B(u @ (Un::Exp | Un::Sin | Un::Cos)),
-                dst,
-                a,
-            } = ins
-            {
-                self.flush(&mut pending)?;
-                self.transcendental(*u, self.paired[at], *dst, *a)?;
-            } else {
-                pending.push(at);
-            }
-        }
-        self.flush(&mut pending)?;
-        // outputs
+        Ok(())
+    }
+
+    /// The current program's outputs for the points of the current body, once its
+    /// instructions are emitted: each point's outputs (weighted when the program is), the
+    /// vectors of lane pairs in [`Lower::pair_outs`].
+    fn body_outputs(&mut self) -> Result<Vec<Vec<Value>>, JitError> {
+        let p = self.p;
         let step = p.out_regs.len();
         if i32::try_from(step * 8).is_err() {
             return Err(err("too many outputs"));
@@ -1799,6 +2075,21 @@ impl<'a, 'b> Lower<'a, 'b> {
             };
             return self.set(dst, v);
         }
+        let args = self.lane_args(a)?;
+        let results = match self.lane_lookup(u, &args) {
+            Some(r) => r,
+            None => {
+                let f = lane_fn(u, paired);
+                let r = self.lane_call(f, &args);
+                self.lane_record(u, f, args, r)
+            }
+        };
+        self.set_pairs(dst, results)
+    }
+
+    /// The arguments of a lane-function call on register `a` of the current body's
+    /// [`LANES`] points.
+    fn lane_args(&mut self, a: u32) -> Result<LaneArgs, JitError> {
         let mut args: LaneArgs = [self.nan; LANES];
         if vmath::PAIR_ARGUMENTS {
             // the pairs as they are (packed once where a pair is two scalars): no lane
@@ -1812,63 +2103,121 @@ impl<'a, 'b> Lower<'a, 'b> {
                 *arg = self.reg(a)?;
             }
         }
-        if let Some(&r) = self.lane_memo.get(&(u, args)) {
-            return self.set_pairs(dst, r);
+        Ok(args)
+    }
+
+    /// The results of `u` on `args` where the current loop body has them already: from
+    /// a call of `u` on them, or of [`LaneFn::SinCos`] (bitwise the separate functions'
+    /// results).
+    fn lane_lookup(&mut self, u: Un, args: &LaneArgs) -> Option<[Value; PAIRS]> {
+        if let Some(&r) = self.lane_memo.get(&(u, *args)) {
+            return Some(r);
         }
-        let results: [Value; PAIRS] = match self.sincos_lanes.get(&args) {
-            // a `sin`/`cos` pair of these values is computed already (bitwise the separate
-            // functions' results)
+        match self.sincos_lanes.get(args) {
             Some(&(sin, cos)) if u != Un::Exp => {
-                if u == Un::Sin {
-                    sin
-                } else {
-                    cos
-                }
+                let r = if u == Un::Sin { sin } else { cos };
+                self.lane_memo.insert((u, *args), r);
+                Some(r)
             }
-            _ => {
-                let f = match (u, paired) {
-                    (_, true) => LaneFn::SinCos,
-                    (Un::Exp, _) => LaneFn::Exp,
-                    (Un::Sin, _) => LaneFn::Sin,
-                    _ => LaneFn::Cos,
-                };
-                // a slot of its own per call, 16-byte aligned (the results are read as
-                // `F64X2` pairs), so that no later call of the body overwrites them
-                let size = std::mem::size_of::<vmath::Slot>() as u32;
-                let data = ir::StackSlotData::new(ir::StackSlotKind::ExplicitSlot, size, 4);
-                let slot = self.b.create_sized_stack_slot(data);
-                let at = self.b.ins().stack_addr(types::I64, slot, 0);
-                let callee = self.fn_addr(f.address());
-                let used = if vmath::PAIR_ARGUMENTS { PAIRS } else { LANES };
-                let mut call_args = args[..used].to_vec();
-                call_args.push(at);
-                let call = self.b.ins().call_indirect(self.p_v, callee, &call_args);
-                // the results as one `F64X2` per lane pair, at immediate offsets from the
-                // slot address the call returns: pure loads ([`Lower::pure_mem`]) of the
-                // call's result, so each is placed at its first use, after the call and
-                // never hoisted (where they were loaded right after the call, each was
-                // spilled at once and reloaded at its use when another call came between)
-                let at = self.b.inst_results(call)[0];
-                let flags = self.pure_mem;
-                let mut first = [self.nan; PAIRS];
-                let mut second = [self.nan; PAIRS];
-                for q in 0..PAIRS {
-                    first[q] = self.b.ins().load(types::F64X2, flags, at, (q * 16) as i32);
-                    if f == LaneFn::SinCos {
-                        let off = (LANES * 8 + q * 16) as i32;
-                        second[q] = self.b.ins().load(types::F64X2, flags, at, off);
-                    }
-                }
-                if f == LaneFn::SinCos {
-                    self.sincos_lanes.insert(args, (first, second));
-                    if u == Un::Cos { second } else { first }
-                } else {
-                    first
-                }
-            }
+            _ => None,
+        }
+    }
+
+    /// Records the results `r` of a call of `f` (for `u`) on `args` in the current loop
+    /// body's memos; returns those of `u`.
+    fn lane_record(
+        &mut self,
+        u: Un,
+        f: LaneFn,
+        args: LaneArgs,
+        (first, second): LaneResults,
+    ) -> [Value; PAIRS] {
+        let results = if f == LaneFn::SinCos {
+            self.sincos_lanes.insert(args, (first, second));
+            if u == Un::Cos { second } else { first }
+        } else {
+            first
         };
         self.lane_memo.insert((u, args), results);
-        self.set_pairs(dst, results)
+        results
+    }
+
+    /// One call of `f`'s [`LANES`]-point entry point on `args`: its results per lane pair
+    /// (the second output's too for [`LaneFn::SinCos`]).
+    fn lane_call(&mut self, f: LaneFn, args: &LaneArgs) -> LaneResults {
+        // a slot of its own per call, 16-byte aligned (the results are read as
+        // `F64X2` pairs), so that no later call of the body overwrites them
+        let size = std::mem::size_of::<vmath::Slot>() as u32;
+        let data = ir::StackSlotData::new(ir::StackSlotKind::ExplicitSlot, size, 4);
+        let slot = self.b.create_sized_stack_slot(data);
+        let at = self.b.ins().stack_addr(types::I64, slot, 0);
+        let callee = self.fn_addr(f.address());
+        let used = if vmath::PAIR_ARGUMENTS { PAIRS } else { LANES };
+        let mut call_args = args[..used].to_vec();
+        call_args.push(at);
+        let call = self.b.ins().call_indirect(self.p_v, callee, &call_args);
+        // the results as one `F64X2` per lane pair, at immediate offsets from the
+        // slot address the call returns: pure loads ([`Lower::pure_mem`]) of the
+        // call's result, so each is placed at its first use, after the call and
+        // never hoisted (where they were loaded right after the call, each was
+        // spilled at once and reloaded at its use when another call came between)
+        let at = self.b.inst_results(call)[0];
+        self.lane_results(f, at, 0, LANES * 8)
+    }
+
+    /// The results of a call of `f` as `F64X2` loads from the slot at `at`: the first
+    /// output's pairs at `first..`, the second one's at `first + second..`
+    /// ([`LaneFn::SinCos`]; the other functions' unused, NaN).
+    fn lane_results(&mut self, f: LaneFn, at: Value, first: usize, second: usize) -> LaneResults {
+        let flags = self.pure_mem;
+        let mut out = ([self.nan; PAIRS], [self.nan; PAIRS]);
+        for q in 0..PAIRS {
+            let off = (first + q * 16) as i32;
+            out.0[q] = self.b.ins().load(types::F64X2, flags, at, off);
+            if f == LaneFn::SinCos {
+                let off = (first + second + q * 16) as i32;
+                out.1[q] = self.b.ins().load(types::F64X2, flags, at, off);
+            }
+        }
+        out
+    }
+
+    /// One call of `f`'s 16-point entry point ([`LaneFn::address_two_blocks`]) on the
+    /// arguments of both blocks (`args[h]`: block `h`'s); per block, its results as
+    /// [`Lower::lane_call`]'s.
+    fn lane_call_two_blocks(&mut self, f: LaneFn, args: &[LaneArgs; 2]) -> [LaneResults; 2] {
+        let Some(address) = f.address_two_blocks() else {
+            return [self.lane_call(f, &args[0]), self.lane_call(f, &args[1])];
+        };
+        let sig = match self.p_v2 {
+            Some(sig) => sig,
+            None => {
+                let mut s = Signature::new(CallConv::SystemV);
+                s.params.extend([AbiParam::new(types::F64X2); 2 * PAIRS]);
+                s.params.push(AbiParam::new(types::I64));
+                s.returns.push(AbiParam::new(types::I64));
+                let sig = self.b.import_signature(s);
+                self.p_v2 = Some(sig);
+                sig
+            }
+        };
+        let size = (4 * LANES * 8) as u32;
+        let data = ir::StackSlotData::new(ir::StackSlotKind::ExplicitSlot, size, 4);
+        let slot = self.b.create_sized_stack_slot(data);
+        let at = self.b.ins().stack_addr(types::I64, slot, 0);
+        let callee = self.fn_addr(address);
+        let mut call_args = args[0][..PAIRS].to_vec();
+        call_args.extend_from_slice(&args[1][..PAIRS]);
+        call_args.push(at);
+        let call = self.b.ins().call_indirect(sig, callee, &call_args);
+        self.two_block_calls += 1;
+        // block `h`'s points at lanes `h * LANES..` of each output of 2 * LANES
+        let at = self.b.inst_results(call)[0];
+        let second = 2 * LANES * 8;
+        [
+            self.lane_results(f, at, 0, second),
+            self.lane_results(f, at, LANES * 8, second),
+        ]
     }
 
     /// Register `dst` of every lane pair.
@@ -2472,7 +2821,8 @@ mod tests {
             } else {
                 Pattern::<f64>::compile_for(e, SecondOrder::default(), Evaluator::Jit)
             };
-            p.unwrap().jit_loop_shapes()
+            let (widths, bodies, _) = p.unwrap().jit_loop_shapes();
+            (widths, bodies)
         };
         let calls = (&a - &b).sin() * (&a + &b).sin() - &a * (&a - &b).exp();
         for objective in [false, true] {
@@ -2503,5 +2853,33 @@ mod tests {
         assert!(widths.len() >= 4, "{widths:?}");
         assert!(widths.iter().all(|&w| w == LANES), "{widths:?}");
         assert!(bodies.iter().all(|&n| n == 2), "{bodies:?}");
+    }
+
+    /// Where both blocks of the wide loop call the same lane function, one call of its
+    /// 16-point entry point serves both (on x86-64, `vmath::TWO_BLOCK_ENTRIES`; elsewhere
+    /// none): rosenbrock's constraint calls `sin(a − b)`, `sin(a + b)` and `exp(a − b)`,
+    /// its derivatives the `sin`/`cos` pairs of the same arguments and `exp(a − b)`, three
+    /// calls per wide iteration in every program; a body with one call per block (fewer than
+    /// `TWO_BLOCK_MIN_CALLS`: one call per block, as lf27 emitted it) or none has none.
+    #[test]
+    fn both_blocks_share_each_lane_function_call() {
+        let (a, b) = (var(0), var(1));
+        let calls_of = |e: &Expr| {
+            let p = Pattern::<f64>::compile_for(e, SecondOrder::default(), Evaluator::Jit);
+            p.unwrap().jit_loop_shapes().2
+        };
+        let calls = calls_of(&((&a - &b).sin() * (&a + &b).sin() - &a * (&a - &b).exp()));
+        assert!(calls.len() >= 4, "{calls:?}");
+        let want = if crate::vmath::TWO_BLOCK_ENTRIES {
+            3
+        } else {
+            0
+        };
+        assert!(calls.iter().all(|&n| n == want), "{calls:?}");
+        let plain = calls_of(&(&a * &a * &b + 3.0 * &b));
+        assert!(plain.iter().all(|&n| n == 0), "{plain:?}");
+        // `sin(a − b)`, its derivatives' `sin`/`cos` pair of `a − b`: one call per block
+        let one = calls_of(&((&a - &b).sin() * &a));
+        assert!(one.iter().all(|&n| n == 0), "{one:?}");
     }
 }

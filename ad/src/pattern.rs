@@ -325,16 +325,20 @@ impl<T: Scalar> Pattern<T> {
         self.jit.as_ref().map(|j| j.compile_time)
     }
 
-    /// Each JIT-compiled program's data points per iteration of its widest loop and copies
-    /// of its body, in program order (value, gradient with values, gradient, Hessian, then
+    /// Each JIT-compiled program's data points per iteration of its widest loop, copies
+    /// of its body and calls of the 16-point lane functions (one for both blocks of the
+    /// wide loop), in program order (value, gradient with values, gradient, Hessian, then
     /// the objective's or augmentation's kernels); empty without JIT code (for tests).
     #[cfg(test)]
-    pub(crate) fn jit_loop_shapes(&self) -> (Vec<usize>, Vec<usize>) {
+    pub(crate) fn jit_loop_shapes(&self) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
         let programs = self.jit.as_ref().map_or(&[][..], |j| &j.programs[..]);
-        programs
-            .iter()
-            .map(|p| (p.points_per_iteration, p.bodies))
-            .unzip()
+        let mut shapes = (Vec::new(), Vec::new(), Vec::new());
+        for p in programs {
+            shapes.0.push(p.points_per_iteration);
+            shapes.1.push(p.bodies);
+            shapes.2.push(p.two_block_calls);
+        }
+        shapes
     }
 
     fn build_jit(&self) -> Option<Arc<JitCode>> {

@@ -1239,6 +1239,10 @@ fn points(pairs: [Pair; LANES / 2]) -> [f64; LANES] {
     unsafe { std::mem::transmute::<[Pair; LANES / 2], [f64; LANES]>(pairs) }
 }
 
+/// The [`LANES`]-point entry points of one lane function: the baseline copy, and the AVX2
+/// and AVX-512F copies (an entry point and the `target_feature` function it calls); the
+/// JIT calls one per block of points, or the 16-point one of `jit_fn_two_blocks!` for both
+/// blocks of its wide loop where a body makes two calls or more per block.
 macro_rules! jit_fn {
     ($(#[$m:meta])* $base:ident, $avx2:ident, $avx2_inner:ident, $avx512:ident, $avx512_inner:ident, |$x:ident, $out:ident| $body:expr) => {
         jit_fn!(
@@ -1366,6 +1370,16 @@ fn run_entry(f: Entry, x: [f64; LANES], slot: &mut Slot) {
     f(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], slot);
 }
 
+/// Runs the 16-point entry point `f` on the points `x` (for tests).
+#[cfg(all(test, target_arch = "x86_64"))]
+fn run_entry_two_blocks(f: EntryTwoBlocks, x: [f64; 2 * LANES], slot: &mut SlotTwoBlocks) {
+    // SAFETY: the inverse of `points_two_blocks` (16 bytes per pair, lanes in order; every
+    // bit pattern is a valid `__m128d`).
+    let [p0, p1, p2, p3, p4, p5, p6, p7] =
+        unsafe { std::mem::transmute::<[f64; 2 * LANES], [Pair; LANES]>(x) };
+    f(p0, p1, p2, p3, p4, p5, p6, p7, slot);
+}
+
 // the entry points take the arguments as four pairs or eight parameters
 const _: () = assert!(LANES == 8);
 
@@ -1387,6 +1401,212 @@ jit_fn!(
 jit_fn!(
     /// `out[0][l], out[1][l] = sin x[l], cos x[l]`.
     jit_sin_cos, jit_sin_cos_avx2, jit_sin_cos_avx2_inner, jit_sin_cos_avx512, jit_sin_cos_avx512_inner, |x, out| {
+        let [sin, cos] = out;
+        sin_cos_n(&x, sin, cos)
+    }
+);
+
+// ---- the 16-point entry points: both blocks of the JIT's wide loop in one call ----------
+
+/// The stack slot of a call of a 16-point entry point ([`LaneFn::address_two_blocks`]): per
+/// output (the `cos` of [`LaneFn::SinCos`] second), block 0's [`LANES`] points, then block
+/// 1's; 16-byte aligned in the JIT, which reads it back as two-lane vectors.
+#[cfg(target_arch = "x86_64")]
+pub(crate) type SlotTwoBlocks = [[f64; 2 * LANES]; 2];
+
+/// The `2 * LANES` points of eight [`Pair`]s, in lane order (block 0's, then block 1's).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn points_two_blocks(pairs: [Pair; LANES]) -> [f64; 2 * LANES] {
+    // SAFETY: as in `points`: eight pairs are the sixteen lanes in order.
+    unsafe { std::mem::transmute::<[Pair; LANES], [f64; 2 * LANES]>(pairs) }
+}
+
+/// The two blocks of [`LANES`] points of `x` (the first `LANES`, the last `LANES`).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn blocks_of(x: &[f64; 2 * LANES]) -> (&[f64; LANES], &[f64; LANES]) {
+    let (a, b) = x.split_at(LANES);
+    match (a.try_into(), b.try_into()) {
+        (Ok(a), Ok(b)) => (a, b),
+        // `split_at(LANES)` of `2 * LANES` entries: two halves of `LANES`
+        _ => unreachable!(),
+    }
+}
+
+/// The two blocks of [`LANES`] results of `out` (as [`blocks_of`]).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn blocks_of_mut(out: &mut [f64; 2 * LANES]) -> (&mut [f64; LANES], &mut [f64; LANES]) {
+    let (a, b) = out.split_at_mut(LANES);
+    match (a.try_into(), b.try_into()) {
+        (Ok(a), Ok(b)) => (a, b),
+        _ => unreachable!(),
+    }
+}
+
+/// The 16-point entry points of one lane function (x86-64 only, [`TWO_BLOCK_ENTRIES`]):
+/// as [`jit_fn`]'s, with the `2 * LANES` points of both blocks of the JIT's wide loop as
+/// eight [`Pair`]s in `xmm0`–`xmm7` (System V's eight vector argument registers; block 0's
+/// four first) and a [`SlotTwoBlocks`]. The bodies call the `*_n` functions with N = 16
+/// (`exp`'s AVX2 and AVX-512F copies: their 8-lane macros once per block), so each point's
+/// result is bitwise the 8-point entry point's; one call for both blocks halves the calls
+/// (and the spills around them) and lets the kernel interleave two 8-lane chains (−8 to
+/// −18 % per point against two 8-point calls, `two_block_entry_timings`).
+#[cfg(target_arch = "x86_64")]
+macro_rules! jit_fn_two_blocks {
+    (
+        $(#[$m:meta])* $base:ident, $avx2:ident, $avx2_inner:ident, $avx512:ident, $avx512_inner:ident,
+        |$x:ident, $out:ident| $body:expr, |$x2:ident, $out2:ident| $body2:expr,
+        |$x5:ident, $out5:ident| $body5:expr
+    ) => {
+        $(#[$m])*
+        #[allow(improper_ctypes_definitions, clippy::too_many_arguments)] // see `Entry`
+        extern "sysv64" fn $base(
+            p0: Pair, p1: Pair, p2: Pair, p3: Pair, p4: Pair, p5: Pair, p6: Pair, p7: Pair,
+            out: *mut SlotTwoBlocks,
+        ) -> *mut SlotTwoBlocks {
+            // SAFETY: the generated code passes its own 16-aligned stack slot of
+            // `4 * LANES` doubles (a `SlotTwoBlocks`), not aliased during the call.
+            let $out = unsafe { &mut *out };
+            let $x = points_two_blocks([p0, p1, p2, p3, p4, p5, p6, p7]);
+            $body;
+            out
+        }
+
+        #[target_feature(enable = "avx2,fma")]
+        // as in `jit_fn`'s inner functions: the pairs one by one, in registers
+        #[allow(improper_ctypes_definitions, clippy::too_many_arguments)] // see `Entry`
+        unsafe extern "sysv64" fn $avx2_inner(
+            p0: Pair, p1: Pair, p2: Pair, p3: Pair, p4: Pair, p5: Pair, p6: Pair, p7: Pair,
+            $out2: &mut SlotTwoBlocks,
+        ) {
+            let $x2 = points_two_blocks([p0, p1, p2, p3, p4, p5, p6, p7]);
+            $body2
+        }
+
+        #[allow(improper_ctypes_definitions, clippy::too_many_arguments)] // see `Entry`
+        extern "sysv64" fn $avx2(
+            p0: Pair, p1: Pair, p2: Pair, p3: Pair, p4: Pair, p5: Pair, p6: Pair, p7: Pair,
+            out: *mut SlotTwoBlocks,
+        ) -> *mut SlotTwoBlocks {
+            // SAFETY: as in the baseline entry point; the JIT takes this address only when
+            // the CPU has AVX2 and FMA (`LaneFn::address_two_blocks`), the requirement of
+            // calling `$avx2_inner`.
+            unsafe { $avx2_inner(p0, p1, p2, p3, p4, p5, p6, p7, &mut *out) };
+            out
+        }
+
+        #[cfg(vmath_avx512)]
+        #[target_feature(enable = "avx512f,fma")]
+        // as `$avx2_inner`
+        #[allow(improper_ctypes_definitions, clippy::too_many_arguments)] // see `Entry`
+        unsafe extern "sysv64" fn $avx512_inner(
+            p0: Pair, p1: Pair, p2: Pair, p3: Pair, p4: Pair, p5: Pair, p6: Pair, p7: Pair,
+            $out5: &mut SlotTwoBlocks,
+        ) {
+            let $x5 = points_two_blocks([p0, p1, p2, p3, p4, p5, p6, p7]);
+            $body5
+        }
+
+        #[cfg(vmath_avx512)]
+        #[allow(improper_ctypes_definitions, clippy::too_many_arguments)] // see `Entry`
+        extern "sysv64" fn $avx512(
+            p0: Pair, p1: Pair, p2: Pair, p3: Pair, p4: Pair, p5: Pair, p6: Pair, p7: Pair,
+            out: *mut SlotTwoBlocks,
+        ) -> *mut SlotTwoBlocks {
+            // SAFETY: as in the baseline entry point; the JIT takes this address only when
+            // the CPU has AVX-512F and FMA (`LaneFn::address_two_blocks`), the requirement
+            // of calling `$avx512_inner`.
+            unsafe { $avx512_inner(p0, p1, p2, p3, p4, p5, p6, p7, &mut *out) };
+            out
+        }
+    };
+}
+
+/// Whether the lane functions have 16-point entry points ([`LaneFn::address_two_blocks`]):
+/// on x86-64, where the eight [`Pair`]s of two blocks fit System V's eight vector argument
+/// registers (elsewhere the JIT calls the 8-point entry point once per block).
+pub(crate) const TWO_BLOCK_ENTRIES: bool = cfg!(target_arch = "x86_64");
+
+/// The signature of the 16-point entry points: eight [`Pair`]s in `xmm0`–`xmm7` (block 0's
+/// four, then block 1's), the [`SlotTwoBlocks`] for the results, which they return.
+#[cfg(target_arch = "x86_64")]
+#[allow(improper_ctypes_definitions)]
+type EntryTwoBlocks = extern "sysv64" fn(
+    Pair,
+    Pair,
+    Pair,
+    Pair,
+    Pair,
+    Pair,
+    Pair,
+    Pair,
+    *mut SlotTwoBlocks,
+) -> *mut SlotTwoBlocks;
+
+#[cfg(target_arch = "x86_64")]
+jit_fn_two_blocks!(
+    /// `out[0][l] = e^x[l]` for 16 points (each block as `jit_exp`'s `LANES`).
+    jit_exp16, jit_exp16_avx2, jit_exp16_avx2_inner, jit_exp16_avx512, jit_exp16_avx512_inner,
+    |x, out| exp_n(&x, &mut out[0]),
+    |x, out| {
+        let ((x0, x1), (o0, o1)) = (blocks_of(&x), blocks_of_mut(&mut out[0]));
+        exp_lanes_avx2!(x0, o0);
+        exp_lanes_avx2!(x1, o1);
+    },
+    |x, out| {
+        let ((x0, x1), (o0, o1)) = (blocks_of(&x), blocks_of_mut(&mut out[0]));
+        exp_lanes_avx512!(x0, o0);
+        exp_lanes_avx512!(x1, o1);
+    }
+);
+#[cfg(target_arch = "x86_64")]
+jit_fn_two_blocks!(
+    /// `out[0][l] = sin x[l]` for 16 points (each block as `jit_sin`'s `LANES`).
+    jit_sin16, jit_sin16_avx2, jit_sin16_avx2_inner, jit_sin16_avx512, jit_sin16_avx512_inner,
+    |x, out| sin_n(&x, &mut out[0]),
+    |x, out| {
+        let ((x0, x1), (o0, o1)) = (blocks_of(&x), blocks_of_mut(&mut out[0]));
+        sin_or_cos_lanes_avx2!(false, x0, o0);
+        sin_or_cos_lanes_avx2!(false, x1, o1);
+    },
+    |x, out| {
+        let ((x0, x1), (o0, o1)) = (blocks_of(&x), blocks_of_mut(&mut out[0]));
+        sin_or_cos_lanes_avx512!(false, x0, o0);
+        sin_or_cos_lanes_avx512!(false, x1, o1);
+    }
+);
+#[cfg(target_arch = "x86_64")]
+jit_fn_two_blocks!(
+    /// `out[0][l] = cos x[l]` for 16 points (each block as `jit_cos`'s `LANES`).
+    jit_cos16, jit_cos16_avx2, jit_cos16_avx2_inner, jit_cos16_avx512, jit_cos16_avx512_inner,
+    |x, out| cos_n(&x, &mut out[0]),
+    |x, out| {
+        let ((x0, x1), (o0, o1)) = (blocks_of(&x), blocks_of_mut(&mut out[0]));
+        sin_or_cos_lanes_avx2!(true, x0, o0);
+        sin_or_cos_lanes_avx2!(true, x1, o1);
+    },
+    |x, out| {
+        let ((x0, x1), (o0, o1)) = (blocks_of(&x), blocks_of_mut(&mut out[0]));
+        sin_or_cos_lanes_avx512!(true, x0, o0);
+        sin_or_cos_lanes_avx512!(true, x1, o1);
+    }
+);
+#[cfg(target_arch = "x86_64")]
+jit_fn_two_blocks!(
+    /// `out[0][l], out[1][l] = sin x[l], cos x[l]` for 16 points.
+    jit_sin_cos16, jit_sin_cos16_avx2, jit_sin_cos16_avx2_inner, jit_sin_cos16_avx512,
+    jit_sin_cos16_avx512_inner,
+    |x, out| {
+        let [sin, cos] = out;
+        sin_cos_n(&x, sin, cos)
+    },
+    |x, out| {
+        let [sin, cos] = out;
+        sin_cos_n(&x, sin, cos)
+    },
+    |x, out| {
         let [sin, cos] = out;
         sin_cos_n(&x, sin, cos)
     }
@@ -1435,12 +1655,91 @@ impl LaneFn {
         base as usize
     }
 
+    /// The address of the 16-point entry point for this CPU ([`EntryTwoBlocks`]: both
+    /// blocks of the JIT's wide loop in one call; per point bitwise the results of
+    /// [`LaneFn::address`]'s entry point), where the lane functions have them
+    /// ([`TWO_BLOCK_ENTRIES`]).
+    pub(crate) fn address_two_blocks(self) -> Option<usize> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let base: EntryTwoBlocks = match self {
+                LaneFn::Exp => jit_exp16,
+                LaneFn::Sin => jit_sin16,
+                LaneFn::Cos => jit_cos16,
+                LaneFn::SinCos => jit_sin_cos16,
+            };
+            #[cfg(vmath_avx512)]
+            if has_avx512_fma() {
+                let avx512: EntryTwoBlocks = match self {
+                    LaneFn::Exp => jit_exp16_avx512,
+                    LaneFn::Sin => jit_sin16_avx512,
+                    LaneFn::Cos => jit_cos16_avx512,
+                    LaneFn::SinCos => jit_sin_cos16_avx512,
+                };
+                return Some(avx512 as usize);
+            }
+            if has_avx2_fma() {
+                let avx2: EntryTwoBlocks = match self {
+                    LaneFn::Exp => jit_exp16_avx2,
+                    LaneFn::Sin => jit_sin16_avx2,
+                    LaneFn::Cos => jit_cos16_avx2,
+                    LaneFn::SinCos => jit_sin_cos16_avx2,
+                };
+                return Some(avx2 as usize);
+            }
+            Some(base as usize)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        None
+    }
+
     /// Runs the entry point [`LaneFn::address`] gives on `x` (for tests).
     #[cfg(test)]
     fn call(self, x: [f64; LANES], slot: &mut Slot) {
         // SAFETY: `address` is the address of an `Entry` (see there).
         let f = unsafe { std::mem::transmute::<usize, Entry>(self.address()) };
         run_entry(f, x, slot)
+    }
+
+    /// Every 16-point entry point of this function that this CPU can run, by name (for
+    /// tests: per point bitwise the 8-point entry points' results).
+    #[cfg(all(test, target_arch = "x86_64"))]
+    fn entries_two_blocks(self) -> Vec<(&'static str, EntryTwoBlocks)> {
+        let pick = |fs: [EntryTwoBlocks; 4]| match self {
+            LaneFn::Exp => fs[0],
+            LaneFn::Sin => fs[1],
+            LaneFn::Cos => fs[2],
+            LaneFn::SinCos => fs[3],
+        };
+        let mut v: Vec<(&'static str, EntryTwoBlocks)> = vec![(
+            "base",
+            pick([jit_exp16, jit_sin16, jit_cos16, jit_sin_cos16]),
+        )];
+        if has_avx2_fma() {
+            let f = pick([
+                jit_exp16_avx2,
+                jit_sin16_avx2,
+                jit_cos16_avx2,
+                jit_sin_cos16_avx2,
+            ]);
+            v.push(("avx2", f));
+        }
+        #[cfg(vmath_avx512)]
+        if has_avx512_fma() {
+            let f = pick([
+                jit_exp16_avx512,
+                jit_sin16_avx512,
+                jit_cos16_avx512,
+                jit_sin_cos16_avx512,
+            ]);
+            v.push(("avx512", f));
+        }
+        if let Some(address) = self.address_two_blocks() {
+            // SAFETY: `address_two_blocks` gives the address of an `EntryTwoBlocks`.
+            let f = unsafe { std::mem::transmute::<usize, EntryTwoBlocks>(address) };
+            v.push(("dispatch", f));
+        }
+        v
     }
 
     /// Every entry point of this function that this CPU can run, by name (for tests:

@@ -820,3 +820,105 @@ fn lane_timings() {
         best[0], best[1], best[2]
     );
 }
+
+/// The 16-point entry points (the JIT's call for both blocks of its wide loop; every copy
+/// this CPU runs, and the dispatched one) against the 8-point dispatched entry point on
+/// each block alone, bitwise: block 0's points in the slot's first `LANES` lanes of each
+/// output, block 1's in the next (a swap of the blocks, or one block's results in both,
+/// fails), over the special values and dense sweeps, blocks of the same and of different
+/// kinds of arguments side by side (NaN, ±∞, outside `exp`'s fast range, beyond the short
+/// trigonometric reduction).
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn two_block_entries_match_one_block_entries() {
+    let mut xs = specials();
+    xs.extend(sweep(-20.0, 20.0, 397));
+    xs.extend(sweep(-750.0, 750.0, 101));
+    let mut next = lcg(0x16);
+    xs.extend((0..200).map(|_| 1e6 * (unit(next()) - 0.5)));
+    // each two neighbouring blocks of LANES points, in both orders
+    let blocks: Vec<&[f64]> = xs.chunks(LANES).collect();
+    let windows = blocks.windows(2).flat_map(|w| [(w[0], w[1]), (w[1], w[0])]);
+    for (a, b) in windows {
+        let mut input = [0.5; 2 * LANES];
+        input[..a.len()].copy_from_slice(a);
+        input[LANES..LANES + b.len()].copy_from_slice(b);
+        let (block0, block1) = blocks_of(&input);
+        for f in [LaneFn::Exp, LaneFn::Sin, LaneFn::Cos, LaneFn::SinCos] {
+            let mut want = [[[0.0; LANES]; 2]; 2];
+            f.call(*block0, &mut want[0]);
+            f.call(*block1, &mut want[1]);
+            let outputs = if f == LaneFn::SinCos { 2 } else { 1 };
+            for (name, entry) in f.entries_two_blocks() {
+                let mut slot = [[f64::NAN; 2 * LANES]; 2];
+                run_entry_two_blocks(entry, input, &mut slot);
+                for (o, slot_output) in slot.iter().enumerate().take(outputs) {
+                    for (h, want) in want.iter().enumerate() {
+                        for l in 0..LANES {
+                            assert_eq!(
+                                slot_output[h * LANES + l].to_bits(),
+                                want[o][l].to_bits(),
+                                "{f:?} {name} output {o} block {h} lane {l} at {:e}",
+                                input[h * LANES + l]
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Timings of the 16-point entry points against two calls of the 8-point ones for the same
+/// points (ns per point, best of 5, independent calls, the dispatched copies); run with
+/// `cargo test --release -p simdnlp-ad --lib two_block_entry_timings -- --ignored --nocapture`.
+#[cfg(target_arch = "x86_64")]
+#[test]
+#[ignore = "a timing, not a check"]
+fn two_block_entry_timings() {
+    use std::hint::black_box;
+    use std::time::Instant;
+    let n = 200_000;
+    let xs: Vec<f64> = (0..n).map(|k| -1.2 + 2.4 * (k as f64 / n as f64)).collect();
+    let mut next = lcg(0x9e37_79b9_7f4a_7c15);
+    let random: Vec<f64> = (0..n).map(|_| -10.0 + 20.0 * unit(next())).collect();
+    for f in [LaneFn::Exp, LaneFn::Sin, LaneFn::Cos, LaneFn::SinCos] {
+        for (data, xs) in [("uniform", &xs), ("random", &random)] {
+            let Some((_, entry)) = f.entries_two_blocks().pop() else {
+                return;
+            };
+            let mut best = (f64::INFINITY, f64::INFINITY);
+            for _ in 0..5 {
+                let mut slot = [[0.0; LANES]; 2];
+                let t = Instant::now();
+                let mut acc = 0.0;
+                for c in xs.chunks_exact(2 * LANES) {
+                    let mut a = [0.0; LANES];
+                    a.copy_from_slice(&c[..LANES]);
+                    f.call(black_box(a), &mut slot);
+                    acc += slot[0][0];
+                    a.copy_from_slice(&c[LANES..]);
+                    f.call(black_box(a), &mut slot);
+                    acc += slot[0][0];
+                }
+                black_box(acc);
+                best.0 = best.0.min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
+                let mut slot = [[0.0; 2 * LANES]; 2];
+                let t = Instant::now();
+                let mut acc = 0.0;
+                for c in xs.chunks_exact(2 * LANES) {
+                    let mut a = [0.0; 2 * LANES];
+                    a.copy_from_slice(c);
+                    run_entry_two_blocks(entry, black_box(a), &mut slot);
+                    acc += slot[0][0];
+                }
+                black_box(acc);
+                best.1 = best.1.min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
+            }
+            eprintln!(
+                "{f:?} {data}: two 8-point calls {:.2} ns/point, one 16-point call {:.2} ns/point",
+                best.0, best.1
+            );
+        }
+    }
+}

@@ -142,6 +142,10 @@ const TRIG_MAX: f64 = 823_549.0;
 const TRIG_SHORT_MAX: f64 = 1608.0;
 /// below this `sin x = x` and `cos x = 1` after rounding
 const TRIG_TINY: f64 = 7.450580596923828e-9; // 2⁻²⁷
+/// largest `|x|` of the AVX-512F and AVX2 copies' small-argument path (just below π/4):
+/// `|x|·2/π ≤ 0.49975 < 1/2`, so the reduction's `n` is 0 in every lane and the call can
+/// skip it ([`sin_or_cos_lanes_avx512`])
+const TRIG_SMALL_MAX: f64 = 0.785;
 
 // Polynomial coefficients: the minimax-like fits (Chebyshev interpolation in 60-digit
 // arithmetic, rounded to doubles) of the functions named below; the error of each rounded
@@ -788,7 +792,22 @@ const READ_PER_LANE: u8 = 2;
 /// in `lane_timings`; a parity alternating call by call is predicted). LLVM's vectorizer did not form this from generic code with
 /// the branch (it split the lanes into 4 + 2 + 1 + 1, or reduced the lanes' tests in another
 /// lane order than the kernels', each path then rebuilding the points: more operations per
-/// call than the picks). A macro, as [`exp_lanes_avx512`].
+/// call than the picks).
+///
+/// Before that, a call whose lanes all have `|x| ≤ TRIG_SMALL_MAX` (small angles and angle
+/// differences: common) skips the reduction. There the kernel's steps are exact with
+/// `n = +0` (`t` rounds to `MAGIC`, whose low bits are 0, so `q = COS` and no sign flip):
+/// `a = fma(−0, HALF_PI_HI, x) = x`, `hi = x − (+0) = x`, `a − hi = +0`, and `lo = fma(−0, ·,
+/// fma(−0, ·, +0)) = +0`. The `sin r` side is then `x + fma(x·z, S(z), +0·w)` and the `cos r`
+/// side `w + (((1 − w) − z/2) + fma(z², C(z), +0·(−x)))`; the small path computes
+/// `x + (x·z)·S(z)` and `w + (((1 − w) − z/2) + z²·C(z))`. A fused multiply-add with a zero
+/// addend is the rounded product wherever that product is not zero, which holds for every
+/// `|x| ≥ TRIG_TINY` (`|x|³ ≥ 2⁻⁸¹`, `x⁴ ≥ 2⁻¹⁰⁸`: normal, and `S`, `C` are far from 0); the
+/// lanes below `TRIG_TINY` take the tiny select's value (`x` or 1) on both paths, and NaN
+/// fails the `|x|` test. So the bits are the kernel's. The path is about half the
+/// instructions of a one-reading call (no reduction, sign or `lo` terms).
+///
+/// A macro, as [`exp_lanes_avx512`].
 #[cfg(all(target_arch = "x86_64", vmath_avx512))]
 macro_rules! sin_or_cos_lanes_avx512 {
     ($cos:expr, $x:expr, $out:expr) => {{
@@ -815,77 +834,113 @@ macro_rules! sin_or_cos_lanes_avx512 {
             // SAFETY: `__m512d` is 64 bytes, eight lanes in memory order (lane 0 first), as
             // `[f64; 8]`; every bit pattern is valid for each.
             let xv = unsafe { std::mem::transmute::<[f64; LANES], __m512d>(*x) };
-            // trig_short (false for NaN); the other lanes computed at +0 (`sin_or_cos_n`)
-            let short = _mm512_cmp_pd_mask::<_CMP_LE_OQ>(_mm512_abs_pd(xv), c(TRIG_SHORT_MAX));
-            let x = _mm512_maskz_mov_pd(short, xv);
-            // trig_reduce::<true>
-            let t = _mm512_fmadd_pd(x, c(TWO_OVER_PI), c(MAGIC));
-            let n = _mm512_sub_pd(t, c(MAGIC));
-            let a = _mm512_fnmadd_pd(n, c(HALF_PI_HI), x);
-            let hi = _mm512_sub_pd(a, _mm512_mul_pd(n, c(HALF_PI_MID)));
-            let lo = _mm512_fnmadd_pd(
-                n,
-                c(HALF_PI_LO),
-                _mm512_fnmadd_pd(n, c(HALF_PI_MID), _mm512_sub_pd(a, hi)),
-            );
-            let q = _mm512_add_epi64(_mm512_castpd_si512(t), _mm512_set1_epi64(i64::from(COS)));
-            let reads_cos = _mm512_test_epi64_mask(q, _mm512_set1_epi64(1));
-            let z = _mm512_mul_pd(hi, hi);
-            let z2 = _mm512_mul_pd(z, z);
-            // trig_poly
-            let poly = |[k0, k1, k2, k3, k4, k5]: [__m512d; 6]| {
-                let tail =
-                    _mm512_fmadd_pd(_mm512_fmadd_pd(k5, z, k4), z2, _mm512_fmadd_pd(k3, z, k2));
-                _mm512_fmadd_pd(z, _mm512_fmadd_pd(z, tail, k1), k0)
-            };
-            let half_z = _mm512_mul_pd(c(0.5), z);
-            let w = _mm512_sub_pd(c(1.0), half_z);
-            let r = match reads_cos {
-                // every lane sin r: hi + fma(hi·z, S(z), lo·w)
-                0 => _mm512_add_pd(
-                    hi,
-                    _mm512_fmadd_pd(
-                        _mm512_mul_pd(hi, z),
-                        poly(SIN_S.map(c)),
-                        _mm512_mul_pd(lo, w),
-                    ),
-                ),
-                // every lane cos r: w + (((1 − w) − z/2) + fma(z², C(z), lo·(−hi)))
-                0xff => _mm512_add_pd(
-                    w,
+            // every lane in [−TRIG_SMALL_MAX, TRIG_SMALL_MAX] (n = 0): no reduction
+            let small = _mm512_cmp_pd_mask::<_CMP_LE_OQ>(_mm512_abs_pd(xv), c(TRIG_SMALL_MAX));
+            if small == 0xff {
+                let z = _mm512_mul_pd(xv, xv);
+                let z2 = _mm512_mul_pd(z, z);
+                let poly = |[k0, k1, k2, k3, k4, k5]: [__m512d; 6]| {
+                    let tail =
+                        _mm512_fmadd_pd(_mm512_fmadd_pd(k5, z, k4), z2, _mm512_fmadd_pd(k3, z, k2));
+                    _mm512_fmadd_pd(z, _mm512_fmadd_pd(z, tail, k1), k0)
+                };
+                let r = if COS {
+                    // cos r: w + (((1 − w) − z/2) + z² C(z))
+                    let half_z = _mm512_mul_pd(c(0.5), z);
+                    let w = _mm512_sub_pd(c(1.0), half_z);
                     _mm512_add_pd(
-                        _mm512_sub_pd(_mm512_sub_pd(c(1.0), w), half_z),
-                        _mm512_fmadd_pd(z2, poly(COS_C.map(c)), _mm512_mul_pd(lo, neg(hi))),
-                    ),
-                ),
-                // the kernel's picks, lane by lane
-                _ => {
-                    let pick = |s: __m512d, c: __m512d| _mm512_mask_blend_pd(reads_cos, s, c);
-                    let k = std::array::from_fn(|i| pick(c(SIN_S[i]), c(COS_C[i])));
-                    let lead = pick(hi, w);
-                    let head_err = pick(c(-0.0), _mm512_sub_pd(_mm512_sub_pd(c(1.0), w), half_z));
-                    let scale = pick(_mm512_mul_pd(hi, z), z2);
-                    let lo_factor = pick(w, neg(hi));
-                    _mm512_add_pd(
-                        lead,
+                        w,
                         _mm512_add_pd(
-                            head_err,
-                            _mm512_fmadd_pd(scale, poly(k), _mm512_mul_pd(lo, lo_factor)),
+                            _mm512_sub_pd(_mm512_sub_pd(c(1.0), w), half_z),
+                            _mm512_mul_pd(z2, poly(COS_C.map(c))),
                         ),
                     )
-                }
-            };
-            // the sign: r ^ ((q & 2) << 62)
-            let sign = _mm512_slli_epi64::<62>(_mm512_and_si512(q, _mm512_set1_epi64(2)));
-            let v = _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(r), sign));
-            // trig_finish: `x` (sin) or 1 (cos) where |x| < TRIG_TINY
-            let tiny = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(_mm512_abs_pd(x), c(TRIG_TINY));
-            let v = _mm512_mask_blend_pd(tiny, v, if COS { c(1.0) } else { x });
-            // SAFETY: as above
-            (
-                unsafe { std::mem::transmute::<__m512d, [f64; LANES]>(v) },
-                short,
-            )
+                } else {
+                    // sin r: x + (x·z)·S(z)
+                    _mm512_add_pd(xv, _mm512_mul_pd(_mm512_mul_pd(xv, z), poly(SIN_S.map(c))))
+                };
+                // trig_finish
+                let tiny = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(_mm512_abs_pd(xv), c(TRIG_TINY));
+                let v = _mm512_mask_blend_pd(tiny, r, if COS { c(1.0) } else { xv });
+                // SAFETY: as above; every lane is in the short range
+                (
+                    unsafe { std::mem::transmute::<__m512d, [f64; LANES]>(v) },
+                    0xff,
+                )
+            } else {
+                // trig_short (false for NaN); the other lanes computed at +0 (`sin_or_cos_n`)
+                let short = _mm512_cmp_pd_mask::<_CMP_LE_OQ>(_mm512_abs_pd(xv), c(TRIG_SHORT_MAX));
+                let x = _mm512_maskz_mov_pd(short, xv);
+                // trig_reduce::<true>
+                let t = _mm512_fmadd_pd(x, c(TWO_OVER_PI), c(MAGIC));
+                let n = _mm512_sub_pd(t, c(MAGIC));
+                let a = _mm512_fnmadd_pd(n, c(HALF_PI_HI), x);
+                let hi = _mm512_sub_pd(a, _mm512_mul_pd(n, c(HALF_PI_MID)));
+                let lo = _mm512_fnmadd_pd(
+                    n,
+                    c(HALF_PI_LO),
+                    _mm512_fnmadd_pd(n, c(HALF_PI_MID), _mm512_sub_pd(a, hi)),
+                );
+                let q = _mm512_add_epi64(_mm512_castpd_si512(t), _mm512_set1_epi64(i64::from(COS)));
+                let reads_cos = _mm512_test_epi64_mask(q, _mm512_set1_epi64(1));
+                let z = _mm512_mul_pd(hi, hi);
+                let z2 = _mm512_mul_pd(z, z);
+                // trig_poly
+                let poly = |[k0, k1, k2, k3, k4, k5]: [__m512d; 6]| {
+                    let tail =
+                        _mm512_fmadd_pd(_mm512_fmadd_pd(k5, z, k4), z2, _mm512_fmadd_pd(k3, z, k2));
+                    _mm512_fmadd_pd(z, _mm512_fmadd_pd(z, tail, k1), k0)
+                };
+                let half_z = _mm512_mul_pd(c(0.5), z);
+                let w = _mm512_sub_pd(c(1.0), half_z);
+                let r = match reads_cos {
+                    // every lane sin r: hi + fma(hi·z, S(z), lo·w)
+                    0 => _mm512_add_pd(
+                        hi,
+                        _mm512_fmadd_pd(
+                            _mm512_mul_pd(hi, z),
+                            poly(SIN_S.map(c)),
+                            _mm512_mul_pd(lo, w),
+                        ),
+                    ),
+                    // every lane cos r: w + (((1 − w) − z/2) + fma(z², C(z), lo·(−hi)))
+                    0xff => _mm512_add_pd(
+                        w,
+                        _mm512_add_pd(
+                            _mm512_sub_pd(_mm512_sub_pd(c(1.0), w), half_z),
+                            _mm512_fmadd_pd(z2, poly(COS_C.map(c)), _mm512_mul_pd(lo, neg(hi))),
+                        ),
+                    ),
+                    // the kernel's picks, lane by lane
+                    _ => {
+                        let pick = |s: __m512d, c: __m512d| _mm512_mask_blend_pd(reads_cos, s, c);
+                        let k = std::array::from_fn(|i| pick(c(SIN_S[i]), c(COS_C[i])));
+                        let lead = pick(hi, w);
+                        let head_err =
+                            pick(c(-0.0), _mm512_sub_pd(_mm512_sub_pd(c(1.0), w), half_z));
+                        let scale = pick(_mm512_mul_pd(hi, z), z2);
+                        let lo_factor = pick(w, neg(hi));
+                        _mm512_add_pd(
+                            lead,
+                            _mm512_add_pd(
+                                head_err,
+                                _mm512_fmadd_pd(scale, poly(k), _mm512_mul_pd(lo, lo_factor)),
+                            ),
+                        )
+                    }
+                };
+                // the sign: r ^ ((q & 2) << 62)
+                let sign = _mm512_slli_epi64::<62>(_mm512_and_si512(q, _mm512_set1_epi64(2)));
+                let v = _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(r), sign));
+                // trig_finish: `x` (sin) or 1 (cos) where |x| < TRIG_TINY
+                let tiny = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(_mm512_abs_pd(x), c(TRIG_TINY));
+                let v = _mm512_mask_blend_pd(tiny, v, if COS { c(1.0) } else { x });
+                // SAFETY: as above
+                (
+                    unsafe { std::mem::transmute::<__m512d, [f64; LANES]>(v) },
+                    short,
+                )
+            }
         };
         *out = v;
         if short != 0xff {
@@ -898,7 +953,8 @@ macro_rules! sin_or_cos_lanes_avx512 {
 /// `x: &[f64; LANES]` into `out: &mut [f64; LANES]` in the AVX2 copies, bitwise
 /// [`sin_or_cos_n`]: [`sin_or_cos_lanes_avx512`] in two four-lane halves, both reduced before
 /// the one branch per call (the readings of all eight lanes from two `vmovmskpd`), the
-/// per-lane picks as `vblendvpd` on the reduction's low bit moved to the sign.
+/// per-lane picks as `vblendvpd` on the reduction's low bit moved to the sign; the small-argument path
+/// (all eight `|x| ≤ TRIG_SMALL_MAX`) as there, on both halves.
 #[cfg(target_arch = "x86_64")]
 macro_rules! sin_or_cos_lanes_avx2 {
     ($cos:expr, $x:expr, $out:expr) => {{
@@ -922,117 +978,167 @@ macro_rules! sin_or_cos_lanes_avx2 {
                 |v: __m256d| _mm256_and_pd(v, _mm256_castsi256_pd(_mm256_set1_epi64x(i64::MAX)));
             let neg = |v: __m256d| _mm256_xor_pd(v, c(-0.0));
             let halves = std::mem::transmute::<[f64; LANES], [__m256d; 2]>(*x);
-            // per half: the points (the short range's, else +0), hi, lo and q
-            let mut reduced: [(__m256d, __m256d, __m256d, __m256i); 2] =
-                [(c(0.0), c(0.0), c(0.0), _mm256_set1_epi64x(0)); 2];
-            let (mut short_lanes, mut cos_lanes) = (0, 0);
-            // loops, not `map(..)`: LLVM kept such closures out of line (`exp_lanes_avx2`)
-            for (h, (r, &xv)) in reduced.iter_mut().zip(&halves).enumerate() {
-                // trig_short (false for NaN); the other lanes computed at +0 (`sin_or_cos_n`)
-                let short = _mm256_cmp_pd::<_CMP_LE_OQ>(abs(xv), c(TRIG_SHORT_MAX));
-                short_lanes |= _mm256_movemask_pd(short) << (4 * h);
-                let x = _mm256_and_pd(short, xv);
-                // trig_reduce::<true>
-                let t = _mm256_fmadd_pd(x, c(TWO_OVER_PI), c(MAGIC));
-                let n = _mm256_sub_pd(t, c(MAGIC));
-                let a = _mm256_fnmadd_pd(n, c(HALF_PI_HI), x);
-                let hi = _mm256_sub_pd(a, _mm256_mul_pd(n, c(HALF_PI_MID)));
-                let lo = _mm256_fnmadd_pd(
-                    n,
-                    c(HALF_PI_LO),
-                    _mm256_fnmadd_pd(n, c(HALF_PI_MID), _mm256_sub_pd(a, hi)),
-                );
-                let q =
-                    _mm256_add_epi64(_mm256_castpd_si256(t), _mm256_set1_epi64x(i64::from(COS)));
-                // reads cos r where q is odd: that bit in the sign
-                let odd = _mm256_castsi256_pd(_mm256_slli_epi64::<63>(q));
-                cos_lanes |= _mm256_movemask_pd(odd) << (4 * h);
-                *r = (x, hi, lo, q);
-            }
-            // the rest of `sin_or_cos_kernel`: `READ_SIN` or `READ_COS` that side alone,
-            // `READ_PER_LANE` its picks
-            let finish = |(x, hi, lo, q): (__m256d, __m256d, __m256d, __m256i), read: u8| {
-                let z = _mm256_mul_pd(hi, hi);
-                let z2 = _mm256_mul_pd(z, z);
-                // trig_poly
-                let poly = |[k0, k1, k2, k3, k4, k5]: [__m256d; 6]| {
-                    let tail =
-                        _mm256_fmadd_pd(_mm256_fmadd_pd(k5, z, k4), z2, _mm256_fmadd_pd(k3, z, k2));
-                    _mm256_fmadd_pd(z, _mm256_fmadd_pd(z, tail, k1), k0)
-                };
-                let half_z = _mm256_mul_pd(c(0.5), z);
-                let w = _mm256_sub_pd(c(1.0), half_z);
-                let r = match read {
-                    // sin r: hi + fma(hi·z, S(z), lo·w)
-                    READ_SIN => _mm256_add_pd(
-                        hi,
-                        _mm256_fmadd_pd(
-                            _mm256_mul_pd(hi, z),
-                            poly(SIN_S.map(c)),
-                            _mm256_mul_pd(lo, w),
-                        ),
-                    ),
-                    // cos r: w + (((1 − w) − z/2) + fma(z², C(z), lo·(−hi)))
-                    READ_COS => _mm256_add_pd(
-                        w,
+            // every lane in [−TRIG_SMALL_MAX, TRIG_SMALL_MAX] (n = 0): no reduction
+            let small_lanes = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(
+                abs(halves[0]),
+                c(TRIG_SMALL_MAX),
+            )) | (_mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(
+                abs(halves[1]),
+                c(TRIG_SMALL_MAX),
+            )) << 4);
+            if small_lanes == 0xff {
+                let mut v = halves;
+                for v in &mut v {
+                    let x = *v;
+                    let z = _mm256_mul_pd(x, x);
+                    let z2 = _mm256_mul_pd(z, z);
+                    // trig_poly
+                    let poly = |[k0, k1, k2, k3, k4, k5]: [__m256d; 6]| {
+                        let tail = _mm256_fmadd_pd(
+                            _mm256_fmadd_pd(k5, z, k4),
+                            z2,
+                            _mm256_fmadd_pd(k3, z, k2),
+                        );
+                        _mm256_fmadd_pd(z, _mm256_fmadd_pd(z, tail, k1), k0)
+                    };
+                    let r = if COS {
+                        // cos r: w + (((1 − w) − z/2) + z² C(z))
+                        let half_z = _mm256_mul_pd(c(0.5), z);
+                        let w = _mm256_sub_pd(c(1.0), half_z);
                         _mm256_add_pd(
-                            _mm256_sub_pd(_mm256_sub_pd(c(1.0), w), half_z),
-                            _mm256_fmadd_pd(z2, poly(COS_C.map(c)), _mm256_mul_pd(lo, neg(hi))),
-                        ),
-                    ),
-                    // the kernel's picks, lane by lane
-                    _ => {
-                        let odd = _mm256_castsi256_pd(_mm256_slli_epi64::<63>(q));
-                        let pick = |s: __m256d, c: __m256d| _mm256_blendv_pd(s, c, odd);
-                        let k = std::array::from_fn(|i| pick(c(SIN_S[i]), c(COS_C[i])));
-                        let lead = pick(hi, w);
-                        let head_err =
-                            pick(c(-0.0), _mm256_sub_pd(_mm256_sub_pd(c(1.0), w), half_z));
-                        let scale = pick(_mm256_mul_pd(hi, z), z2);
-                        let lo_factor = pick(w, neg(hi));
-                        _mm256_add_pd(
-                            lead,
+                            w,
                             _mm256_add_pd(
-                                head_err,
-                                _mm256_fmadd_pd(scale, poly(k), _mm256_mul_pd(lo, lo_factor)),
+                                _mm256_sub_pd(_mm256_sub_pd(c(1.0), w), half_z),
+                                _mm256_mul_pd(z2, poly(COS_C.map(c))),
                             ),
                         )
-                    }
+                    } else {
+                        // sin r: x + (x·z)·S(z)
+                        _mm256_add_pd(x, _mm256_mul_pd(_mm256_mul_pd(x, z), poly(SIN_S.map(c))))
+                    };
+                    // trig_finish
+                    let tiny = _mm256_cmp_pd::<_CMP_LT_OQ>(abs(x), c(TRIG_TINY));
+                    *v = _mm256_blendv_pd(r, if COS { c(1.0) } else { x }, tiny);
+                }
+                (std::mem::transmute::<[__m256d; 2], [f64; LANES]>(v), true)
+            } else {
+                // per half: the points (the short range's, else +0), hi, lo and q
+                let mut reduced: [(__m256d, __m256d, __m256d, __m256i); 2] =
+                    [(c(0.0), c(0.0), c(0.0), _mm256_set1_epi64x(0)); 2];
+                let (mut short_lanes, mut cos_lanes) = (0, 0);
+                // loops, not `map(..)`: LLVM kept such closures out of line (`exp_lanes_avx2`)
+                for (h, (r, &xv)) in reduced.iter_mut().zip(&halves).enumerate() {
+                    // trig_short (false for NaN); the other lanes computed at +0 (`sin_or_cos_n`)
+                    let short = _mm256_cmp_pd::<_CMP_LE_OQ>(abs(xv), c(TRIG_SHORT_MAX));
+                    short_lanes |= _mm256_movemask_pd(short) << (4 * h);
+                    let x = _mm256_and_pd(short, xv);
+                    // trig_reduce::<true>
+                    let t = _mm256_fmadd_pd(x, c(TWO_OVER_PI), c(MAGIC));
+                    let n = _mm256_sub_pd(t, c(MAGIC));
+                    let a = _mm256_fnmadd_pd(n, c(HALF_PI_HI), x);
+                    let hi = _mm256_sub_pd(a, _mm256_mul_pd(n, c(HALF_PI_MID)));
+                    let lo = _mm256_fnmadd_pd(
+                        n,
+                        c(HALF_PI_LO),
+                        _mm256_fnmadd_pd(n, c(HALF_PI_MID), _mm256_sub_pd(a, hi)),
+                    );
+                    let q = _mm256_add_epi64(
+                        _mm256_castpd_si256(t),
+                        _mm256_set1_epi64x(i64::from(COS)),
+                    );
+                    // reads cos r where q is odd: that bit in the sign
+                    let odd = _mm256_castsi256_pd(_mm256_slli_epi64::<63>(q));
+                    cos_lanes |= _mm256_movemask_pd(odd) << (4 * h);
+                    *r = (x, hi, lo, q);
+                }
+                // the rest of `sin_or_cos_kernel`: `READ_SIN` or `READ_COS` that side alone,
+                // `READ_PER_LANE` its picks
+                let finish = |(x, hi, lo, q): (__m256d, __m256d, __m256d, __m256i), read: u8| {
+                    let z = _mm256_mul_pd(hi, hi);
+                    let z2 = _mm256_mul_pd(z, z);
+                    // trig_poly
+                    let poly = |[k0, k1, k2, k3, k4, k5]: [__m256d; 6]| {
+                        let tail = _mm256_fmadd_pd(
+                            _mm256_fmadd_pd(k5, z, k4),
+                            z2,
+                            _mm256_fmadd_pd(k3, z, k2),
+                        );
+                        _mm256_fmadd_pd(z, _mm256_fmadd_pd(z, tail, k1), k0)
+                    };
+                    let half_z = _mm256_mul_pd(c(0.5), z);
+                    let w = _mm256_sub_pd(c(1.0), half_z);
+                    let r = match read {
+                        // sin r: hi + fma(hi·z, S(z), lo·w)
+                        READ_SIN => _mm256_add_pd(
+                            hi,
+                            _mm256_fmadd_pd(
+                                _mm256_mul_pd(hi, z),
+                                poly(SIN_S.map(c)),
+                                _mm256_mul_pd(lo, w),
+                            ),
+                        ),
+                        // cos r: w + (((1 − w) − z/2) + fma(z², C(z), lo·(−hi)))
+                        READ_COS => _mm256_add_pd(
+                            w,
+                            _mm256_add_pd(
+                                _mm256_sub_pd(_mm256_sub_pd(c(1.0), w), half_z),
+                                _mm256_fmadd_pd(z2, poly(COS_C.map(c)), _mm256_mul_pd(lo, neg(hi))),
+                            ),
+                        ),
+                        // the kernel's picks, lane by lane
+                        _ => {
+                            let odd = _mm256_castsi256_pd(_mm256_slli_epi64::<63>(q));
+                            let pick = |s: __m256d, c: __m256d| _mm256_blendv_pd(s, c, odd);
+                            let k = std::array::from_fn(|i| pick(c(SIN_S[i]), c(COS_C[i])));
+                            let lead = pick(hi, w);
+                            let head_err =
+                                pick(c(-0.0), _mm256_sub_pd(_mm256_sub_pd(c(1.0), w), half_z));
+                            let scale = pick(_mm256_mul_pd(hi, z), z2);
+                            let lo_factor = pick(w, neg(hi));
+                            _mm256_add_pd(
+                                lead,
+                                _mm256_add_pd(
+                                    head_err,
+                                    _mm256_fmadd_pd(scale, poly(k), _mm256_mul_pd(lo, lo_factor)),
+                                ),
+                            )
+                        }
+                    };
+                    // the sign: r ^ ((q & 2) << 62)
+                    let sign = _mm256_slli_epi64::<62>(_mm256_and_si256(q, _mm256_set1_epi64x(2)));
+                    let v = _mm256_castsi256_pd(_mm256_xor_si256(_mm256_castpd_si256(r), sign));
+                    // trig_finish: `x` (sin) or 1 (cos) where |x| < TRIG_TINY
+                    let tiny = _mm256_cmp_pd::<_CMP_LT_OQ>(abs(x), c(TRIG_TINY));
+                    _mm256_blendv_pd(v, if COS { c(1.0) } else { x }, tiny)
                 };
-                // the sign: r ^ ((q & 2) << 62)
-                let sign = _mm256_slli_epi64::<62>(_mm256_and_si256(q, _mm256_set1_epi64x(2)));
-                let v = _mm256_castsi256_pd(_mm256_xor_si256(_mm256_castpd_si256(r), sign));
-                // trig_finish: `x` (sin) or 1 (cos) where |x| < TRIG_TINY
-                let tiny = _mm256_cmp_pd::<_CMP_LT_OQ>(abs(x), c(TRIG_TINY));
-                _mm256_blendv_pd(v, if COS { c(1.0) } else { x }, tiny)
-            };
-            let read = match cos_lanes {
-                0 => READ_SIN,
-                0xff => READ_COS,
-                _ => READ_PER_LANE,
-            };
-            let mut v = halves;
-            match read {
-                READ_SIN => {
-                    for (v, &r) in v.iter_mut().zip(&reduced) {
-                        *v = finish(r, READ_SIN);
+                let read = match cos_lanes {
+                    0 => READ_SIN,
+                    0xff => READ_COS,
+                    _ => READ_PER_LANE,
+                };
+                let mut v = halves;
+                match read {
+                    READ_SIN => {
+                        for (v, &r) in v.iter_mut().zip(&reduced) {
+                            *v = finish(r, READ_SIN);
+                        }
+                    }
+                    READ_COS => {
+                        for (v, &r) in v.iter_mut().zip(&reduced) {
+                            *v = finish(r, READ_COS);
+                        }
+                    }
+                    _ => {
+                        for (v, &r) in v.iter_mut().zip(&reduced) {
+                            *v = finish(r, READ_PER_LANE);
+                        }
                     }
                 }
-                READ_COS => {
-                    for (v, &r) in v.iter_mut().zip(&reduced) {
-                        *v = finish(r, READ_COS);
-                    }
-                }
-                _ => {
-                    for (v, &r) in v.iter_mut().zip(&reduced) {
-                        *v = finish(r, READ_PER_LANE);
-                    }
-                }
+                (
+                    std::mem::transmute::<[__m256d; 2], [f64; LANES]>(v),
+                    short_lanes == 0xff,
+                )
             }
-            (
-                std::mem::transmute::<[__m256d; 2], [f64; LANES]>(v),
-                short_lanes == 0xff,
-            )
         };
         *out = v;
         if !all_short {

@@ -502,11 +502,19 @@ fn sin_and_cos_alone_match_the_two_polynomial_kernel() {
 /// same call with one lane special (∞ or NaN, computed at +0 and fixed up), a call with
 /// `0.3` (`n = 0`) and `1.9` (`n = 1`) between the copies of `x` (mixed), and two calls with
 /// `x` in one half and a point of the other parity in the other (mixed; the AVX2 copies
-/// reduce in halves).
+/// reduce in halves). Where `|x| ≤ TRIG_SMALL_MAX` the first call and the halves with `0.3`
+/// take the small-argument path (no reduction): a dense sweep of ±0.8 and the doubles next
+/// to that bound.
 #[test]
 fn uniform_and_mixed_calls_agree_bitwise() {
     let mut xs: Vec<f64> = sweep(-TRIG_SHORT_MAX - 20.0, TRIG_SHORT_MAX + 20.0, 6_000).collect();
     xs.extend(sweep(-8.0, 8.0, 3_000));
+    // the small-argument path (every lane `|x| ≤ TRIG_SMALL_MAX`) and its edge
+    xs.extend(sweep(-0.8, 0.8, 4_000));
+    for edge in [TRIG_SMALL_MAX, -TRIG_SMALL_MAX] {
+        let bits = edge.to_bits();
+        xs.extend([bits - 1, bits, bits + 1].map(f64::from_bits));
+    }
     xs.extend(sweep(-3.0 * TRIG_TINY, 3.0 * TRIG_TINY, 200));
     xs.extend(specials());
     xs.extend(
@@ -517,8 +525,10 @@ fn uniform_and_mixed_calls_agree_bitwise() {
     let mut calls: Vec<f64> = Vec::new();
     // per function (sin, cos): uniform calls of each reading, to check that both were hit
     let mut uniform = [[0usize; 2]; 2];
+    let mut small_calls = 0;
     for &x in &xs {
         let same = [x, -x, x, -x, -x, x, -x, x];
+        small_calls += usize::from(x.abs() <= TRIG_SMALL_MAX);
         if trig_short(x) {
             let (_, _, quadrant) = trig_reduce::<true>(x);
             for (f, cos) in [(0, 0), (1, 1)] {
@@ -548,6 +558,10 @@ fn uniform_and_mixed_calls_agree_bitwise() {
     assert!(
         uniform.iter().flatten().all(|&k| k > 1_000),
         "uniform calls per function and reading: {uniform:?}"
+    );
+    assert!(
+        small_calls > 3_000,
+        "calls with every lane small: {small_calls}"
     );
     let want = |f: fn(f64) -> f64| calls.iter().map(|&x| f(x).to_bits()).collect::<Vec<_>>();
     let (want_sin, want_cos) = (want(sin), want(cos));

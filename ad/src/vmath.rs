@@ -1147,6 +1147,142 @@ macro_rules! sin_or_cos_lanes_avx2 {
     }};
 }
 
+/// `(sin x, cos x)` for the [`LANES`] points `x: &[f64; LANES]` into `sin`, `cos: &mut [f64;
+/// LANES]` in the AVX-512F copies, bitwise [`sin_cos_n`]: where every lane has `|x| ≤
+/// TRIG_SMALL_MAX`, both sides without the reduction, as [`sin_or_cos_lanes_avx512`]'s
+/// small-argument path (with `n = +0` the kernel's `lo·(1 − z/2)` and `−(hi·lo)` are zeros,
+/// the quadrant swaps and flips nothing); other calls run [`sin_cos_n`].
+#[cfg(all(target_arch = "x86_64", vmath_avx512))]
+macro_rules! sin_cos_lanes_avx512 {
+    ($x:expr, $sin:expr, $cos:expr) => {{
+        let (x, sin, cos): (&[f64; LANES], &mut [f64; LANES], &mut [f64; LANES]) = ($x, $sin, $cos);
+        // the AVX-512F intrinsics are stable since Rust 1.89, the only compilers that build
+        // this (`cfg(vmath_avx512)`, set by `build.rs`)
+        #[allow(clippy::incompatible_msrv)]
+        let small = {
+            use std::arch::x86_64::{
+                __m512d, _CMP_LE_OQ, _CMP_LT_OQ, _mm512_abs_pd, _mm512_add_pd, _mm512_cmp_pd_mask,
+                _mm512_fmadd_pd, _mm512_mask_blend_pd, _mm512_mul_pd, _mm512_set1_pd,
+                _mm512_sub_pd,
+            };
+            let c = |v: f64| _mm512_set1_pd(v);
+            // SAFETY: `__m512d` is 64 bytes, eight lanes in memory order (lane 0 first), as
+            // `[f64; 8]`; every bit pattern is valid for each.
+            let xv = unsafe { std::mem::transmute::<[f64; LANES], __m512d>(*x) };
+            let ax = _mm512_abs_pd(xv);
+            let small = _mm512_cmp_pd_mask::<_CMP_LE_OQ>(ax, c(TRIG_SMALL_MAX)) == 0xff;
+            if small {
+                let z = _mm512_mul_pd(xv, xv);
+                let z2 = _mm512_mul_pd(z, z);
+                // trig_poly
+                let poly = |[k0, k1, k2, k3, k4, k5]: [__m512d; 6]| {
+                    let tail =
+                        _mm512_fmadd_pd(_mm512_fmadd_pd(k5, z, k4), z2, _mm512_fmadd_pd(k3, z, k2));
+                    _mm512_fmadd_pd(z, _mm512_fmadd_pd(z, tail, k1), k0)
+                };
+                // sin r: x + (x·z)·S(z); cos r: w + (((1 − w) − z/2) + z² C(z))
+                let sin_r =
+                    _mm512_add_pd(xv, _mm512_mul_pd(_mm512_mul_pd(xv, z), poly(SIN_S.map(c))));
+                let half_z = _mm512_mul_pd(c(0.5), z);
+                let w = _mm512_sub_pd(c(1.0), half_z);
+                let cos_r = _mm512_add_pd(
+                    w,
+                    _mm512_add_pd(
+                        _mm512_sub_pd(_mm512_sub_pd(c(1.0), w), half_z),
+                        _mm512_mul_pd(z2, poly(COS_C.map(c))),
+                    ),
+                );
+                // trig_finish
+                let tiny = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(ax, c(TRIG_TINY));
+                let sin_x = _mm512_mask_blend_pd(tiny, sin_r, xv);
+                let cos_x = _mm512_mask_blend_pd(tiny, cos_r, c(1.0));
+                // SAFETY: as above
+                unsafe {
+                    *sin = std::mem::transmute::<__m512d, [f64; LANES]>(sin_x);
+                    *cos = std::mem::transmute::<__m512d, [f64; LANES]>(cos_x);
+                }
+            }
+            small
+        };
+        if !small {
+            sin_cos_n(x, sin, cos);
+        }
+    }};
+}
+
+/// `(sin x, cos x)` for the [`LANES`] points in the AVX2 copies, bitwise [`sin_cos_n`]: the
+/// small-argument path of [`sin_cos_lanes_avx512`] in two four-lane halves, else
+/// [`sin_cos_n`].
+#[cfg(target_arch = "x86_64")]
+macro_rules! sin_cos_lanes_avx2 {
+    ($x:expr, $sin:expr, $cos:expr) => {{
+        let (x, sin, cos): (&[f64; LANES], &mut [f64; LANES], &mut [f64; LANES]) = ($x, $sin, $cos);
+        // SAFETY: the intrinsics need AVX2 and FMA, which every function that expands this
+        // macro is compiled with (`target_feature(enable = "avx2,fma")`; Rust before 1.86
+        // declares them unsafe, later ones safe there); the transmutes: `__m256d` is 32 bytes,
+        // four `f64` lanes in memory order (lane 0 first), so two of them are `[f64; 8]`;
+        // every bit pattern is valid for each.
+        let small = unsafe {
+            use std::arch::x86_64::{
+                __m256d, _CMP_LE_OQ, _CMP_LT_OQ, _mm256_add_pd, _mm256_and_pd, _mm256_blendv_pd,
+                _mm256_castsi256_pd, _mm256_cmp_pd, _mm256_fmadd_pd, _mm256_movemask_pd,
+                _mm256_mul_pd, _mm256_set1_epi64x, _mm256_set1_pd, _mm256_sub_pd,
+            };
+            let c = |v: f64| _mm256_set1_pd(v);
+            let abs =
+                |v: __m256d| _mm256_and_pd(v, _mm256_castsi256_pd(_mm256_set1_epi64x(i64::MAX)));
+            let halves = std::mem::transmute::<[f64; LANES], [__m256d; 2]>(*x);
+            let small_lanes = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(
+                abs(halves[0]),
+                c(TRIG_SMALL_MAX),
+            )) | (_mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(
+                abs(halves[1]),
+                c(TRIG_SMALL_MAX),
+            )) << 4);
+            let small = small_lanes == 0xff;
+            if small {
+                let (mut sin_x, mut cos_x) = (halves, halves);
+                // loops, not `map(..)`: LLVM kept such closures out of line (`exp_lanes_avx2`)
+                for h in 0..2 {
+                    let xv = halves[h];
+                    let z = _mm256_mul_pd(xv, xv);
+                    let z2 = _mm256_mul_pd(z, z);
+                    // trig_poly
+                    let poly = |[k0, k1, k2, k3, k4, k5]: [__m256d; 6]| {
+                        let tail = _mm256_fmadd_pd(
+                            _mm256_fmadd_pd(k5, z, k4),
+                            z2,
+                            _mm256_fmadd_pd(k3, z, k2),
+                        );
+                        _mm256_fmadd_pd(z, _mm256_fmadd_pd(z, tail, k1), k0)
+                    };
+                    let sin_r =
+                        _mm256_add_pd(xv, _mm256_mul_pd(_mm256_mul_pd(xv, z), poly(SIN_S.map(c))));
+                    let half_z = _mm256_mul_pd(c(0.5), z);
+                    let w = _mm256_sub_pd(c(1.0), half_z);
+                    let cos_r = _mm256_add_pd(
+                        w,
+                        _mm256_add_pd(
+                            _mm256_sub_pd(_mm256_sub_pd(c(1.0), w), half_z),
+                            _mm256_mul_pd(z2, poly(COS_C.map(c))),
+                        ),
+                    );
+                    // trig_finish
+                    let tiny = _mm256_cmp_pd::<_CMP_LT_OQ>(abs(xv), c(TRIG_TINY));
+                    sin_x[h] = _mm256_blendv_pd(sin_r, xv, tiny);
+                    cos_x[h] = _mm256_blendv_pd(cos_r, c(1.0), tiny);
+                }
+                *sin = std::mem::transmute::<[__m256d; 2], [f64; LANES]>(sin_x);
+                *cos = std::mem::transmute::<[__m256d; 2], [f64; LANES]>(cos_x);
+            }
+            small
+        };
+        if !small {
+            sin_cos_n(x, sin, cos);
+        }
+    }};
+}
+
 /// Whether this CPU has AVX2 and FMA (the AVX2 copies' requirement).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
@@ -1509,6 +1645,14 @@ jit_fn!(
     jit_sin_cos, jit_sin_cos_avx2, jit_sin_cos_avx2_inner, jit_sin_cos_avx512, jit_sin_cos_avx512_inner, |x, out| {
         let [sin, cos] = out;
         sin_cos_n(&x, sin, cos)
+    },
+    |x, out| {
+        let [sin, cos] = out;
+        sin_cos_lanes_avx2!(&x, sin, cos)
+    },
+    |x, out| {
+        let [sin, cos] = out;
+        sin_cos_lanes_avx512!(&x, sin, cos)
     }
 );
 
@@ -1710,11 +1854,15 @@ jit_fn_two_blocks!(
     },
     |x, out| {
         let [sin, cos] = out;
-        sin_cos_n(&x, sin, cos)
+        let ((x0, x1), (s0, s1), (c0, c1)) = (blocks_of(&x), blocks_of_mut(sin), blocks_of_mut(cos));
+        sin_cos_lanes_avx2!(x0, s0, c0);
+        sin_cos_lanes_avx2!(x1, s1, c1);
     },
     |x, out| {
         let [sin, cos] = out;
-        sin_cos_n(&x, sin, cos)
+        let ((x0, x1), (s0, s1), (c0, c1)) = (blocks_of(&x), blocks_of_mut(sin), blocks_of_mut(cos));
+        sin_cos_lanes_avx512!(x0, s0, c0);
+        sin_cos_lanes_avx512!(x1, s1, c1);
     }
 );
 

@@ -492,8 +492,8 @@ fn sin_and_cos_alone_match_the_two_polynomial_kernel() {
     }
 }
 
-/// `sin` and `cos` of calls whose lanes all read the same side (`q = n + COS` of one parity in
-/// every lane: the AVX-512F copies then run that side alone, without picks) and of calls
+/// `sin`, `cos` and `sin_cos` of calls whose lanes all read the same side (`q = n + COS` of one
+/// parity in every lane: the AVX-512F copies then run that side alone, without picks) and of calls
 /// that mix the readings (picked per lane), against the one-point functions (two
 /// polynomials), bitwise: every JIT entry point this CPU runs and the dispatched slices, on
 /// the same `x` in both kinds of call. Each `x` of a sweep over the short range and past it,
@@ -565,17 +565,25 @@ fn uniform_and_mixed_calls_agree_bitwise() {
     );
     let want = |f: fn(f64) -> f64| calls.iter().map(|&x| f(x).to_bits()).collect::<Vec<_>>();
     let (want_sin, want_cos) = (want(sin), want(cos));
-    for (f, want) in [(LaneFn::Sin, &want_sin), (LaneFn::Cos, &want_cos)] {
+    // (function, its outputs' expected bits: `sin_cos` writes `cos` second)
+    let checks = [
+        (LaneFn::Sin, vec![&want_sin]),
+        (LaneFn::Cos, vec![&want_cos]),
+        (LaneFn::SinCos, vec![&want_sin, &want_cos]),
+    ];
+    for (f, wants) in checks {
         for (name, entry) in f.entries() {
             for (k, chunk) in calls.chunks_exact(LANES).enumerate() {
                 let mut slot = [[0.0; LANES]; 2];
                 run_entry(entry, chunk.try_into().unwrap(), &mut slot);
-                for l in 0..LANES {
-                    assert_eq!(
-                        slot[0][l].to_bits(),
-                        want[k * LANES + l],
-                        "{f:?} {name} lane {l} of {chunk:?}"
-                    );
+                for (output, want) in wants.iter().enumerate() {
+                    for l in 0..LANES {
+                        assert_eq!(
+                            slot[output][l].to_bits(),
+                            want[k * LANES + l],
+                            "{f:?} {name} output {output} lane {l} of {chunk:?}"
+                        );
+                    }
                 }
             }
         }

@@ -2148,9 +2148,7 @@ impl<'a, 'b> Lower<'a, 'b> {
         // a slot of its own per call, 16-byte aligned (the results are read as
         // `F64X2` pairs), so that no later call of the body overwrites them
         let size = std::mem::size_of::<vmath::Slot>() as u32;
-        let data = ir::StackSlotData::new(ir::StackSlotKind::ExplicitSlot, size, 4);
-        let slot = self.b.create_sized_stack_slot(data);
-        let at = self.b.ins().stack_addr(types::I64, slot, 0);
+        let at = self.cache_line_slot(size);
         let callee = self.fn_addr(f.address());
         let used = if vmath::PAIR_ARGUMENTS { PAIRS } else { LANES };
         let mut call_args = args[..used].to_vec();
@@ -2163,6 +2161,16 @@ impl<'a, 'b> Lower<'a, 'b> {
         // spilled at once and reloaded at its use when another call came between)
         let at = self.b.inst_results(call)[0];
         self.lane_results(f, at, 0, LANES * 8)
+    }
+
+    /// The address of a new stack slot of `size` bytes aligned to 64 (a cache line): the
+    /// frame is 16-aligned, so the slot is `size + 48` bytes and its address rounded up.
+    fn cache_line_slot(&mut self, size: u32) -> Value {
+        let data = ir::StackSlotData::new(ir::StackSlotKind::ExplicitSlot, size + 48, 4);
+        let slot = self.b.create_sized_stack_slot(data);
+        let at = self.b.ins().stack_addr(types::I64, slot, 0);
+        let at = self.b.ins().iadd_imm(at, 63);
+        self.b.ins().band_imm(at, -64)
     }
 
     /// The results of a call of `f` as `F64X2` loads from the slot at `at`: the first
@@ -2202,9 +2210,7 @@ impl<'a, 'b> Lower<'a, 'b> {
             }
         };
         let size = (4 * LANES * 8) as u32;
-        let data = ir::StackSlotData::new(ir::StackSlotKind::ExplicitSlot, size, 4);
-        let slot = self.b.create_sized_stack_slot(data);
-        let at = self.b.ins().stack_addr(types::I64, slot, 0);
+        let at = self.cache_line_slot(size);
         let callee = self.fn_addr(address);
         let mut call_args = args[0][..PAIRS].to_vec();
         call_args.extend_from_slice(&args[1][..PAIRS]);

@@ -22,7 +22,11 @@
 //! for the eight points (arguments in registers: on x86-64 the four pairs of points as four
 //! `F64X2` values in `xmm0`–`xmm3`, System V, elsewhere eight scalars; results in a stack
 //! slot of each call's own, which the call returns, read as `F64X2` pairs where they are
-//! used; AVX-512 or AVX2 where the CPU has it).
+//! used; AVX-512 or AVX2 where the CPU has it). The slots are 64-byte aligned (session 28):
+//! the AVX-512F copies store each output as one 64-byte vector, and where such a store
+//! straddled two cache lines (the frame is only 16-aligned, so that depended on the
+//! caller's stack depth) the 16-byte reloads stalled; rosenbrock:200000 `cons` took 760 µs
+//! instead of 455 in `simdnlp-bench callbacks`, with the same code.
 //! Between two such calls the instructions are emitted pair of points after pair of points,
 //! so fewer values are live across a call: the arithmetic that IEEE 754 rounds per lane
 //! (`+ - * /`, negation, `abs`, `abs2`, `inv`, `sqrt`, `deg2rad`, `rad2deg`, integer

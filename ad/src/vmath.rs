@@ -36,7 +36,11 @@
 //!   the picks, at the same speed as before within a few per cent; uniform calls whose
 //!   parity changes at random from call to call mispredict the branch: 1.5–1.6 ns). They are
 //!   written with intrinsics: LLVM's vectorizer did not form the branch well from the
-//!   generic code (see the AVX-512F macro). The baseline copies keep the picks.
+//!   generic code (see the AVX-512F macro). The baseline copies keep the picks. Before
+//!   that branch, a call whose lanes all have `|x| ≤ TRIG_SMALL_MAX` (just below π/4, so
+//!   `n = 0`) skips the reduction, bitwise the same (session 28, lead; also `sin_cos`'s
+//!   AVX-512F and AVX2 entry points, `sin_cos_lanes_avx512!`): small angles and angle
+//!   differences are common.
 //!
 //! `exp` is table-driven (session 27): `x = (16k + j)·ln 2/16 + r` with `|r| ≤ ln 2/32`,
 //! `e^x = 2ᵏ · 2^(j/16) · eʳ`. Each of the 16 entries is `2^(j/16) = hi_j·(1 + tail_j)`, two
@@ -144,7 +148,7 @@ const TRIG_SHORT_MAX: f64 = 1608.0;
 const TRIG_TINY: f64 = 7.450580596923828e-9; // 2⁻²⁷
 /// largest `|x|` of the AVX-512F and AVX2 copies' small-argument path (just below π/4):
 /// `|x|·2/π ≤ 0.49975 < 1/2`, so the reduction's `n` is 0 in every lane and the call can
-/// skip it ([`sin_or_cos_lanes_avx512`])
+/// skip it (`sin_or_cos_lanes_avx512!`)
 const TRIG_SMALL_MAX: f64 = 0.785;
 
 // Polynomial coefficients: the minimax-like fits (Chebyshev interpolation in 60-digit
@@ -951,10 +955,10 @@ macro_rules! sin_or_cos_lanes_avx512 {
 
 /// `sin x` (`$cos` false) or `cos x` (`$cos` true) for the [`LANES`] points
 /// `x: &[f64; LANES]` into `out: &mut [f64; LANES]` in the AVX2 copies, bitwise
-/// [`sin_or_cos_n`]: [`sin_or_cos_lanes_avx512`] in two four-lane halves, both reduced before
+/// [`sin_or_cos_n`]: `sin_or_cos_lanes_avx512!` in two four-lane halves, both reduced before
 /// the one branch per call (the readings of all eight lanes from two `vmovmskpd`), the
-/// per-lane picks as `vblendvpd` on the reduction's low bit moved to the sign; the small-argument path
-/// (all eight `|x| ≤ TRIG_SMALL_MAX`) as there, on both halves.
+/// per-lane picks as `vblendvpd` on the reduction's low bit moved to the sign; the
+/// small-argument path (all eight `|x| ≤ TRIG_SMALL_MAX`) as there, on both halves.
 #[cfg(target_arch = "x86_64")]
 macro_rules! sin_or_cos_lanes_avx2 {
     ($cos:expr, $x:expr, $out:expr) => {{
@@ -1149,7 +1153,7 @@ macro_rules! sin_or_cos_lanes_avx2 {
 
 /// `(sin x, cos x)` for the [`LANES`] points `x: &[f64; LANES]` into `sin`, `cos: &mut [f64;
 /// LANES]` in the AVX-512F copies, bitwise [`sin_cos_n`]: where every lane has `|x| ≤
-/// TRIG_SMALL_MAX`, both sides without the reduction, as [`sin_or_cos_lanes_avx512`]'s
+/// TRIG_SMALL_MAX`, both sides without the reduction, as `sin_or_cos_lanes_avx512!`'s
 /// small-argument path (with `n = +0` the kernel's `lo·(1 − z/2)` and `−(hi·lo)` are zeros,
 /// the quadrant swaps and flips nothing); other calls run [`sin_cos_n`].
 #[cfg(all(target_arch = "x86_64", vmath_avx512))]

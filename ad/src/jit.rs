@@ -48,7 +48,9 @@
 //! are one 16-byte load at `8·(col[k₀] + off + 2q)` from one `col[k₀]` load per block
 //! (instead of two column loads, two scalar loads and a pack): the same positions, so
 //! the same values and bits. The one-point loop is shared; the compile time of such
-//! functions grows by the second copy of the vector loop's body.
+//! functions grows by the second copy of the vector loop's body (session 28: 14 % more per
+//! pattern on LV, 37 % on COPS, 54 % on two OPF cases, whose callbacks stayed within
+//! noise: `bench-suites/README.md`).
 //!
 //! # Agreement with the interpreter
 //!
@@ -1240,7 +1242,8 @@ impl<'a, 'b> Lower<'a, 'b> {
         // columns: the general copy, and the counting copy that runs when all those
         // columns count up by one ([`JitArgs::counting`]); not for a summed objective,
         // whose chain of additions, not its loads, sets its pace (rosenbrock:200000's
-        // `obj` took the same time with the pair loads, for 40 % more compile time)
+        // `obj` took the same time with the pair loads, which cost a second copy of the
+        // loop's body to compile)
         let mask = if output == Output::Sum {
             0
         } else {

@@ -542,6 +542,7 @@ impl<T: Scalar> PatternGroup<T> {
             let args = JitArgs {
                 outs: pointers.as_ptr() as *const *mut f64,
                 wts: pointers[members..].as_ptr() as *const *const f64,
+                counting: bounds.counting_columns,
                 ..jit_args(columns, nreals, x, theta, std::ptr::null_mut())
             };
             // SAFETY: `T` is `f64` (only `f64` patterns have group code), so every pointer
@@ -554,7 +555,8 @@ impl<T: Scalar> PatternGroup<T> {
             // inside `weights`. Tasks get disjoint point ranges, so no two write the same
             // element. A function with unchecked `x`/`θ` loads runs only with `x` and `θ`
             // at least as long as `bounds`, which cover those loads at every point of this
-            // data (this function's contract).
+            // data, and whose counting columns count up by one over its rows (this
+            // function's contract).
             unsafe { jp.call(&args, first, last) };
         };
         if tasks <= 1 {

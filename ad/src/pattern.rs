@@ -91,6 +91,11 @@ pub struct IndexBounds {
     pub x_len: usize,
     /// `θ` must have at least this many entries.
     pub theta_len: usize,
+    /// Bit `c` set: integer column `c` (below 64), read by some `x`/`θ` load, counts up by
+    /// one over the data's rows (`col[k + 1] == col[k] + 1` for every `k + 1 < data.len`;
+    /// always with at most one row). The native code then loads two points' `x`/`θ`
+    /// entries at such a column's positions as one 16-byte load (the same positions).
+    pub counting_columns: u64,
 }
 
 /// A first-order slot's derivative: the slot's position, `∂f/∂slot` and the reference.
@@ -427,7 +432,8 @@ impl<T: Scalar> Pattern<T> {
     ///
     /// `bounds`, when given, is what [`Pattern::index_bounds`] returned for data whose
     /// integer columns held, in their first `inputs.data.len` rows, the same values as
-    /// `inputs.data`'s now.
+    /// `inputs.data`'s now (its positions' range and its counting columns, which the
+    /// native code relies on, hold for this data).
     unsafe fn evaluate(
         &self,
         (index, program): (usize, &Program<T>),
@@ -439,20 +445,32 @@ impl<T: Scalar> Pattern<T> {
     ) {
         let inside =
             |b: &IndexBounds| inputs.x.len() >= b.x_len && inputs.theta.len() >= b.theta_len;
-        match self.jit_program(index) {
-            Some(jp)
-                if !self.stored_unchecked()
-                    || match bounds {
-                        Some(b) => inside(b),
-                        None => self.index_bounds(inputs.data).is_some_and(|b| inside(&b)),
-                    } =>
-            {
+        let Some(jp) = self.jit_program(index) else {
+            return dispatch(program, ws, inputs, n, outputs);
+        };
+        // the counting columns matter only to code with unchecked gathers
+        let counting = if !self.stored_unchecked() {
+            Some(0)
+        } else {
+            let fresh;
+            let b = match bounds {
+                Some(b) => Some(b),
+                None => {
+                    fresh = self.index_bounds(inputs.data);
+                    fresh.as_ref()
+                }
+            };
+            b.filter(|b| inside(b)).map(|b| b.counting_columns)
+        };
+        match counting {
+            Some(counting) => {
                 // SAFETY: where the program reads `x`/`θ` unchecked, the bounds checked
-                // just above cover every position it reads at the points of this data
+                // just above cover every position it reads at the points of this data,
+                // and `counting` holds the columns that count up by one over its rows
                 // (computed now, or beforehand by the caller's contract).
-                unsafe { dispatch_jit(jp, program.step, ws, inputs, n, outputs) }
+                unsafe { dispatch_jit(jp, program.step, ws, inputs, n, outputs, counting) }
             }
-            _ => dispatch(program, ws, inputs, n, outputs),
+            None => dispatch(program, ws, inputs, n, outputs),
         }
     }
 
@@ -781,13 +799,17 @@ impl<T: Scalar> Pattern<T> {
         } else {
             return false;
         };
-        let args = jit_args(columns, nreals, x, theta, total as *mut T as *mut f64);
+        let args = JitArgs {
+            counting: bounds.counting_columns,
+            ..jit_args(columns, nreals, x, theta, total as *mut T as *mut f64)
+        };
         // SAFETY: `T` is `f64` (only `f64` patterns have native code). `points` checked
         // that every column the program reads has at least `n` rows; the summing program
         // reads and writes only `out[0]`, which is `total`. Its unchecked `x`/`θ` loads
         // (positions from a data column or a constant) are inside: by the caller's
-        // contract `bounds` covers those positions at every point of this data, and
-        // `x.len() >= bounds.x_len`, `theta.len() >= bounds.theta_len` was checked above.
+        // contract `bounds` covers those positions at every point of this data (and its
+        // counting columns count up by one over its rows), and `x.len() >= bounds.x_len`,
+        // `theta.len() >= bounds.theta_len` was checked above.
         unsafe { jp.call(&args, 0, n) };
         true
     }
@@ -919,7 +941,8 @@ impl<T: Scalar> Pattern<T> {
             each: globals,
             plan,
         };
-        self.scatter(JIT_SCATTER, step, ws, inputs, positions, g)
+        let counting = bounds.counting_columns;
+        self.scatter(JIT_SCATTER, step, ws, inputs, positions, g, counting)
     }
 
     /// Adds `∂f/∂slot_s` at point `k` into `g` at slot `s`'s own position at point `k`
@@ -975,12 +998,16 @@ impl<T: Scalar> Pattern<T> {
             return true;
         }
         let nreals = set_columns(ws, data);
-        let args = jit_args(&ws.columns, nreals, x, theta, g.as_mut_ptr() as *mut f64);
+        let args = JitArgs {
+            counting: bounds.counting_columns,
+            ..jit_args(&ws.columns, nreals, x, theta, g.as_mut_ptr() as *mut f64)
+        };
         // SAFETY: `T` is `f64` (only `f64` patterns have native code). `points` checked
         // that every column the program reads has at least `n` rows. Its unchecked `x`/`θ`
         // loads and the positions it adds into (the slots' positions, which
         // `index_bounds` covers) are inside: by the caller's contract `bounds` covers
-        // them at every point of this data, and `x.len()`, `g.len() >= bounds.x_len`,
+        // them at every point of this data (and its counting columns count up by one
+        // over its rows), and `x.len()`, `g.len() >= bounds.x_len`,
         // `theta.len() >= bounds.theta_len` was checked above.
         unsafe { jp.call(&args, 0, n) };
         true
@@ -1036,13 +1063,17 @@ impl<T: Scalar> Pattern<T> {
         let nreals = set_columns(ws, data);
         let columns = &ws.columns[..];
         let (out_addr, out_len) = (g.as_mut_ptr() as usize, g.len());
-        let args = || jit_args(columns, nreals, x, theta, out_addr as *mut f64);
+        let counting = bounds.counting_columns;
+        let args = || JitArgs {
+            counting,
+            ..jit_args(columns, nreals, x, theta, out_addr as *mut f64)
+        };
         // points `from..to` adding at the slots' positions
         let at_slots = |from: usize, to: usize| {
             // SAFETY: `T` is `f64` (only `f64` patterns have native code); `points`
             // checked the columns' rows; the unchecked `x`/`θ` loads and the slots'
-            // positions are inside by the caller's `bounds` contract and the lengths
-            // checked above. Chunks running at the same time write disjoint elements of
+            // positions are inside (and the counting columns count up by one) by the
+            // caller's `bounds` contract and the lengths checked above. Chunks running at the same time write disjoint elements of
             // `g`: a point the plan does not repeat has every position owned by its
             // chunk (`ScatterPlan::new`, from `globals`, which are the slots' positions
             // by the caller's contract, all below `g.len()`), and every position has one
@@ -1103,7 +1134,7 @@ impl<T: Scalar> Pattern<T> {
             each: rows,
             plan: None,
         };
-        self.scatter(JIT_VALUE_SCATTER, 1, ws, inputs, positions, out)
+        self.scatter(JIT_VALUE_SCATTER, 1, ws, inputs, positions, out, 0)
     }
 
     /// Runs the scatter program `index` ([`Output::Scatter`]: `step` outputs per point,
@@ -1112,7 +1143,10 @@ impl<T: Scalar> Pattern<T> {
     /// tasks `inputs.par` gives, its positions were `positions` and its output as long as
     /// `out`; see [`ScatterPlan`], bitwise the same sums), else on one thread. `false`,
     /// leaving `out` alone, where that program is not available or `positions` holds
-    /// fewer than `data.len * step` entries.
+    /// fewer than `data.len * step` entries. `counting` is
+    /// [`IndexBounds::counting_columns`] of the bounds the caller checked `x` and `θ`
+    /// against (for this data), or 0.
+    #[allow(clippy::too_many_arguments)]
     fn scatter(
         &self,
         index: usize,
@@ -1121,6 +1155,7 @@ impl<T: Scalar> Pattern<T> {
         inputs: &EvalInputs<'_, '_, T>,
         positions: Positions<'_>,
         out: &mut [T],
+        counting: u64,
     ) -> bool {
         let Positions {
             each: positions,
@@ -1145,6 +1180,7 @@ impl<T: Scalar> Pattern<T> {
         let nreals = set_columns(ws, data);
         let Some(plan) = plan else {
             let mut args = jit_args(&ws.columns, nreals, x, theta, out.as_mut_ptr() as *mut f64);
+            args.counting = counting;
             args.globals = positions.as_ptr();
             args.out_len = out.len();
             // SAFETY: `T` is `f64` (only `f64` patterns have native code). `points`
@@ -1154,7 +1190,8 @@ impl<T: Scalar> Pattern<T> {
             // stack). The one program here with unchecked `x`/`θ` loads, the objective's
             // gradient scatter, is reached only from `eval_gradient_scatter_bounded`,
             // which checked `x` and `θ` against bounds that cover those loads at every
-            // point of this data (its caller's contract).
+            // point of this data and passed their counting columns (its caller's
+            // contract).
             unsafe { jp.call(&args, 0, n) };
             return true;
         };
@@ -1163,6 +1200,7 @@ impl<T: Scalar> Pattern<T> {
         let run = |first: usize, last: usize, positions: &[usize]| {
             debug_assert_eq!(positions.len(), (last - first) * step);
             let mut args = jit_args(columns, nreals, x, theta, out_addr as *mut f64);
+            args.counting = counting;
             args.globals = positions.as_ptr();
             args.out_len = out_len;
             // SAFETY: as in the one-thread call above, with the plan's positions of points
@@ -1503,6 +1541,7 @@ pub(crate) fn jit_args<T: Scalar>(
         out_len: 0,
         outs: std::ptr::null(),
         wts: std::ptr::null(),
+        counting: 0,
     }
 }
 
@@ -1512,7 +1551,9 @@ pub(crate) fn jit_args<T: Scalar>(
 /// # Safety
 ///
 /// Where `jp` was compiled with unchecked gathers, every `x`/`θ` position it reads from a
-/// data column or a constant at the points `0..n` of `inputs.data` is inside `x`/`θ`.
+/// data column or a constant at the points `0..n` of `inputs.data` is inside `x`/`θ`, and
+/// every integer column whose bit is set in `counting` counts up by one over the rows
+/// `0..n` of `inputs.data` ([`IndexBounds::counting_columns`]; 0 is always sound).
 unsafe fn dispatch_jit<T: Scalar>(
     jp: JitProgram,
     step: usize,
@@ -1520,6 +1561,7 @@ unsafe fn dispatch_jit<T: Scalar>(
     inputs: &EvalInputs<'_, '_, T>,
     n: usize,
     outputs: Outputs<'_, T>,
+    counting: u64,
 ) {
     let EvalInputs {
         data,
@@ -1560,6 +1602,7 @@ unsafe fn dispatch_jit<T: Scalar>(
         let args = JitArgs {
             values: v_chunk.map_or(std::ptr::null_mut(), |v| v.as_mut_ptr() as *mut f64),
             weights: weights.map_or(std::ptr::null(), |w| w[first..].as_ptr() as *const f64),
+            counting,
             ..jit_args(columns, nreals, x, theta, o_chunk.as_mut_ptr() as *mut f64)
         };
         debug_assert!(o_chunk.len() >= (last - first) * step);
@@ -1567,7 +1610,8 @@ unsafe fn dispatch_jit<T: Scalar>(
         // above points at `f64`s. `points` checked that every column the program reads has
         // at least `data.len >= n > last - 1` rows and that `out`, `values` and `weights`
         // hold `n` points; each task gets the chunks of points `first..last`. Unchecked
-        // `x`/`θ` positions are inside by this function's contract.
+        // `x`/`θ` positions are inside, and the columns of `counting` count up by one
+        // over these rows, by this function's contract.
         unsafe { jp.call(&args, first, last) };
     };
     let out = &mut out[..n * step];
@@ -1626,6 +1670,11 @@ pub(crate) fn column_loads<'a, T: 'a>(
     })
 }
 
+/// Whether `column` counts up by one from row to row (`column[k + 1] == column[k] + 1`).
+fn counts_up(column: &[i64]) -> bool {
+    column.windows(2).all(|w| w[0].checked_add(1) == Some(w[1]))
+}
+
 /// The [`IndexBounds`] of `loads` over `data` (see [`Pattern::index_bounds`]): loads at
 /// computed positions are left out (they keep their per-point check).
 pub(crate) fn bounds_of<T>(
@@ -1635,6 +1684,7 @@ pub(crate) fn bounds_of<T>(
     let mut bounds = IndexBounds {
         x_len: 0,
         theta_len: 0,
+        counting_columns: 0,
     };
     for (theta, idx, off) in loads {
         let need = if theta {
@@ -1648,6 +1698,9 @@ pub(crate) fn bounds_of<T>(
                 let column = data.ints.get(col as usize)?.get(..data.len)?;
                 let lo = column.iter().copied().min();
                 let hi = column.iter().copied().max();
+                if col < 64 && counts_up(column) {
+                    bounds.counting_columns |= 1 << col;
+                }
                 match (lo, hi) {
                     (Some(lo), Some(hi)) => (lo, hi),
                     _ => continue,

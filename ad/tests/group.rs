@@ -56,7 +56,12 @@ fn columns(n: usize) -> Columns {
 /// intermediate products than the members' terms, so its entries are compared only where
 /// both are finite.
 fn check(x: &[f64], n: usize, par: Parallelism, special: bool) {
-    let (f, t, fa, ta, c0, c1) = columns(n);
+    check_columns(x, n, par, special, columns(n));
+}
+
+/// [`check`] with the data columns `cols`.
+fn check_columns(x: &[f64], n: usize, par: Parallelism, special: bool, cols: Columns) {
+    let (f, t, fa, ta, c0, c1) = cols;
     let ints: [&[i64]; 4] = [&f, &t, &fa, &ta];
     let reals: [&[f64]; 2] = [&c0, &c1];
     let data = DataView::new(n, &reals, &ints);
@@ -243,6 +248,44 @@ fn group_matches_members() {
     check(&x, 1000, Parallelism::rayon_batches(64), false);
 }
 
+/// Columns that count up by one (a chain of `n` branches over `n + 1` buses: vm at
+/// `x[k]`, `x[k + 1]`, va at `x[n + 1 + k]`, `x[n + 2 + k]`): the group's code loads two
+/// points' `x` entries at once ([`IndexBounds::counting_columns`]), bitwise the members'.
+#[test]
+fn group_matches_members_with_counting_columns() {
+    for (n, par) in [
+        (5, Parallelism::Sequential),
+        (37, Parallelism::Sequential),
+        (203, Parallelism::rayon_batches(1)),
+    ] {
+        let k = || 0..n as i64;
+        let shift = n as i64 + 1;
+        let (_, _, _, _, c0, c1) = columns(n);
+        let cols: Columns = (
+            k().collect(),
+            k().map(|k| k + 1).collect(),
+            k().map(|k| k + shift).collect(),
+            k().map(|k| k + 1 + shift).collect(),
+            c0,
+            c1,
+        );
+        let ints: [&[i64]; 4] = [&cols.0, &cols.1, &cols.2, &cols.3];
+        let reals: [&[f64]; 2] = [&cols.4, &cols.5];
+        let data = DataView::new(n, &reals, &ints);
+        let pats: Vec<Pattern<f64>> = members()
+            .iter()
+            .map(|e| Pattern::compile(e).unwrap())
+            .collect();
+        let refs: Vec<&Pattern<f64>> = pats.iter().collect();
+        let group = PatternGroup::compile(&refs).unwrap();
+        assert_eq!(group.index_bounds(&data).unwrap().counting_columns, 0b1111);
+        let x: Vec<f64> = (0..2 * n + 2)
+            .map(|i| 0.9 + 0.07 * (i % 12) as f64 - 0.3 * (i % 3) as f64 + 1e-3 * i as f64)
+            .collect();
+        check_columns(&x, n, par, false, cols);
+    }
+}
+
 #[test]
 fn group_matches_members_at_special_inputs() {
     let special = [
@@ -368,7 +411,8 @@ fn a_short_x_declines_and_writes_nothing() {
         bounds,
         IndexBounds {
             x_len: 12,
-            theta_len: 0
+            theta_len: 0,
+            counting_columns: 0,
         }
     );
     let mut ws = group.workspace();

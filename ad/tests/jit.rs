@@ -583,6 +583,85 @@ fn objective_sum_and_gradient_scatter_bitwise() {
     assert!(!plain.eval_value_sum(&mut ws, &EvalInputs::new(&data, &x, &[]), &mut t));
 }
 
+/// Where the integer columns of a constraint pattern's unchecked `x`/`θ` loads count up by
+/// one over the data's rows ([`IndexBounds::counting_columns`]), the native code loads two
+/// points' entries as one 16-byte load: bitwise the interpreter, with lane functions (the
+/// two-block loop) and without (the 8-point loop), through the safe and the bounded entry
+/// points, for columns that count up, that count up except at one row, that count down,
+/// that count up in the data's rows but not past them, and over a sub-range of a column.
+#[test]
+fn counting_columns_bitwise() {
+    let f0 = Index::field(0);
+    let f1 = Index::field(1);
+    let xa = Expr::var(VarRef::new(0, vec![f0.clone()], f0.clone()));
+    let xb = Expr::var(VarRef::new(0, vec![], f0.clone() + 1));
+    let xc = Expr::var(VarRef::new(0, vec![f1.clone()], f1.clone() + 2));
+    let th = Expr::param(VarRef::new(1, vec![], f0.clone() + 3));
+    let wide = (xa.abs2() - &xb).abs2()
+        + (&xa - Expr::data(0)).abs2() * &th
+        + xb.sin() * xa.exp()
+        + &xc * &xa;
+    let plain = (xa.abs2() - &xb) * &th + (&xc - &xb).abs2() * Expr::data(0);
+    let x: Vec<f64> = (0..700).map(|k| 0.2 + (k as f64 * 0.03).sin()).collect();
+    let theta: Vec<f64> = (0..700).map(|k| 1.0 + (k as f64 * 0.07).cos()).collect();
+    let n = 203;
+    let up: Vec<i64> = (0..n as i64 + 60).map(|k| 5 + k).collect();
+    let mut broken = up.clone();
+    broken[100..].iter_mut().for_each(|i| *i += 1);
+    let down: Vec<i64> = (0..n as i64 + 60).map(|k| 300 - k).collect();
+    // counts up in rows `0..n` only
+    let mut up_then = up.clone();
+    up_then[n] = 0;
+    let r0: Vec<f64> = (0..n + 60).map(|k| (k as f64 * 0.11).cos()).collect();
+    // (column 0, column 1, rows, first row, counting columns)
+    let cases: [(&[i64], &[i64], usize, usize, u64); 7] = [
+        (&up, &up, n, 0, 0b11),
+        (&up, &down, n, 0, 0b01),
+        (&broken, &up, n, 0, 0b10),
+        (&down, &up, n, 0, 0b10),
+        (&down, &broken, n, 0, 0),
+        (&up_then, &up_then, n, 0, 0b11),
+        (&up, &up, 57, 40, 0b11),
+    ];
+    let seq = Parallelism::Sequential;
+    for e in [&wide, &plain] {
+        let jit = Pattern::<f64>::compile_for(e, SecondOrder::default(), Evaluator::Jit).unwrap();
+        assert_eq!(jit.evaluator(), Evaluator::Jit);
+        let mut interp = jit.clone();
+        interp.set_evaluator(Evaluator::Interp);
+        for &(c0, c1, rows, from, counting) in &cases {
+            let ints: [&[i64]; 2] = [&c0[from..], &c1[from..]];
+            let reals: [&[f64]; 1] = [&r0[from..]];
+            let data = DataView::new(rows, &reals, &ints);
+            let bounds = jit.index_bounds(&data).unwrap();
+            assert_eq!(bounds.counting_columns, counting);
+            let want = outputs(&interp, &data, &x, &theta, seq);
+            assert!(want[0].iter().all(|v| v.is_finite()));
+            for par in [seq, Parallelism::rayon_batches(1)] {
+                let got = outputs(&jit, &data, &x, &theta, par);
+                for (a, b) in got.iter().zip(&want) {
+                    assert!(
+                        a.iter().zip(b).all(|(&va, &vb)| same(va, vb)),
+                        "counting {counting:#b}, rows {rows} from {from}"
+                    );
+                }
+            }
+            let mut ws = jit.workspace();
+            let inputs = EvalInputs::new(&data, &x, &theta);
+            let mut v = vec![0.0; rows];
+            let mut h = vec![0.0; rows * jit.nhess()];
+            let w: Vec<f64> = (0..rows).map(|k| 0.5 + k as f64 * 0.25).collect();
+            // SAFETY: `bounds` is `index_bounds` of this pattern over this very `data`.
+            unsafe {
+                jit.eval_values_bounded(&mut ws, &inputs, &bounds, &mut v);
+                jit.eval_hessians_bounded(&mut ws, &inputs, &bounds, &w, &mut h);
+            }
+            assert!(v.iter().zip(&want[0]).all(|(&a, &b)| same(a, b)));
+            assert!(h.iter().zip(&want[4]).all(|(&a, &b)| same(a, b)));
+        }
+    }
+}
+
 /// A constraint pattern's stored programs read `x`/`θ` at data-column positions without
 /// a per-point check; its entry points check the range once per call (the safe ones
 /// computing it, the `*_bounded` ones against bounds computed beforehand): bitwise the
@@ -610,7 +689,8 @@ fn constraint_programs_index_bounds() {
         bounds,
         IndexBounds {
             x_len: 302,
-            theta_len: 304
+            theta_len: 304,
+            counting_columns: 0,
         }
     );
     let x: Vec<f64> = (0..302).map(|k| 0.2 + (k as f64 * 0.03).sin()).collect();
@@ -716,7 +796,8 @@ fn objective_sum_index_bounds() {
         bounds,
         IndexBounds {
             x_len: 302,
-            theta_len: 304
+            theta_len: 304,
+            counting_columns: 0,
         }
     );
     let x: Vec<f64> = (0..302).map(|k| 0.2 + (k as f64 * 0.03).sin()).collect();

@@ -778,6 +778,89 @@ const READ_COS: u8 = 1;
 #[cfg(target_arch = "x86_64")]
 const READ_PER_LANE: u8 = 2;
 
+/// `(sin x, cos x)` of an `__m512d` whose lanes all have `|x| ≤ TRIG_SMALL_MAX`: the
+/// small-argument path of `sin_or_cos_lanes_avx512!` and `sin_cos_lanes_avx512!` (without
+/// the reduction: `n = 0`; why the bits are the kernel's is in the first one's docs), the
+/// tiny select included. A caller that reads one side leaves the other's operations to the
+/// compiler to drop (they are pure). Expanded where AVX-512F is enabled.
+#[cfg(all(target_arch = "x86_64", vmath_avx512))]
+macro_rules! trig_small_avx512 {
+    ($x:expr) => {{
+        use std::arch::x86_64::{
+            __m512d, _CMP_LT_OQ, _mm512_abs_pd, _mm512_add_pd, _mm512_cmp_pd_mask, _mm512_fmadd_pd,
+            _mm512_mask_blend_pd, _mm512_mul_pd, _mm512_set1_pd, _mm512_sub_pd,
+        };
+        let x: __m512d = $x;
+        let c = |v: f64| _mm512_set1_pd(v);
+        let z = _mm512_mul_pd(x, x);
+        let z2 = _mm512_mul_pd(z, z);
+        // trig_poly
+        let poly = |[k0, k1, k2, k3, k4, k5]: [__m512d; 6]| {
+            let tail = _mm512_fmadd_pd(_mm512_fmadd_pd(k5, z, k4), z2, _mm512_fmadd_pd(k3, z, k2));
+            _mm512_fmadd_pd(z, _mm512_fmadd_pd(z, tail, k1), k0)
+        };
+        // sin r: x + (x·z)·S(z)
+        let sin_r = _mm512_add_pd(x, _mm512_mul_pd(_mm512_mul_pd(x, z), poly(SIN_S.map(c))));
+        // cos r: w + (((1 − w) − z/2) + z² C(z))
+        let half_z = _mm512_mul_pd(c(0.5), z);
+        let w = _mm512_sub_pd(c(1.0), half_z);
+        let cos_r = _mm512_add_pd(
+            w,
+            _mm512_add_pd(
+                _mm512_sub_pd(_mm512_sub_pd(c(1.0), w), half_z),
+                _mm512_mul_pd(z2, poly(COS_C.map(c))),
+            ),
+        );
+        // trig_finish: `x` (sin) and 1 (cos) where |x| < TRIG_TINY
+        let tiny = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(_mm512_abs_pd(x), c(TRIG_TINY));
+        (
+            _mm512_mask_blend_pd(tiny, sin_r, x),
+            _mm512_mask_blend_pd(tiny, cos_r, c(1.0)),
+        )
+    }};
+}
+
+/// [`trig_small_avx512`] for an `__m256d` (four lanes), in the AVX2 copies (expanded where
+/// AVX2 and FMA are enabled, inside an `unsafe` block for compilers before 1.86).
+#[cfg(target_arch = "x86_64")]
+macro_rules! trig_small_avx2 {
+    ($x:expr) => {{
+        use std::arch::x86_64::{
+            __m256d, _CMP_LT_OQ, _mm256_add_pd, _mm256_and_pd, _mm256_blendv_pd,
+            _mm256_castsi256_pd, _mm256_cmp_pd, _mm256_fmadd_pd, _mm256_mul_pd, _mm256_set1_epi64x,
+            _mm256_set1_pd, _mm256_sub_pd,
+        };
+        let x: __m256d = $x;
+        let c = |v: f64| _mm256_set1_pd(v);
+        let z = _mm256_mul_pd(x, x);
+        let z2 = _mm256_mul_pd(z, z);
+        // trig_poly
+        let poly = |[k0, k1, k2, k3, k4, k5]: [__m256d; 6]| {
+            let tail = _mm256_fmadd_pd(_mm256_fmadd_pd(k5, z, k4), z2, _mm256_fmadd_pd(k3, z, k2));
+            _mm256_fmadd_pd(z, _mm256_fmadd_pd(z, tail, k1), k0)
+        };
+        // sin r: x + (x·z)·S(z)
+        let sin_r = _mm256_add_pd(x, _mm256_mul_pd(_mm256_mul_pd(x, z), poly(SIN_S.map(c))));
+        // cos r: w + (((1 − w) − z/2) + z² C(z))
+        let half_z = _mm256_mul_pd(c(0.5), z);
+        let w = _mm256_sub_pd(c(1.0), half_z);
+        let cos_r = _mm256_add_pd(
+            w,
+            _mm256_add_pd(
+                _mm256_sub_pd(_mm256_sub_pd(c(1.0), w), half_z),
+                _mm256_mul_pd(z2, poly(COS_C.map(c))),
+            ),
+        );
+        // trig_finish: `x` (sin) and 1 (cos) where |x| < TRIG_TINY
+        let abs_x = _mm256_and_pd(x, _mm256_castsi256_pd(_mm256_set1_epi64x(i64::MAX)));
+        let tiny = _mm256_cmp_pd::<_CMP_LT_OQ>(abs_x, c(TRIG_TINY));
+        (
+            _mm256_blendv_pd(sin_r, x, tiny),
+            _mm256_blendv_pd(cos_r, c(1.0), tiny),
+        )
+    }};
+}
+
 /// `sin x` (`$cos` false) or `cos x` (`$cos` true) for the [`LANES`] points
 /// `x: &[f64; LANES]` into `out: &mut [f64; LANES]` in the AVX-512F copies, bitwise
 /// [`sin_or_cos_n`] (session 28): the same IEEE operations as
@@ -841,31 +924,8 @@ macro_rules! sin_or_cos_lanes_avx512 {
             // every lane in [−TRIG_SMALL_MAX, TRIG_SMALL_MAX] (n = 0): no reduction
             let small = _mm512_cmp_pd_mask::<_CMP_LE_OQ>(_mm512_abs_pd(xv), c(TRIG_SMALL_MAX));
             if small == 0xff {
-                let z = _mm512_mul_pd(xv, xv);
-                let z2 = _mm512_mul_pd(z, z);
-                let poly = |[k0, k1, k2, k3, k4, k5]: [__m512d; 6]| {
-                    let tail =
-                        _mm512_fmadd_pd(_mm512_fmadd_pd(k5, z, k4), z2, _mm512_fmadd_pd(k3, z, k2));
-                    _mm512_fmadd_pd(z, _mm512_fmadd_pd(z, tail, k1), k0)
-                };
-                let r = if COS {
-                    // cos r: w + (((1 − w) − z/2) + z² C(z))
-                    let half_z = _mm512_mul_pd(c(0.5), z);
-                    let w = _mm512_sub_pd(c(1.0), half_z);
-                    _mm512_add_pd(
-                        w,
-                        _mm512_add_pd(
-                            _mm512_sub_pd(_mm512_sub_pd(c(1.0), w), half_z),
-                            _mm512_mul_pd(z2, poly(COS_C.map(c))),
-                        ),
-                    )
-                } else {
-                    // sin r: x + (x·z)·S(z)
-                    _mm512_add_pd(xv, _mm512_mul_pd(_mm512_mul_pd(xv, z), poly(SIN_S.map(c))))
-                };
-                // trig_finish
-                let tiny = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(_mm512_abs_pd(xv), c(TRIG_TINY));
-                let v = _mm512_mask_blend_pd(tiny, r, if COS { c(1.0) } else { xv });
+                let (sin_x, cos_x) = trig_small_avx512!(xv);
+                let v = if COS { cos_x } else { sin_x };
                 // SAFETY: as above; every lane is in the short range
                 (
                     unsafe { std::mem::transmute::<__m512d, [f64; LANES]>(v) },
@@ -993,36 +1053,8 @@ macro_rules! sin_or_cos_lanes_avx2 {
             if small_lanes == 0xff {
                 let mut v = halves;
                 for v in &mut v {
-                    let x = *v;
-                    let z = _mm256_mul_pd(x, x);
-                    let z2 = _mm256_mul_pd(z, z);
-                    // trig_poly
-                    let poly = |[k0, k1, k2, k3, k4, k5]: [__m256d; 6]| {
-                        let tail = _mm256_fmadd_pd(
-                            _mm256_fmadd_pd(k5, z, k4),
-                            z2,
-                            _mm256_fmadd_pd(k3, z, k2),
-                        );
-                        _mm256_fmadd_pd(z, _mm256_fmadd_pd(z, tail, k1), k0)
-                    };
-                    let r = if COS {
-                        // cos r: w + (((1 − w) − z/2) + z² C(z))
-                        let half_z = _mm256_mul_pd(c(0.5), z);
-                        let w = _mm256_sub_pd(c(1.0), half_z);
-                        _mm256_add_pd(
-                            w,
-                            _mm256_add_pd(
-                                _mm256_sub_pd(_mm256_sub_pd(c(1.0), w), half_z),
-                                _mm256_mul_pd(z2, poly(COS_C.map(c))),
-                            ),
-                        )
-                    } else {
-                        // sin r: x + (x·z)·S(z)
-                        _mm256_add_pd(x, _mm256_mul_pd(_mm256_mul_pd(x, z), poly(SIN_S.map(c))))
-                    };
-                    // trig_finish
-                    let tiny = _mm256_cmp_pd::<_CMP_LT_OQ>(abs(x), c(TRIG_TINY));
-                    *v = _mm256_blendv_pd(r, if COS { c(1.0) } else { x }, tiny);
+                    let (sin_x, cos_x) = trig_small_avx2!(*v);
+                    *v = if COS { cos_x } else { sin_x };
                 }
                 (std::mem::transmute::<[__m256d; 2], [f64; LANES]>(v), true)
             } else {
@@ -1165,41 +1197,15 @@ macro_rules! sin_cos_lanes_avx512 {
         #[allow(clippy::incompatible_msrv)]
         let small = {
             use std::arch::x86_64::{
-                __m512d, _CMP_LE_OQ, _CMP_LT_OQ, _mm512_abs_pd, _mm512_add_pd, _mm512_cmp_pd_mask,
-                _mm512_fmadd_pd, _mm512_mask_blend_pd, _mm512_mul_pd, _mm512_set1_pd,
-                _mm512_sub_pd,
+                __m512d, _CMP_LE_OQ, _mm512_abs_pd, _mm512_cmp_pd_mask, _mm512_set1_pd,
             };
-            let c = |v: f64| _mm512_set1_pd(v);
             // SAFETY: `__m512d` is 64 bytes, eight lanes in memory order (lane 0 first), as
             // `[f64; 8]`; every bit pattern is valid for each.
             let xv = unsafe { std::mem::transmute::<[f64; LANES], __m512d>(*x) };
-            let ax = _mm512_abs_pd(xv);
-            let small = _mm512_cmp_pd_mask::<_CMP_LE_OQ>(ax, c(TRIG_SMALL_MAX)) == 0xff;
+            let bound = _mm512_set1_pd(TRIG_SMALL_MAX);
+            let small = _mm512_cmp_pd_mask::<_CMP_LE_OQ>(_mm512_abs_pd(xv), bound) == 0xff;
             if small {
-                let z = _mm512_mul_pd(xv, xv);
-                let z2 = _mm512_mul_pd(z, z);
-                // trig_poly
-                let poly = |[k0, k1, k2, k3, k4, k5]: [__m512d; 6]| {
-                    let tail =
-                        _mm512_fmadd_pd(_mm512_fmadd_pd(k5, z, k4), z2, _mm512_fmadd_pd(k3, z, k2));
-                    _mm512_fmadd_pd(z, _mm512_fmadd_pd(z, tail, k1), k0)
-                };
-                // sin r: x + (x·z)·S(z); cos r: w + (((1 − w) − z/2) + z² C(z))
-                let sin_r =
-                    _mm512_add_pd(xv, _mm512_mul_pd(_mm512_mul_pd(xv, z), poly(SIN_S.map(c))));
-                let half_z = _mm512_mul_pd(c(0.5), z);
-                let w = _mm512_sub_pd(c(1.0), half_z);
-                let cos_r = _mm512_add_pd(
-                    w,
-                    _mm512_add_pd(
-                        _mm512_sub_pd(_mm512_sub_pd(c(1.0), w), half_z),
-                        _mm512_mul_pd(z2, poly(COS_C.map(c))),
-                    ),
-                );
-                // trig_finish
-                let tiny = _mm512_cmp_pd_mask::<_CMP_LT_OQ>(ax, c(TRIG_TINY));
-                let sin_x = _mm512_mask_blend_pd(tiny, sin_r, xv);
-                let cos_x = _mm512_mask_blend_pd(tiny, cos_r, c(1.0));
+                let (sin_x, cos_x) = trig_small_avx512!(xv);
                 // SAFETY: as above
                 unsafe {
                     *sin = std::mem::transmute::<__m512d, [f64; LANES]>(sin_x);
@@ -1228,9 +1234,8 @@ macro_rules! sin_cos_lanes_avx2 {
         // every bit pattern is valid for each.
         let small = unsafe {
             use std::arch::x86_64::{
-                __m256d, _CMP_LE_OQ, _CMP_LT_OQ, _mm256_add_pd, _mm256_and_pd, _mm256_blendv_pd,
-                _mm256_castsi256_pd, _mm256_cmp_pd, _mm256_fmadd_pd, _mm256_movemask_pd,
-                _mm256_mul_pd, _mm256_set1_epi64x, _mm256_set1_pd, _mm256_sub_pd,
+                __m256d, _CMP_LE_OQ, _mm256_and_pd, _mm256_castsi256_pd, _mm256_cmp_pd,
+                _mm256_movemask_pd, _mm256_set1_epi64x, _mm256_set1_pd,
             };
             let c = |v: f64| _mm256_set1_pd(v);
             let abs =
@@ -1248,33 +1253,7 @@ macro_rules! sin_cos_lanes_avx2 {
                 let (mut sin_x, mut cos_x) = (halves, halves);
                 // loops, not `map(..)`: LLVM kept such closures out of line (`exp_lanes_avx2`)
                 for h in 0..2 {
-                    let xv = halves[h];
-                    let z = _mm256_mul_pd(xv, xv);
-                    let z2 = _mm256_mul_pd(z, z);
-                    // trig_poly
-                    let poly = |[k0, k1, k2, k3, k4, k5]: [__m256d; 6]| {
-                        let tail = _mm256_fmadd_pd(
-                            _mm256_fmadd_pd(k5, z, k4),
-                            z2,
-                            _mm256_fmadd_pd(k3, z, k2),
-                        );
-                        _mm256_fmadd_pd(z, _mm256_fmadd_pd(z, tail, k1), k0)
-                    };
-                    let sin_r =
-                        _mm256_add_pd(xv, _mm256_mul_pd(_mm256_mul_pd(xv, z), poly(SIN_S.map(c))));
-                    let half_z = _mm256_mul_pd(c(0.5), z);
-                    let w = _mm256_sub_pd(c(1.0), half_z);
-                    let cos_r = _mm256_add_pd(
-                        w,
-                        _mm256_add_pd(
-                            _mm256_sub_pd(_mm256_sub_pd(c(1.0), w), half_z),
-                            _mm256_mul_pd(z2, poly(COS_C.map(c))),
-                        ),
-                    );
-                    // trig_finish
-                    let tiny = _mm256_cmp_pd::<_CMP_LT_OQ>(abs(xv), c(TRIG_TINY));
-                    sin_x[h] = _mm256_blendv_pd(sin_r, xv, tiny);
-                    cos_x[h] = _mm256_blendv_pd(cos_r, c(1.0), tiny);
+                    (sin_x[h], cos_x[h]) = trig_small_avx2!(halves[h]);
                 }
                 *sin = std::mem::transmute::<[__m256d; 2], [f64; LANES]>(sin_x);
                 *cos = std::mem::transmute::<[__m256d; 2], [f64; LANES]>(cos_x);

@@ -1073,11 +1073,12 @@ impl<T: Scalar> Pattern<T> {
             // SAFETY: `T` is `f64` (only `f64` patterns have native code); `points`
             // checked the columns' rows; the unchecked `x`/`θ` loads and the slots'
             // positions are inside (and the counting columns count up by one) by the
-            // caller's `bounds` contract and the lengths checked above. Chunks running at the same time write disjoint elements of
-            // `g`: a point the plan does not repeat has every position owned by its
-            // chunk (`ScatterPlan::new`, from `globals`, which are the slots' positions
-            // by the caller's contract, all below `g.len()`), and every position has one
-            // owner; `g` is not otherwise accessed until they have finished.
+            // caller's `bounds` contract and the lengths checked above. Chunks running at
+            // the same time write disjoint elements of `g`: a point the plan does not
+            // repeat has every position owned by its chunk (`ScatterPlan::new`, from
+            // `globals`, which are the slots' positions by the caller's contract, all
+            // below `g.len()`), and every position has one owner; `g` is not otherwise
+            // accessed until they have finished.
             unsafe { direct.call(&args(), from, to) };
         };
         // point `k` adding through `positions` (`step` of them)

@@ -876,10 +876,10 @@ macro_rules! trig_small_avx2 {
 /// 59 (`sin r`), 64 (`cos r`) or 77 (mixed) in the `sin` entry point. Mixed calls run as
 /// fast as before; where each call is uniform but its parity changes at random from call to
 /// call, the branch mispredicts about every other call (1.5–1.6 against 0.9 ns per point
-/// in `lane_timings`; a parity alternating call by call is predicted). LLVM's vectorizer did not form this from generic code with
-/// the branch (it split the lanes into 4 + 2 + 1 + 1, or reduced the lanes' tests in another
-/// lane order than the kernels', each path then rebuilding the points: more operations per
-/// call than the picks).
+/// in `lane_timings`; a parity alternating call by call is predicted). LLVM's vectorizer did
+/// not form this from generic code with the branch (it split the lanes into 4 + 2 + 1 + 1,
+/// or reduced the lanes' tests in another lane order than the kernels', each path then
+/// rebuilding the points: more operations per call than the picks).
 ///
 /// Before that, a call whose lanes all have `|x| ≤ TRIG_SMALL_MAX` (small angles and angle
 /// differences: common) skips the reduction. There the kernel's steps are exact with

@@ -778,6 +778,38 @@ const READ_COS: u8 = 1;
 #[cfg(target_arch = "x86_64")]
 const READ_PER_LANE: u8 = 2;
 
+/// Whether every lane of the `__m512d` has `|x| ≤ TRIG_SMALL_MAX` (false for NaN): the test
+/// of the small-argument path ([`trig_small_avx512`]). Expanded where AVX-512F is enabled.
+#[cfg(all(target_arch = "x86_64", vmath_avx512))]
+macro_rules! trig_all_small_avx512 {
+    ($x:expr) => {{
+        use std::arch::x86_64::{_CMP_LE_OQ, _mm512_abs_pd, _mm512_cmp_pd_mask, _mm512_set1_pd};
+        let bound = _mm512_set1_pd(TRIG_SMALL_MAX);
+        _mm512_cmp_pd_mask::<_CMP_LE_OQ>(_mm512_abs_pd($x), bound) == 0xff
+    }};
+}
+
+/// [`trig_all_small_avx512`] for the two `__m256d` halves of eight points (AVX2 copies;
+/// inside an `unsafe` block for compilers before 1.86).
+#[cfg(target_arch = "x86_64")]
+macro_rules! trig_all_small_avx2 {
+    ($halves:expr) => {{
+        use std::arch::x86_64::{
+            _CMP_LE_OQ, _mm256_and_pd, _mm256_castsi256_pd, _mm256_cmp_pd, _mm256_movemask_pd,
+            _mm256_set1_epi64x, _mm256_set1_pd,
+        };
+        let halves: [std::arch::x86_64::__m256d; 2] = $halves;
+        let (bound, magnitude) = (
+            _mm256_set1_pd(TRIG_SMALL_MAX),
+            _mm256_castsi256_pd(_mm256_set1_epi64x(i64::MAX)),
+        );
+        halves.iter().all(|&h| {
+            let small = _mm256_cmp_pd::<_CMP_LE_OQ>(_mm256_and_pd(h, magnitude), bound);
+            _mm256_movemask_pd(small) == 0xf
+        })
+    }};
+}
+
 /// `(sin x, cos x)` of an `__m512d` whose lanes all have `|x| ≤ TRIG_SMALL_MAX`: the
 /// small-argument path of `sin_or_cos_lanes_avx512!` and `sin_cos_lanes_avx512!` (without
 /// the reduction: `n = 0`; why the bits are the kernel's is in the first one's docs), the
@@ -922,8 +954,7 @@ macro_rules! sin_or_cos_lanes_avx512 {
             // `[f64; 8]`; every bit pattern is valid for each.
             let xv = unsafe { std::mem::transmute::<[f64; LANES], __m512d>(*x) };
             // every lane in [−TRIG_SMALL_MAX, TRIG_SMALL_MAX] (n = 0): no reduction
-            let small = _mm512_cmp_pd_mask::<_CMP_LE_OQ>(_mm512_abs_pd(xv), c(TRIG_SMALL_MAX));
-            if small == 0xff {
+            if trig_all_small_avx512!(xv) {
                 let (sin_x, cos_x) = trig_small_avx512!(xv);
                 let v = if COS { cos_x } else { sin_x };
                 // SAFETY: as above; every lane is in the short range
@@ -1043,14 +1074,7 @@ macro_rules! sin_or_cos_lanes_avx2 {
             let neg = |v: __m256d| _mm256_xor_pd(v, c(-0.0));
             let halves = std::mem::transmute::<[f64; LANES], [__m256d; 2]>(*x);
             // every lane in [−TRIG_SMALL_MAX, TRIG_SMALL_MAX] (n = 0): no reduction
-            let small_lanes = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(
-                abs(halves[0]),
-                c(TRIG_SMALL_MAX),
-            )) | (_mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(
-                abs(halves[1]),
-                c(TRIG_SMALL_MAX),
-            )) << 4);
-            if small_lanes == 0xff {
+            if trig_all_small_avx2!(halves) {
                 let mut v = halves;
                 for v in &mut v {
                     let (sin_x, cos_x) = trig_small_avx2!(*v);
@@ -1196,14 +1220,11 @@ macro_rules! sin_cos_lanes_avx512 {
         // this (`cfg(vmath_avx512)`, set by `build.rs`)
         #[allow(clippy::incompatible_msrv)]
         let small = {
-            use std::arch::x86_64::{
-                __m512d, _CMP_LE_OQ, _mm512_abs_pd, _mm512_cmp_pd_mask, _mm512_set1_pd,
-            };
+            use std::arch::x86_64::__m512d;
             // SAFETY: `__m512d` is 64 bytes, eight lanes in memory order (lane 0 first), as
             // `[f64; 8]`; every bit pattern is valid for each.
             let xv = unsafe { std::mem::transmute::<[f64; LANES], __m512d>(*x) };
-            let bound = _mm512_set1_pd(TRIG_SMALL_MAX);
-            let small = _mm512_cmp_pd_mask::<_CMP_LE_OQ>(_mm512_abs_pd(xv), bound) == 0xff;
+            let small = trig_all_small_avx512!(xv);
             if small {
                 let (sin_x, cos_x) = trig_small_avx512!(xv);
                 // SAFETY: as above
@@ -1233,22 +1254,9 @@ macro_rules! sin_cos_lanes_avx2 {
         // four `f64` lanes in memory order (lane 0 first), so two of them are `[f64; 8]`;
         // every bit pattern is valid for each.
         let small = unsafe {
-            use std::arch::x86_64::{
-                __m256d, _CMP_LE_OQ, _mm256_and_pd, _mm256_castsi256_pd, _mm256_cmp_pd,
-                _mm256_movemask_pd, _mm256_set1_epi64x, _mm256_set1_pd,
-            };
-            let c = |v: f64| _mm256_set1_pd(v);
-            let abs =
-                |v: __m256d| _mm256_and_pd(v, _mm256_castsi256_pd(_mm256_set1_epi64x(i64::MAX)));
+            use std::arch::x86_64::__m256d;
             let halves = std::mem::transmute::<[f64; LANES], [__m256d; 2]>(*x);
-            let small_lanes = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(
-                abs(halves[0]),
-                c(TRIG_SMALL_MAX),
-            )) | (_mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LE_OQ>(
-                abs(halves[1]),
-                c(TRIG_SMALL_MAX),
-            )) << 4);
-            let small = small_lanes == 0xff;
+            let small = trig_all_small_avx2!(halves);
             if small {
                 let (mut sin_x, mut cos_x) = (halves, halves);
                 // loops, not `map(..)`: LLVM kept such closures out of line (`exp_lanes_avx2`)

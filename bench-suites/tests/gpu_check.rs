@@ -1,5 +1,6 @@
 //! `gpu-check` on the emulated device: stages 1–3 pass (every generic kernel vs `Cpu`,
-//! three identical runs, the model kernels of two small instances vs their CPU callbacks).
+//! three identical runs, the model kernels of two small instances vs their CPU callbacks,
+//! and `exp`/`sin`/`cos` bitwise).
 //! The CUDA run of the same entry is `gpu-check --device cuda` on a GPU machine.
 //!
 //! g++ is required (CI installs it); `SIMDNLP_SKIP_GXX=1` skips on a machine without it.
@@ -53,8 +54,12 @@ fn gpu_check_passes_on_the_emulated_device() {
     assert!(report.passed, "{:?}", report.failures);
     assert!(report.repeatable);
     assert!(report.kernels.len() >= 30);
-    assert_eq!(report.models.len(), 2, "{:?}", report.models);
+    // the two instances and the bitwise `exp`/`sin`/`cos` model (`lane/exp-sin-cos`)
+    assert_eq!(report.models.len(), 3, "{:?}", report.models);
     assert!(report.models.iter().all(|m| m.entries > 0));
+    let lane = &report.models[0];
+    assert_eq!(lane.instance, "exp-sin-cos");
+    assert_eq!(lane.entries, 2 * 3 * lane.nvar);
     assert_eq!(report.solves.len(), 2, "{:?}", report.solves);
     for c in &report.solves {
         assert!(c.device.success && c.cpu.success, "{c:?}");

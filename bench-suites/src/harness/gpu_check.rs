@@ -383,6 +383,7 @@ fn check_device<D: KernelRuntime>(
                 selected.extend(found?);
             }
         }
+        models.push(check_transcendentals(device, &compile_time));
         for (suite, inst) in &selected {
             let mut model = pattern_model(inst, args.pglib_dir.as_deref())?;
             model.set_evaluator(Evaluator::Interp);
@@ -708,6 +709,157 @@ fn check_model<D: KernelRuntime>(
             };
             if (rel.is_nan() || rel > tolerance) && first.is_none() {
                 first = Some(format!("{}[{i}]: cpu {a:e}, device {b:e}", CALLBACKS[k]));
+            }
+        }
+        check.failures.extend(first);
+    }
+    check
+}
+
+/// Largest `|x|` of the `sin`/`cos` fast path of `simdnlp_ad`'s `vmath` (beyond it both
+/// sides call their libm, which may differ in the last bit).
+const TRIG_FAST_MAX: f64 = 823_549.0;
+/// The fast-path range of `exp` in `simdnlp_ad`'s `vmath` (outside it both sides call their
+/// libm).
+const EXP_FAST_RANGE: std::ops::RangeInclusive<f64> = -708.0..=709.0;
+
+/// The arguments of [`check_transcendentals`]: a sweep of `[-30, 30]`, the fast paths'
+/// limits and arguments just past them, and the three doubles nearest to `k π/2` for the
+/// `k` where the `sin`/`cos` reduction cancels most (short reduction up to `|k| = 1024`, the
+/// full one beyond), each with its negative.
+pub fn transcendental_arguments() -> Vec<f64> {
+    let mut x: Vec<f64> = (0..600).map(|k| -30.0 + 0.1 * k as f64 + 0.0137).collect();
+    x.extend([
+        0.0, -0.0, 1e-300, 5e-324, 1e-9, -1e-9, 0.785, -0.785, 0.786, 700.0, 708.9, 709.0, 709.5,
+        -708.0, -708.5, -745.0, 1000.0, 1607.9, 1608.1, 1e5, -3e5, 823_549.0, 823_550.0, 1e22,
+        1e300,
+    ]);
+    for k in (1..=40).chain([261, 513, 1023, 1024, 1025, 65_537, 524_287]) {
+        let near = k as f64 * std::f64::consts::FRAC_PI_2;
+        for step in [-1i64, 0, 1] {
+            let v = f64::from_bits(near.to_bits().wrapping_add_signed(step));
+            x.extend([v, -v]);
+        }
+    }
+    x
+}
+
+/// Stage 3's check of the device's own `exp`, `sin` and `cos` (the CUDA C `sn_exp`,
+/// `sn_sin`, `sn_cos`: C's `fma`, `sn_exp`'s table, the three-part `π/2` reduction)
+/// against the CPU's (`simdnlp_ad`'s `vmath`, the interpreter's): a model with the rows
+/// `exp x_i`, `sin x_i` and `cos x_i` over [`transcendental_arguments`], `cons` and
+/// `jac_coord` at the start compared **bitwise** where the argument is on the function's fast
+/// path (the same IEEE operations on both sides; in `cons` zeros of either sign are equal,
+/// the device's row sum starting from `+0`) and within [`MODEL_TOLERANCE`] elsewhere (both
+/// sides' libm). Reported as the model `lane/exp-sin-cos`; its `max_rel` holds `cons`
+/// and `jac` (the other callbacks are not compared).
+fn check_transcendentals<D: KernelRuntime>(
+    device: &D,
+    compile_time: &impl Fn(&D) -> Option<f64>,
+) -> ModelCheck {
+    use simdnlp_modeling::ModelBuilder;
+    let args = transcendental_arguments();
+    let n = args.len();
+    let mut check = ModelCheck {
+        suite: "lane".to_string(),
+        instance: "exp-sin-cos".to_string(),
+        nvar: n,
+        ncon: 3 * n,
+        nnzj: 0,
+        nnzh: 0,
+        setup_s: 0.0,
+        compile_s: 0.0,
+        max_rel: [0.0; 5],
+        entries: 0,
+        failures: Vec::new(),
+    };
+    let mut builder = ModelBuilder::new();
+    let x = builder.var(0..n).start(args.clone()).named("x");
+    builder.minimize(0..1, |i| x.at(i));
+    builder.constraint(0..n, |i| x.at(i).exp());
+    builder.constraint(0..n, |i| x.at(i).sin());
+    builder.constraint(0..n, |i| x.at(i).cos());
+    let mut model = match builder.build() {
+        Ok(m) => m,
+        Err(e) => {
+            check.failures.push(format!("model: {e}"));
+            return check;
+        }
+    };
+    model.set_evaluator(Evaluator::Interp);
+    let meta = model.meta();
+    check.nnzj = meta.nnzj;
+    check.nnzh = meta.nnzh;
+    if meta.ncon != 3 * n || meta.nnzj != 3 * n {
+        check.failures.push(format!(
+            "model shape: {} rows and {} Jacobian entries, expected {} of each",
+            meta.ncon,
+            meta.nnzj,
+            3 * n
+        ));
+        return check;
+    }
+    let started = Instant::now();
+    let mut dm = match DeviceModel::new(&model, device) {
+        Ok(dm) => dm,
+        Err(e) => {
+            check.failures.push(format!("device model: {e}"));
+            return check;
+        }
+    };
+    check.setup_s = started.elapsed().as_secs_f64();
+    check.compile_s = compile_time(device).unwrap_or(check.setup_s);
+    let y = vec![1.0; 3 * n];
+    let cpu = cpu_outputs(&model, &args, &y);
+    let dev = match device_outputs(device, &mut dm, &model, &args, &y) {
+        Ok(v) => v,
+        Err(e) => {
+            check.failures.push(format!("callbacks: {e}"));
+            return check;
+        }
+    };
+    let names = ["exp", "sin", "cos"];
+    // the Jacobian's entries in row order (one per row), as the CPU's coordinates say
+    let mut rows = vec![0; meta.nnzj];
+    let mut cols = vec![0; meta.nnzj];
+    model.jac_structure(&mut rows, &mut cols);
+    for k in [2, 3] {
+        let (c, d) = (&cpu[k], &dev[k]);
+        check.entries += c.len();
+        let mut first = None;
+        for (e, (&a, &b)) in c.iter().zip(d).enumerate() {
+            let row = if k == 2 { e } else { rows[e] };
+            debug_assert!(k == 2 || cols[e] == row % n);
+            let (function, arg) = (row / n, args[row % n]);
+            let fast = if function == 0 {
+                EXP_FAST_RANGE.contains(&arg)
+            } else {
+                arg.abs() <= TRIG_FAST_MAX
+            };
+            // `cons` sums each row's terms from `+0` (`seg_sum`), so a row of one `−0` term
+            // reads `+0` there: zeros of either sign are equal in `cons`; the Jacobian's
+            // entries are the kernels' outputs as written, every bit compared
+            let same = a.to_bits() == b.to_bits()
+                || (a.is_nan() && b.is_nan())
+                || (k == 2 && a == 0.0 && b == 0.0);
+            let rel = if same {
+                0.0
+            } else if a.is_nan() || b.is_nan() {
+                f64::INFINITY
+            } else {
+                (a - b).abs() / a.abs().max(1.0)
+            };
+            check.max_rel[k] = check.max_rel[k].max(rel);
+            let failed = if fast { !same } else { rel > MODEL_TOLERANCE };
+            if failed && first.is_none() {
+                first = Some(format!(
+                    "{}[{e}] ({} {arg:e}{}): cpu {a:e} ({:#018x}), device {b:e} ({:#018x})",
+                    CALLBACKS[k],
+                    names[function],
+                    if fast { ", bitwise" } else { "" },
+                    a.to_bits(),
+                    b.to_bits()
+                ));
             }
         }
         check.failures.extend(first);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The hybrid condensed KKT form on the GPU (`--device cuda --kkt hybrid`, issue 12, built in
-# session 22 on `emu` only: not yet run on a GPU). On the H100 the condensed form's RTE
+# session 22 on `emu` only; its steps first ran on a GPU in session 29, inside lease-s29.sh:
+# results/2026-11-28-h200-run14). On the H100 the condensed form's RTE
 # iteration counts were bimodal (runs 11-13: CPU-like, or 4-9x more with hundreds of failed
 # Cholesky factorizations; case1888_rte InfeasibleProblemDetected in some runs); the hybrid
 # form keeps the equality rows exact and should remove that. At most ~$BUDGET_S s:

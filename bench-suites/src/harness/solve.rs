@@ -20,7 +20,7 @@ pub enum KktChoice {
     /// Condensed (lifted) system with a Cholesky factorization.
     Condensed,
     /// Hybrid condensed system: inequality rows condensed, equality rows exact through
-    /// conjugate gradients on their Schur complement (CPU and emu only).
+    /// conjugate gradients on their Schur complement (every device).
     Hybrid,
 }
 

@@ -263,6 +263,14 @@ pub trait CgSystem {
     fn copy(&mut self, dst: &mut Self::Vector, src: &Self::Vector);
     /// `v_i = 0`.
     fn zero(&mut self, v: &mut Self::Vector);
+    /// Called once per iteration after the update `x += step · p`, where `p` is the vector
+    /// of that iteration's [`CgSystem::apply`] (the last product made): a system can update
+    /// a quantity linear in `x` from what its product computed, e.g. `K⁻¹ Jᵀ x` from the
+    /// `K⁻¹ Jᵀ p` it solved for, without solving for `x` at the end. With
+    /// [`CgOptions::zero_start`] the steps sum to the returned `x`. Default: nothing.
+    fn stepped(&mut self, step: f64) {
+        let _ = step;
+    }
 }
 
 /// Stopping rules of [`conjugate_gradient`].
@@ -455,6 +463,7 @@ where
         }
         let step = rr / pap;
         system.axpy(step, p, x);
+        system.stepped(step);
         system.axpy(-step, ap, r);
         let rr_next = system.dot(r, r);
         let beta = rr_next / rr;

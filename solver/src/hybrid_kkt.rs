@@ -21,7 +21,9 @@
 //!
 //! So `z` solves the Schur complement system `(Jₑ K_γ⁻¹ Jₑᵀ + δc(1 + γ δc) I) z =
 //! Jₑ K_γ⁻¹ g − byₑ` (symmetric positive definite when `K_γ` is; conjugate gradients, one
-//! solve with the Cholesky factor of `K_γ` per iteration), then `dx = K_γ⁻¹(g − Jₑᵀ z)`,
+//! solve with the Cholesky factor of `K_γ` per iteration), then `dx = K_γ⁻¹(g − Jₑᵀ z)`
+//! (accumulated from `K_γ⁻¹ g` and the conjugate gradients' own solves: `z = Σ stepₖ pₖ`
+//! from zero, so `dx = K_γ⁻¹ g − Σ stepₖ K_γ⁻¹ Jₑᵀ pₖ` needs no further solve),
 //! `dyₑ = (1 + γ δc) z`, and for the inequality rows `dyⱼ` as above and `dsₖ = Jⱼ dx − byⱼ −
 //! δc dyⱼ`. With δc = 0 this is `[K_γ Jₑᵀ; Jₑ 0]` exactly; for δc > 0 the choice of `α`
 //! keeps the Schur complement positive definite. For `γ` large enough `K_γ` is positive
@@ -78,8 +80,9 @@ pub(crate) struct HybridOnDevice<D: Device> {
     pub(crate) slacks: D::Vector,
     /// A per-row scratch vector (length m).
     rows: D::Vector,
-    /// `g = bx + Jᵀ u`, then `g − Jₑᵀ z` (length n).
-    g: D::Vector,
+    /// `dx = K_γ⁻¹(g − Jₑᵀ z)` with `g = bx + Jᵀ u`, accumulated over the conjugate
+    /// gradients' steps (length n).
+    dx: D::Vector,
     /// `K_γ⁻¹ g`, and the scratch vector of the Schur products (length n).
     t: D::Vector,
     /// Right-hand side and solution of the Schur complement system, and a scratch
@@ -111,7 +114,7 @@ impl<D: Device> HybridOnDevice<D> {
             eq_rows: device.index_from_host(&eq_rows)?,
             slacks: device.zeros(lay.ns)?,
             rows: device.zeros(m)?,
-            g: device.zeros(n)?,
+            dx: device.zeros(n)?,
             t: device.zeros(n)?,
             schur_rhs: device.zeros(me)?,
             schur_sol: device.zeros(me)?,
@@ -178,15 +181,18 @@ impl<D: Device> HybridOnDevice<D> {
     ) -> Result<usize, SolverError> {
         // g = bx + Jᵀ u (the condensed reduction: u = α by on the equality rows)
         c.reduce(device)?;
-        device.copy(&mut self.g, &c.dx);
         // t = K⁻¹ g, Schur right-hand side Jₑ t − byₑ
-        device.copy(&mut self.t, &self.g);
+        device.copy(&mut self.t, &c.dx);
         solve(&mut self.t)?;
         c.plans
             .jac_mul(device, &c.jac, 1.0, &self.t, 0.0, &mut self.rows);
         device.gather(&mut self.schur_rhs, &self.rows, &self.eq_rows);
         device.gather(&mut self.eq_scratch, &c.by, &self.eq_rows);
         device.axpy(-1.0, &self.eq_scratch, &mut self.schur_rhs);
+        // dx = K⁻¹(g − Jₑᵀ z) = K⁻¹g − Σₖ stepₖ K⁻¹Jₑᵀpₖ over the conjugate gradients'
+        // steps: `dx` starts at K⁻¹g and takes each step from the solve its product made
+        // (`SchurOnDevice::stepped`), so no solve is needed after them
+        device.copy(&mut self.dx, &self.t);
         let scale_eq = 1.0 + self.gamma * self.delta_c;
         let mut schur = SchurOnDevice {
             device,
@@ -194,6 +200,7 @@ impl<D: Device> HybridOnDevice<D> {
             eq_rows: &self.eq_rows,
             rows: &mut self.rows,
             t: &mut self.t,
+            dx: &mut self.dx,
             shift: self.delta_c * scale_eq,
             solve: &mut *solve,
         };
@@ -217,15 +224,7 @@ impl<D: Device> HybridOnDevice<D> {
                 "hybrid KKT: conjugate gradients did not converge"
             );
         }
-        // dx = K⁻¹(g − Jₑᵀ z)
-        device.fill(&mut self.rows, 0.0);
-        device.scatter(&mut self.rows, &self.eq_rows, &self.schur_sol);
-        c.plans
-            .jac_t_mul(device, &c.jac, -1.0, &self.rows, 1.0, &mut self.g);
-        // (every solve on `t`: a device factorization keeps one right-hand side bound)
-        device.copy(&mut self.t, &self.g);
-        solve(&mut self.t)?;
-        device.copy(&mut c.dx, &self.t);
+        device.copy(&mut c.dx, &self.dx);
         // the inequality rows' ds, dy (the condensed expansion), dyₑ = (1 + γ δc) z
         c.expand(device)?;
         device.copy(&mut self.eq_scratch, &self.schur_sol);
@@ -243,8 +242,11 @@ struct SchurOnDevice<'a, D: Device> {
     eq_rows: &'a D::Index,
     /// Per-row scratch (length m).
     rows: &'a mut D::Vector,
-    /// Length-n scratch.
+    /// Length-n scratch: `K⁻¹ Jₑᵀ p` after [`CgSystem::apply`] of `p`.
     t: &'a mut D::Vector,
+    /// `K⁻¹(g − Jₑᵀ z)` for the conjugate gradients' current `z` (length n), updated by
+    /// [`CgSystem::stepped`] from `t`.
+    dx: &'a mut D::Vector,
     /// `δc (1 + γ δc)`.
     shift: f64,
     solve: &'a mut dyn FnMut(&mut D::Vector) -> Result<(), LinalgError>,
@@ -284,6 +286,10 @@ impl<D: Device> CgSystem for SchurOnDevice<'_, D> {
     }
     fn zero(&mut self, v: &mut D::Vector) {
         self.device.fill(v, 0.0);
+    }
+    fn stepped(&mut self, step: f64) {
+        // z += step p, so K⁻¹(g − Jₑᵀ z) loses step K⁻¹ Jₑᵀ p, which `apply` left in `t`
+        self.device.axpy(-step, self.t, self.dx);
     }
 }
 
@@ -651,6 +657,7 @@ mod tests {
             eq_rows: &hy.eq_rows,
             rows: &mut hy.rows,
             t: &mut hy.t,
+            dx: &mut hy.dx,
             shift,
             solve: &mut solve,
         };
@@ -680,10 +687,20 @@ mod tests {
                 max_iterations: 10,
                 zero_start,
             };
+            op.dx.fill(0.0);
             let stats = conjugate_gradient_on(&mut op, &b, &mut got, &mut work, &opts).unwrap();
             assert!(stats.converged && stats.iterations <= 2, "{stats:?}");
             for (g, w) in got.iter().zip(&want) {
                 assert!((g - w).abs() < 1e-10 * w.abs().max(1.0), "{g} vs {w}");
+            }
+            if zero_start {
+                // the steps' solves sum to −K⁻¹ Jₑᵀ z: `apply` of z leaves K⁻¹ Jₑᵀ z in `t`
+                let mut scratch = vec![0.0; 2];
+                op.apply(&got, &mut scratch).unwrap();
+                assert!(op.dx.iter().any(|v| *v != 0.0));
+                for (d, t) in op.dx.iter().zip(op.t.iter()) {
+                    assert!((d + t).abs() < 1e-12 * t.abs().max(1.0), "{d} vs −{t}");
+                }
             }
         }
     }

@@ -644,6 +644,42 @@ fn device_outputs<D: KernelRuntime>(
 
 const CALLBACKS: [&str; 5] = ["obj", "grad", "cons", "jac", "hess"];
 
+/// One side's callback outputs, in [`CALLBACKS`]' order (`[obj]`, `grad`, `cons`, `jac`,
+/// `hess`).
+type Outputs = [Vec<f64>; 5];
+
+/// The CPU's and the device model's outputs at `(x, y)` ([`cpu_outputs`],
+/// [`device_outputs`]), with the device model's set-up and compile time recorded in
+/// `check`; `None` (the failure pushed to `check`) when the device model cannot be built or
+/// a callback fails.
+fn both_outputs<D: KernelRuntime>(
+    device: &D,
+    model: &Model,
+    x: &[f64],
+    y: &[f64],
+    compile_time: &impl Fn(&D) -> Option<f64>,
+    check: &mut ModelCheck,
+) -> Option<(Outputs, Outputs)> {
+    let started = Instant::now();
+    let mut dm = match DeviceModel::new(model, device) {
+        Ok(dm) => dm,
+        Err(e) => {
+            check.failures.push(format!("device model: {e}"));
+            return None;
+        }
+    };
+    check.setup_s = started.elapsed().as_secs_f64();
+    check.compile_s = compile_time(device).unwrap_or(check.setup_s);
+    let cpu = cpu_outputs(model, x, y);
+    match device_outputs(device, &mut dm, model, x, y) {
+        Ok(dev) => Some((cpu, dev)),
+        Err(e) => {
+            check.failures.push(format!("callbacks: {e}"));
+            None
+        }
+    }
+}
+
 fn check_model<D: KernelRuntime>(
     device: &D,
     suite: &str,
@@ -665,24 +701,9 @@ fn check_model<D: KernelRuntime>(
         entries: 0,
         failures: Vec::new(),
     };
-    let started = Instant::now();
-    let mut dm = match DeviceModel::new(model, device) {
-        Ok(dm) => dm,
-        Err(e) => {
-            check.failures.push(format!("device model: {e}"));
-            return check;
-        }
-    };
-    check.setup_s = started.elapsed().as_secs_f64();
-    check.compile_s = compile_time(device).unwrap_or(check.setup_s);
     let (x, y) = model_point(model);
-    let cpu = cpu_outputs(model, &x, &y);
-    let dev = match device_outputs(device, &mut dm, model, &x, &y) {
-        Ok(v) => v,
-        Err(e) => {
-            check.failures.push(format!("callbacks: {e}"));
-            return check;
-        }
+    let Some((cpu, dev)) = both_outputs(device, model, &x, &y, compile_time, &mut check) else {
+        return check;
     };
     for (k, (c, d)) in cpu.iter().zip(&dev).enumerate() {
         check.entries += c.len();
@@ -799,24 +820,9 @@ fn check_transcendentals<D: KernelRuntime>(
         ));
         return check;
     }
-    let started = Instant::now();
-    let mut dm = match DeviceModel::new(&model, device) {
-        Ok(dm) => dm,
-        Err(e) => {
-            check.failures.push(format!("device model: {e}"));
-            return check;
-        }
-    };
-    check.setup_s = started.elapsed().as_secs_f64();
-    check.compile_s = compile_time(device).unwrap_or(check.setup_s);
     let y = vec![1.0; 3 * n];
-    let cpu = cpu_outputs(&model, &args, &y);
-    let dev = match device_outputs(device, &mut dm, &model, &args, &y) {
-        Ok(v) => v,
-        Err(e) => {
-            check.failures.push(format!("callbacks: {e}"));
-            return check;
-        }
+    let Some((cpu, dev)) = both_outputs(device, &model, &args, &y, compile_time, &mut check) else {
+        return check;
     };
     let names = ["exp", "sin", "cos"];
     // the Jacobian's entries in row order (one per row), as the CPU's coordinates say

@@ -748,7 +748,7 @@ const EXP_FAST_RANGE: std::ops::RangeInclusive<f64> = -708.0..=709.0;
 /// limits and arguments just past them, and the three doubles nearest to `k π/2` for the
 /// `k` where the `sin`/`cos` reduction cancels most (short reduction up to `|k| = 1024`, the
 /// full one beyond), each with its negative.
-pub fn transcendental_arguments() -> Vec<f64> {
+fn transcendental_arguments() -> Vec<f64> {
     let mut x: Vec<f64> = (0..600).map(|k| -30.0 + 0.1 * k as f64 + 0.0137).collect();
     x.extend([
         0.0, -0.0, 1e-300, 5e-324, 1e-9, -1e-9, 0.785, -0.785, 0.786, 700.0, 708.9, 709.0, 709.5,

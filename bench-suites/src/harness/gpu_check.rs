@@ -16,7 +16,8 @@
 //!    `hess_coord` at a point near the start, each entry within `1e-12` relative
 //!    (`|d − c| ≤ 1e-12 · max(|c|, 1)`; NaN only where the CPU has NaN; the objective,
 //!    summed in another order, within [`objective_tolerance`]), and the module
-//!    compile time per model.
+//!    compile time per model; first, the model `lane/exp-sin-cos`: the device's own `exp`,
+//!    `sin` and `cos` bitwise against the CPU's on their fast paths (`check_transcendentals`).
 //! 4. **cuDSS** (`cuda` only, unless `--no-cudss`): factorizations and solves of condensed
 //!    KKT matrices and random matrices against faer and dense eigenvalues
 //!    ([`super::gpu_cudss`]); a missing library fails the stage with the loader's message.

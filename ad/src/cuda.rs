@@ -24,6 +24,20 @@ use crate::program::{Ar, Fk, IOp, ISrc, Ins, Program, Src, U1};
 use crate::scalar::Scalar;
 use std::fmt::Write;
 
+/// Whether the emitted C's `sn_exp(x)` computes `exp` on the crate's own path: the same
+/// IEEE operations as the CPU evaluators (C's `fma` for each fused step), so bitwise the
+/// CPU's result; elsewhere (`x` outside `[−708, 709]` or NaN) both call their libm, which
+/// may differ in the last bit.
+pub fn exp_on_own_path(x: f64) -> bool {
+    crate::vmath::exp_on_own_path(x)
+}
+
+/// Whether the emitted C's `sn_sin(x)`/`sn_cos(x)` are on the crate's own path (`|x| ≤
+/// 823 549`), as [`exp_on_own_path`].
+pub fn trig_on_own_path(x: f64) -> bool {
+    crate::vmath::trig_on_own_path(x)
+}
+
 /// Which callback a kernel computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]

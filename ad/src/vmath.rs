@@ -2035,6 +2035,17 @@ fn exp_table_c() -> String {
     s
 }
 
+/// Whether `exp(x)` takes the crate's own path (the IEEE operations the CPU and the
+/// emitted C share, so the same bits on both), not the libm fallback.
+pub(crate) fn exp_on_own_path(x: f64) -> bool {
+    (EXP_MIN..=EXP_MAX).contains(&x)
+}
+
+/// Whether `sin(x)` and `cos(x)` take the crate's own path, as [`exp_on_own_path`].
+pub(crate) fn trig_on_own_path(x: f64) -> bool {
+    x.abs() <= TRIG_MAX
+}
+
 /// The same functions in C for the CUDA emitter (`sn_exp`, `sn_sin`, `sn_cos`): the
 /// operations of the kernels above in the same order, each `mul_add` as C's `fma` (one
 /// rounding: CUDA's double `fma`, glibc's on the emulated device), with the libm fallback as

@@ -738,13 +738,6 @@ fn check_model<D: KernelRuntime>(
     check
 }
 
-/// Largest `|x|` of the `sin`/`cos` fast path of `simdnlp_ad`'s `vmath` (beyond it both
-/// sides call their libm, which may differ in the last bit).
-const TRIG_FAST_MAX: f64 = 823_549.0;
-/// The fast-path range of `exp` in `simdnlp_ad`'s `vmath` (outside it both sides call their
-/// libm).
-const EXP_FAST_RANGE: std::ops::RangeInclusive<f64> = -708.0..=709.0;
-
 /// The arguments of [`check_transcendentals`]: a sweep of `[-30, 30]`, the fast paths'
 /// limits and arguments just past them, and the three doubles nearest to `k π/2` for the
 /// `k` where the `sin`/`cos` reduction cancels most (short reduction up to `|k| = 1024`, the
@@ -839,9 +832,9 @@ fn check_transcendentals<D: KernelRuntime>(
             debug_assert!(k == 2 || cols[e] == row % n);
             let (function, arg) = (row / n, args[row % n]);
             let fast = if function == 0 {
-                EXP_FAST_RANGE.contains(&arg)
+                simdnlp_ad::cuda::exp_on_own_path(arg)
             } else {
-                arg.abs() <= TRIG_FAST_MAX
+                simdnlp_ad::cuda::trig_on_own_path(arg)
             };
             // `cons` sums each row's terms from `+0` (`seg_sum`), so a row of one `−0` term
             // reads `+0` there: zeros of either sign are equal in `cons`; the Jacobian's

@@ -87,15 +87,13 @@ fi
 # ---- 7. LV large, COPS medium on the device (condensed, the default on cuda)
 skip lvcops || lv_cops_on_device "${S[@]}" --option cudss_host_threads=16
 
-# ---- 8. the CPU of this machine on the cases above 1 000 buses, one at a time
+# ---- 8. the CPU of this machine on the cases above 1 000 buses, one at a time (the ones
+# with the largest GPU/CPU ratios in earlier runs first, then the rest in name order)
 if ! skip cpu; then
-  for c in case1888_rte case1951_rte case6468_rte case1354_pegase case2000_goc \
-    case2848_rte case6495_rte case10000_goc case8387_pegase case9591_goc case1803_snem \
-    case2312_goc case2383wp_k case2736sp_k case2737sop_k case2742_goc case2746wop_k \
-    case2746wp_k case2853_sdet case2868_rte case2869_pegase case3012wp_k case3022_goc \
-    case3120sp_k case3375wp_k case3970_goc case4020_goc case4601_goc case4619_goc \
-    case4661_sdet case4837_goc case4917_goc case5658_epigrids case6470_rte case6515_rte \
-    case7336_epigrids case10192_epigrids case10480_goc; do
+  first=(case1888_rte case1951_rte case6468_rte)
+  rest=$(pglib_cases | awk '{ n = substr($1, 5) + 0; if (n > 1000) print }' \
+    | grep -vxF -f <(printf '%s\n' "${first[@]}"))
+  for c in "${first[@]}" $rest; do
     TAILN=1 step "cpu-$c" 40 "${S[@]}" --suite opf --instance "$c" --json "$RES/cpu-$c.jsonl"
   done
 fi

@@ -452,15 +452,11 @@ impl<T: Scalar> Pattern<T> {
         let counting = if !self.stored_unchecked() {
             Some(0)
         } else {
-            let fresh;
-            let b = match bounds {
-                Some(b) => Some(b),
-                None => {
-                    fresh = self.index_bounds(inputs.data);
-                    fresh.as_ref()
-                }
-            };
-            b.filter(|b| inside(b)).map(|b| b.counting_columns)
+            bounds
+                .copied()
+                .or_else(|| self.index_bounds(inputs.data))
+                .filter(inside)
+                .map(|b| b.counting_columns)
         };
         match counting {
             Some(counting) => {
